@@ -1,0 +1,91 @@
+import { createDiagnostic, type Diagnostic, type DiagnosticLocation } from './diagnostics.ts';
+import type { ToolAnnotations } from './tool-model.ts';
+
+const KNOWN_HINTS = {
+  readonlyhint: 'readOnlyHint',
+  destructivehint: 'destructiveHint',
+  idempotenthint: 'idempotentHint',
+  openworldhint: 'openWorldHint',
+} as const;
+
+const TRUE_WORDS = new Set(['true', '$true', 'yes', 'y', '1', 'on']);
+const FALSE_WORDS = new Set(['false', '$false', 'no', 'n', '0', 'off']);
+
+export interface ParsedHints {
+  annotations: ToolAnnotations;
+  diagnostics: Diagnostic[];
+  /** Lines that were not `Key: value` hints, kept for the tool's notes. */
+  otherLines: string[];
+}
+
+/**
+ * Reads `Key: value` hint lines (PowerShell `.NOTES`, metadata files) into MCP annotations.
+ * Keys are case-insensitive; values are true/false, yes/no, 1/0 or `$true`/`$false`.
+ * `ReadOnlyHint` and `DestructiveHint` both true is an error (a read-only tool destroys
+ * nothing); an unknown `*Hint` key is a warning because it is probably a typo.
+ * `location.line` is the line of the first text line, so each diagnostic points at its own line.
+ */
+export function parseHints(text: string | readonly string[], location: DiagnosticLocation): ParsedHints {
+  const lines = typeof text === 'string' ? text.split(/\r?\n/) : text;
+  const annotations: ToolAnnotations = {};
+  const diagnostics: Diagnostic[] = [];
+  const otherLines: string[] = [];
+  const hintLines = new Map<keyof typeof annotations, number | undefined>();
+
+  lines.forEach((rawLine, index) => {
+    const line = location.line === undefined ? undefined : location.line + index;
+    const where = { path: location.path, ...(line === undefined ? {} : { line }) };
+    const match = /^\s*([A-Za-z][A-Za-z0-9]*)\s*[:=]\s*(.*?)\s*$/.exec(rawLine);
+    if (match === null) {
+      otherLines.push(rawLine);
+      return;
+    }
+    const [, key = '', value = ''] = match;
+    const known = KNOWN_HINTS[key.toLowerCase() as keyof typeof KNOWN_HINTS];
+    if (known === undefined) {
+      if (/hint$/i.test(key)) {
+        diagnostics.push(
+          createDiagnostic(
+            'warning',
+            'W_UNKNOWN_HINT',
+            `Unknown hint ${JSON.stringify(key)} is ignored.`,
+            where,
+            'Use ReadOnlyHint, DestructiveHint, IdempotentHint or OpenWorldHint.',
+          ),
+        );
+      } else {
+        otherLines.push(rawLine);
+      }
+      return;
+    }
+    const word = value.toLowerCase();
+    if (!TRUE_WORDS.has(word) && !FALSE_WORDS.has(word)) {
+      diagnostics.push(
+        createDiagnostic(
+          'error',
+          'E_HINT_VALUE',
+          `${key} has the value ${JSON.stringify(value)}, which is neither true nor false.`,
+          where,
+          `Write "${key}: true" or "${key}: false".`,
+        ),
+      );
+      return;
+    }
+    annotations[known] = TRUE_WORDS.has(word);
+    hintLines.set(known, line);
+  });
+
+  if (annotations.readOnlyHint === true && annotations.destructiveHint === true) {
+    const line = hintLines.get('destructiveHint');
+    diagnostics.push(
+      createDiagnostic(
+        'error',
+        'E_CONFLICTING_HINTS',
+        'ReadOnlyHint and DestructiveHint are both true: a read-only tool cannot destroy anything.',
+        { path: location.path, ...(line === undefined ? {} : { line }) },
+        'Keep ReadOnlyHint for a tool that changes nothing, DestructiveHint for one that deletes or overwrites.',
+      ),
+    );
+  }
+  return { annotations, diagnostics, otherLines };
+}

@@ -1,0 +1,46 @@
+export { ToolpackError, isToolpackError } from './errors.ts';
+export type { ToolpackErrorOptions } from './errors.ts';
+
+export { createDiagnostic, formatDiagnostic, hasErrors } from './diagnostics.ts';
+export type { Diagnostic, DiagnosticLocation, DiagnosticSeverity } from './diagnostics.ts';
+
+export { TOOL_SOURCE_KINDS } from './tool-model.ts';
+export type {
+  JsonSchema,
+  ObjectJsonSchema,
+  Tool,
+  ToolAnnotations,
+  ToolCallResult,
+  ToolContent,
+  ToolDefinition,
+  ToolLogLevel,
+  ToolRunContext,
+  ToolSource,
+  ToolSourceKind,
+} from './tool-model.ts';
+
+export {
+  TOOL_NAME_MAX_LENGTH,
+  TOOL_NAME_PATTERN,
+  isValidToolName,
+  normalizeToolName,
+  splitWords,
+  toInvokeFunctionName,
+  toKebabCase,
+  toPascalCase,
+  toSnakeCase,
+  validateToolName,
+} from './names.ts';
+export type { NormalizeToolNameOptions, NormalizedToolName } from './names.ts';
+
+export { PARAMETER_TYPES, buildInputSchema, findParameterProblems } from './parameter-model.ts';
+export type { BuildInputSchemaOptions, ParameterSpec, ParameterType, ValueSpec } from './parameter-model.ts';
+
+export { parseHints } from './hints.ts';
+export type { ParsedHints } from './hints.ts';
+
+export { createArgumentValidator, findSchemaProblems, validateArguments } from './validate-arguments.ts';
+export type { ArgumentError, ArgumentValidation, ArgumentValidator } from './validate-arguments.ts';
+
+export { defineTool, isDefinedTool } from './define-tool.ts';
+export type { DefinedTool, SchemaInput, ToolSpec } from './define-tool.ts';

@@ -1,0 +1,234 @@
+import { ToolpackError } from './errors.ts';
+import type { JsonSchema, ObjectJsonSchema } from './tool-model.ts';
+
+export const PARAMETER_TYPES = ['string', 'integer', 'number', 'boolean', 'array', 'object'] as const;
+export type ParameterType = (typeof PARAMETER_TYPES)[number];
+
+/** The type-level part of a parameter: also what an array's `items` is made of. */
+export interface ValueSpec {
+  type: ParameterType;
+  enum?: readonly (string | number | boolean)[];
+  /** JSON Schema `format`, e.g. `date-time` for PowerShell's `[datetime]`. */
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  /** An ECMAScript regular expression, as JSON Schema requires. */
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  items?: ValueSpec;
+  /** Object parameters: whether keys beyond `properties` are allowed (default true: a free-form bag). */
+  properties?: Record<string, ValueSpec & { description?: string }>;
+  requiredProperties?: readonly string[];
+}
+
+/** One parameter of a tool, as every source adapter describes it. */
+export interface ParameterSpec extends ValueSpec {
+  name: string;
+  description?: string;
+  required?: boolean;
+  /**
+   * The default the source itself declares. Left out when it declares none: a schema
+   * never carries an invented default.
+   */
+  default?: unknown;
+  examples?: readonly unknown[];
+}
+
+export interface BuildInputSchemaOptions {
+  /** `additionalProperties` of the object; false unless the source says otherwise. */
+  additionalProperties?: boolean;
+}
+
+const NAME_RULE = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+
+/**
+ * Every problem with a parameter list, in words, empty when it is usable: duplicate names
+ * (PowerShell binds names case-insensitively, so `Path` and `path` collide), impossible
+ * ranges, enum values or defaults of the wrong type, patterns that are not valid regexes.
+ */
+export function findParameterProblems(parameters: readonly ParameterSpec[]): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  for (const parameter of parameters) {
+    const label = `parameter ${JSON.stringify(parameter.name)}`;
+    if (!NAME_RULE.test(parameter.name)) {
+      problems.push(`${label}: a name must start with a letter or '_' and use letters, digits, '_', '.' or '-'`);
+    }
+    const key = parameter.name.toLowerCase();
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      problems.push(`${label}: declared twice (also as ${JSON.stringify(earlier)})`);
+    }
+    seen.set(key, parameter.name);
+    problems.push(...findValueProblems(parameter, label));
+    if (parameter.default !== undefined) {
+      const mismatch = describeMismatch(parameter, parameter.default);
+      if (mismatch !== undefined) problems.push(`${label}: the default ${mismatch}`);
+    }
+    for (const example of parameter.examples ?? []) {
+      const mismatch = describeMismatch(parameter, example);
+      if (mismatch !== undefined) problems.push(`${label}: the example ${mismatch}`);
+    }
+  }
+  return problems;
+}
+
+function findValueProblems(spec: ValueSpec, label: string): string[] {
+  const problems: string[] = [];
+  if (!(PARAMETER_TYPES as readonly string[]).includes(spec.type)) {
+    problems.push(`${label}: unsupported type ${JSON.stringify(spec.type)} (use ${PARAMETER_TYPES.join(', ')})`);
+    return problems;
+  }
+  const pairs: [keyof ValueSpec, keyof ValueSpec][] = [
+    ['minimum', 'maximum'],
+    ['minLength', 'maxLength'],
+    ['minItems', 'maxItems'],
+  ];
+  for (const [low, high] of pairs) {
+    const a = spec[low];
+    const b = spec[high];
+    if (typeof a === 'number' && typeof b === 'number' && a > b) {
+      problems.push(`${label}: ${low} ${a} is greater than ${high} ${b}`);
+    }
+  }
+  for (const key of ['minLength', 'maxLength', 'minItems', 'maxItems'] as const) {
+    const value = spec[key];
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
+      problems.push(`${label}: ${key} must be a whole number >= 0, not ${value}`);
+    }
+  }
+  if (spec.pattern !== undefined) {
+    try {
+      new RegExp(spec.pattern, 'u');
+    } catch (error) {
+      problems.push(`${label}: the pattern ${JSON.stringify(spec.pattern)} is not a valid regular expression (${(error as Error).message})`);
+    }
+  }
+  if (spec.enum !== undefined) {
+    if (spec.enum.length === 0) problems.push(`${label}: the list of allowed values is empty`);
+    for (const value of spec.enum) {
+      if (!matchesType(spec.type, value)) {
+        problems.push(`${label}: the allowed value ${JSON.stringify(value)} is not of type ${spec.type}`);
+      }
+    }
+  }
+  if (spec.items !== undefined) {
+    if (spec.type !== 'array') problems.push(`${label}: only an array parameter can describe its items`);
+    problems.push(...findValueProblems(spec.items, `${label} items`));
+  }
+  for (const [name, property] of Object.entries(spec.properties ?? {})) {
+    problems.push(...findValueProblems(property, `${label} property ${JSON.stringify(name)}`));
+  }
+  return problems;
+}
+
+function matchesType(type: ParameterType, value: unknown): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+  }
+}
+
+/** Why `value` does not fit `spec`, or undefined when it does (type, enum and bounds). */
+function describeMismatch(spec: ValueSpec, value: unknown): string | undefined {
+  if (!matchesType(spec.type, value)) return `${JSON.stringify(value)} is not of type ${spec.type}`;
+  if (spec.enum !== undefined && !spec.enum.includes(value as string | number | boolean)) {
+    return `${JSON.stringify(value)} is not one of ${spec.enum.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  if (typeof value === 'number') {
+    if (spec.minimum !== undefined && value < spec.minimum) return `${value} is below the minimum ${spec.minimum}`;
+    if (spec.maximum !== undefined && value > spec.maximum) return `${value} is above the maximum ${spec.maximum}`;
+  }
+  if (Array.isArray(value) && spec.items !== undefined) {
+    for (const item of value) {
+      const mismatch = describeMismatch(spec.items, item);
+      if (mismatch !== undefined) return `has an item that does not fit: ${mismatch}`;
+    }
+  }
+  return undefined;
+}
+
+function buildValueSchema(spec: ValueSpec): JsonSchema {
+  const schema: JsonSchema = { type: spec.type };
+  if (spec.format !== undefined) schema.format = spec.format;
+  if (spec.enum !== undefined) schema.enum = [...spec.enum];
+  for (const key of [
+    'minimum',
+    'maximum',
+    'exclusiveMinimum',
+    'exclusiveMaximum',
+    'pattern',
+    'minLength',
+    'maxLength',
+    'minItems',
+    'maxItems',
+    'uniqueItems',
+  ] as const) {
+    if (spec[key] !== undefined) schema[key] = spec[key];
+  }
+  if (spec.items !== undefined) schema.items = buildValueSchema(spec.items);
+  if (spec.properties !== undefined) {
+    const properties: Record<string, JsonSchema> = {};
+    for (const [name, property] of Object.entries(spec.properties)) {
+      const propertySchema = buildValueSchema(property);
+      if (property.description !== undefined) propertySchema.description = property.description;
+      properties[name] = propertySchema;
+    }
+    schema.properties = properties;
+    if (spec.requiredProperties !== undefined && spec.requiredProperties.length > 0) {
+      schema.required = [...spec.requiredProperties];
+    }
+  }
+  return schema;
+}
+
+/**
+ * Turns a parameter list into an MCP `inputSchema` (JSON Schema 2020-12, `type: "object"`,
+ * `additionalProperties: false` unless told otherwise). Throws `E_PARAMETERS` listing every
+ * problem `findParameterProblems` finds.
+ */
+export function buildInputSchema(
+  parameters: readonly ParameterSpec[],
+  options: BuildInputSchemaOptions = {},
+): ObjectJsonSchema {
+  const problems = findParameterProblems(parameters);
+  if (problems.length > 0) {
+    throw new ToolpackError('E_PARAMETERS', `The parameters cannot be turned into a schema: ${problems.join('; ')}.`, {
+      hint: 'Fix each parameter named above in the tool source.',
+    });
+  }
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const parameter of parameters) {
+    const schema = buildValueSchema(parameter);
+    if (parameter.description !== undefined && parameter.description !== '') {
+      schema.description = parameter.description;
+    }
+    if (parameter.default !== undefined) schema.default = parameter.default;
+    if (parameter.examples !== undefined && parameter.examples.length > 0) {
+      schema.examples = [...parameter.examples];
+    }
+    properties[parameter.name] = schema;
+    if (parameter.required) required.push(parameter.name);
+  }
+  const inputSchema: ObjectJsonSchema = { type: 'object', properties };
+  if (required.length > 0) inputSchema.required = required;
+  inputSchema.additionalProperties = options.additionalProperties ?? false;
+  return inputSchema;
+}

@@ -1,0 +1,87 @@
+/** A JSON Schema (2020-12) document. Kept structural: any keyword may appear. */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** An MCP tool's `inputSchema`: always an object schema. */
+export interface ObjectJsonSchema extends JsonSchema {
+  type: 'object';
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+}
+
+/** MCP's behaviour hints. Clients treat them as advice, never as a security boundary. */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export const TOOL_SOURCE_KINDS = [
+  'tool-folder',
+  'script',
+  'ps-module',
+  'js-module',
+  'basic',
+  'workflow',
+  'builtin',
+] as const;
+
+export type ToolSourceKind = (typeof TOOL_SOURCE_KINDS)[number];
+
+/** Where a tool came from: what `mcp list` shows and what diagnostics point at. */
+export interface ToolSource {
+  kind: ToolSourceKind;
+  /** The file that defines the tool (absolute, or relative to the project root in output). */
+  path: string;
+  /** 1-based line of the definition, when the source has one. */
+  line?: number;
+  /** The alias of the installed pack that provided the tool. */
+  pack?: string;
+}
+
+/** What a client sees of a tool, plus where it came from. Plain data: serialisable as JSON. */
+export interface ToolDefinition {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: ObjectJsonSchema;
+  outputSchema?: ObjectJsonSchema;
+  annotations?: ToolAnnotations;
+  source: ToolSource;
+  /** Per-tool call timeout; the runner's default (30 000 ms) applies when absent. */
+  timeoutMs?: number;
+}
+
+export type ToolContent =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource_link'; uri: string; name: string; mimeType?: string; description?: string };
+
+/** MCP's `CallToolResult`, as every runner returns it. */
+export interface ToolCallResult {
+  content: ToolContent[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export type ToolLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
+
+/** What a running tool may use besides its arguments. */
+export interface ToolRunContext {
+  /** Aborted on timeout, cancellation or shutdown. */
+  signal: AbortSignal;
+  /** The project the server serves; scripts see it as `TOOLPACK_PROJECT_ROOT`. */
+  projectRoot: string;
+  /** Reports progress; reaches the client as `notifications/progress` when it asked for it. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Reaches the client as `notifications/message`. */
+  log(level: ToolLogLevel, message: string): void;
+}
+
+/** A definition that can be executed. */
+export interface Tool extends ToolDefinition {
+  run(args: Record<string, unknown>, context: ToolRunContext): Promise<ToolCallResult>;
+}

@@ -1,0 +1,114 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { ToolpackError } from './errors.ts';
+import type { JsonSchema } from './tool-model.ts';
+
+export interface ArgumentError {
+  /** JSON Pointer of the offending value, `/` for the arguments object itself. */
+  path: string;
+  /** The JSON Schema keyword that failed (`maximum`, `required`, `type`, ...). */
+  rule: string;
+  /** `/count must be <= 100` */
+  message: string;
+}
+
+export type ArgumentValidation =
+  | { valid: true }
+  | { valid: false; errors: ArgumentError[]; message: string };
+
+export type ArgumentValidator = (args: unknown) => ArgumentValidation;
+
+function createAjv(): Ajv2020 {
+  // strict off: tool authors' schemas may carry annotations (`x-*`, `examples`) Ajv does not know.
+  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+  addFormatsModule.default(ajv);
+  return ajv;
+}
+
+let sharedAjv: Ajv2020 | undefined;
+function getAjv(): Ajv2020 {
+  sharedAjv ??= createAjv();
+  return sharedAjv;
+}
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Compiles `schema` once and returns a validator whose failures name the path and the rule
+ * (`/count must be <= 100`, `/name is required`). Throws `E_SCHEMA` when the schema itself
+ * is not valid JSON Schema 2020-12.
+ */
+export function createArgumentValidator(schema: JsonSchema): ArgumentValidator {
+  let validate = compiled.get(schema);
+  if (validate === undefined) {
+    try {
+      validate = getAjv().compile(schema);
+    } catch (cause) {
+      throw new ToolpackError('E_SCHEMA', `The input schema is not valid JSON Schema: ${(cause as Error).message}.`, {
+        cause,
+        hint: 'Check the schema against JSON Schema 2020-12.',
+      });
+    }
+    compiled.set(schema, validate);
+  }
+  const check = validate;
+  return (args) => {
+    if (check(args)) return { valid: true };
+    const errors = (check.errors ?? []).map(describeAjvError);
+    return { valid: false, errors, message: errors.map((e) => e.message).join('; ') };
+  };
+}
+
+/** One-shot form of `createArgumentValidator` (the compiled schema is cached per object). */
+export function validateArguments(schema: JsonSchema, args: unknown): ArgumentValidation {
+  return createArgumentValidator(schema)(args);
+}
+
+/** Every reason `schema` is not valid JSON Schema 2020-12, empty when it is. */
+export function findSchemaProblems(schema: unknown): string[] {
+  const ajv = getAjv();
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    return ['a schema must be a JSON object'];
+  }
+  if (ajv.validateSchema(schema as JsonSchema) !== true) {
+    return (ajv.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+  }
+  try {
+    ajv.compile(schema as JsonSchema);
+  } catch (error) {
+    return [(error as Error).message];
+  }
+  return [];
+}
+
+function describeAjvError(error: ErrorObject): ArgumentError {
+  const base = error.instancePath === '' ? '' : error.instancePath;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': {
+      const path = `${base}/${escapePointer(String(params.missingProperty))}`;
+      return { path, rule: 'required', message: `${path} is required` };
+    }
+    case 'additionalProperties': {
+      const path = `${base}/${escapePointer(String(params.additionalProperty))}`;
+      return { path, rule: 'additionalProperties', message: `${path} is not an accepted argument` };
+    }
+    case 'enum': {
+      const path = base || '/';
+      const allowed = (params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ');
+      return { path, rule: 'enum', message: `${path} must be one of ${allowed}` };
+    }
+    case 'const': {
+      const path = base || '/';
+      return { path, rule: 'const', message: `${path} must be ${JSON.stringify(params.allowedValue)}` };
+    }
+    default: {
+      const path = base || '/';
+      return { path, rule: error.keyword, message: `${path} ${error.message ?? 'is invalid'}` };
+    }
+  }
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
