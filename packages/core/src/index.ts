@@ -6,6 +6,7 @@ export type { Diagnostic, DiagnosticLocation, DiagnosticSeverity } from './diagn
 
 export { TOOL_SOURCE_KINDS } from './tool-model.ts';
 export type {
+  DiscoveredTool,
   JsonSchema,
   ObjectJsonSchema,
   Tool,
@@ -17,6 +18,9 @@ export type {
   ToolRunContext,
   ToolSource,
   ToolSourceKind,
+  ToolInvocation,
+  WorkflowSpec,
+  WorkflowStep,
 } from './tool-model.ts';
 
 export {

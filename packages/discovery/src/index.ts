@@ -1,0 +1,1 @@
+export type { ParseCache, SourceResult } from './types.ts';
