@@ -16,6 +16,9 @@ export default defineConfig({
     ],
     exclude: ['**/node_modules/**', '**/dist/**', '**/fixtures/**'],
     reporters: ['default', ['json', { outputFile: '.vitest/results.json' }]],
+    // Child Node processes the tests spawn (the CLI, module loaders) resolve workspace
+    // packages to their sources too.
+    env: { NODE_OPTIONS: '--conditions=@toolpack/source' },
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

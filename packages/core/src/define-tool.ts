@@ -54,6 +54,9 @@ function toObjectSchema(input: SchemaInput, role: 'input' | 'output', toolName: 
       });
     }
     delete schema.$schema;
+    // zod omits `additionalProperties` for a plain z.object on input (it strips unknown
+    // keys); clients should be told not to send them, as DESIGN.md's default says.
+    if (schema.type === 'object' && schema.additionalProperties === undefined) schema.additionalProperties = false;
   } else {
     schema = input;
     const problems = findSchemaProblems(schema);

@@ -43,14 +43,17 @@ export function parseHints(text: string | readonly string[], location: Diagnosti
     const [, key = '', value = ''] = match;
     const known = KNOWN_HINTS[key.toLowerCase() as keyof typeof KNOWN_HINTS];
     if (known === undefined) {
-      if (/hint$/i.test(key)) {
+      const suggestion = suggestHint(key);
+      if (/hint$/i.test(key) || suggestion !== undefined) {
         diagnostics.push(
           createDiagnostic(
             'warning',
             'W_UNKNOWN_HINT',
             `Unknown hint ${JSON.stringify(key)} is ignored.`,
             where,
-            'Use ReadOnlyHint, DestructiveHint, IdempotentHint or OpenWorldHint.',
+            suggestion === undefined
+              ? 'Use ReadOnlyHint, DestructiveHint, IdempotentHint or OpenWorldHint.'
+              : `Did you mean ${suggestion}?`,
           ),
         );
       } else {
@@ -88,4 +91,31 @@ export function parseHints(text: string | readonly string[], location: Diagnosti
     );
   }
   return { annotations, diagnostics, otherLines };
+}
+
+const HINT_SPELLINGS = ['ReadOnlyHint', 'DestructiveHint', 'IdempotentHint', 'OpenWorldHint'];
+
+/** The hint a misspelt key was probably meant to be (at most two edits away). */
+function suggestHint(key: string): string | undefined {
+  const lower = key.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const name of HINT_SPELLINGS) {
+    const distance = editDistance(lower, name.toLowerCase());
+    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }

@@ -1,0 +1,38 @@
+<#
+.SYNOPSIS
+Reports how much space a folder and its largest children use.
+
+.DESCRIPTION
+Walks the folder once and returns its total size in bytes and the largest entries,
+biggest first.
+
+.PARAMETER Path
+The folder to measure.
+
+.PARAMETER Top
+How many of the largest entries to return.
+
+.NOTES
+ReadOnlyHint: true
+IdempotentHint: true
+#>
+[CmdletBinding()]
+param(
+    [Parameter(Mandatory)]
+    [string]$Path,
+
+    [ValidateRange(1, 50)]
+    [int]$Top = 5
+)
+
+$items = Get-ChildItem -LiteralPath $Path -Force | ForEach-Object {
+    $size = if ($_.PSIsContainer) {
+        (Get-ChildItem -LiteralPath $_.FullName -Recurse -File -Force -ErrorAction SilentlyContinue | Measure-Object Length -Sum).Sum
+    } else { $_.Length }
+    [pscustomobject]@{ name = $_.Name; bytes = [long]$size }
+}
+[pscustomobject]@{
+    path    = (Resolve-Path -LiteralPath $Path).Path
+    bytes   = [long]($items | Measure-Object bytes -Sum).Sum
+    largest = @($items | Sort-Object bytes -Descending | Select-Object -First $Top)
+}

@@ -1,0 +1,95 @@
+import { Command } from 'commander';
+import { formatDiagnostic, type Diagnostic } from '@toolpack/core';
+import { discoverTools, type SourceSpec } from '@toolpack/discovery';
+import { EXIT_OK } from '../exit-codes.ts';
+import { createPainter, type CliIo } from '../io.ts';
+import { renderTable } from '../render-table.ts';
+import { addSourceFlags, describeNoSources, resolveSources, type SourceFlagValues } from '../source-flags.ts';
+import { toDiagnosticView, toToolView } from '../tool-view.ts';
+
+export interface ListReport {
+  tools: ReturnType<typeof toToolView>[];
+  diagnostics: Diagnostic[];
+}
+
+/** Discovery as `list` and `check` present it: paths relative to the project. */
+export async function collectListReport(sources: SourceSpec[], flags: SourceFlagValues, io: CliIo): Promise<ListReport> {
+  const resolved = await resolveSources(sources, flags, io);
+  if (resolved.origin === 'none') io.stderr.write(describeNoSources());
+  const result = await discoverTools(resolved.options);
+  return {
+    tools: result.tools.map((tool) => toToolView(tool, io.cwd)),
+    diagnostics: result.diagnostics.map((d) => toDiagnosticView(d, io.cwd)),
+  };
+}
+
+export function createListCommand(io: CliIo, done: (code: number) => void): Command {
+  const sources: SourceSpec[] = [];
+  const command = new Command('list')
+    .description('List the tools a client would get, with why any were refused or renamed')
+    .option('--json', 'print {"tools": [...], "diagnostics": [...]} instead of a table');
+  addSourceFlags(command, sources);
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  mcp list                                  # the sources of ./toolpack.yaml
+  mcp list --script-root ./scripts --module ./Widgets/Widgets.psd1 --include 'Get-*'
+  mcp list --tools-dir '.bot/workflows/*/tools' --json
+
+Exit codes: 0 the sources were read (problems or not), 2 bad flags or a missing source.`,
+  );
+  command.action(async (flags: SourceFlagValues & { json?: boolean }) => {
+    const report = await collectListReport(sources, flags, io);
+    if (flags.json) {
+      io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    } else {
+      io.stdout.write(renderListReport(report, io));
+    }
+    done(EXIT_OK);
+  });
+  return command;
+}
+
+export function renderListReport(report: ListReport, io: CliIo): string {
+  const paint = createPainter(io.stdout, io.env);
+  const problemsByPath = new Map<string, Diagnostic[]>();
+  for (const d of report.diagnostics) problemsByPath.set(d.path, [...(problemsByPath.get(d.path) ?? []), d]);
+  const rows = report.tools.map((tool) => {
+    const problems = (problemsByPath.get(tool.source.path) ?? []).filter((d) => d.severity !== 'info');
+    const where = tool.source.line === undefined ? tool.source.path : `${tool.source.path}:${tool.source.line}`;
+    return [
+      tool.name,
+      `${tool.source.kind} ${where}`,
+      tool.description,
+      problems.length === 0 ? '' : `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}`,
+    ];
+  });
+  let out = renderTable(
+    [
+      { title: 'NAME', max: 40 },
+      { title: 'SOURCE', max: 48 },
+      { title: 'DESCRIPTION', max: 200 },
+      { title: 'PROBLEMS', max: 12 },
+    ],
+    rows,
+    Math.max(80, io.stdout.columns ?? 120),
+  );
+  const shown = report.diagnostics.filter((d) => d.severity !== 'info');
+  if (shown.length > 0) {
+    out += `\n${paint('bold', 'Problems')}\n`;
+    for (const d of shown) {
+      const color = d.severity === 'error' ? 'red' : 'yellow';
+      const { hint, ...rest } = d;
+      out += `  ${paint(color, formatDiagnostic(rest))}\n`;
+      if (hint !== undefined) out += `    ${paint('dim', `fix: ${hint}`)}\n`;
+    }
+  }
+  const errors = shown.filter((d) => d.severity === 'error').length;
+  const warnings = shown.length - errors;
+  out += `\n${report.tools.length} ${report.tools.length === 1 ? 'tool' : 'tools'}`;
+  if (errors > 0) out += `, ${paint('red', `${errors} ${errors === 1 ? 'error' : 'errors'}`)}`;
+  if (warnings > 0) out += `, ${paint('yellow', `${warnings} ${warnings === 1 ? 'warning' : 'warnings'}`)}`;
+  return `${out}\n`;
+}
+

@@ -1,0 +1,90 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { DiscoverToolsOptions, SourceSpec } from '@toolpack/discovery';
+import type { CliIo } from './io.ts';
+import { PROJECT_FILE, readProjectConfig } from './project-config.ts';
+
+export interface SourceFlagValues {
+  include?: string[];
+  exclude?: string[];
+  prefix?: boolean;
+  maxTools?: number;
+  strict?: boolean;
+  cache?: boolean;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number >= 1.');
+  return n;
+}
+
+/**
+ * Adds the source flags shared by `list`, `check`, `call` and `serve`. Source flags are
+ * collected into `sources` in the order they appear on the command line, because
+ * composition is in source order (the last of two same-named tools wins).
+ */
+export function addSourceFlags(command: Command, sources: SourceSpec[]): Command {
+  const push = (make: (value: string) => SourceSpec) => (value: string, previous: unknown) => {
+    sources.push(make(value));
+    return previous;
+  };
+  return command
+    .option('--script-root <dir>', 'a folder of scripts (*.ps1, *.sh, *.py, *.js, *.ts, *.bas); repeatable', push((v) => ({ scripts: v })))
+    .option('--tools-dir <dir|glob>', "a folder (or glob, e.g. '.bot/workflows/*/tools') of dotbot tool folders; repeatable", push((v) => ({ tools: v })))
+    .option('--module <path|name>', 'a PowerShell module (.psd1/.psm1 or a name on PSModulePath) or a JS/TS module; repeatable', push((v) => ({ module: v })))
+    .option('--workflows <dir>', 'a folder of workflow *.yaml files; repeatable', push((v) => ({ workflows: v })))
+    .option('--include <glob>', 'keep only tools matching (name or original name, case-insensitive); repeatable', collect)
+    .option('--exclude <glob>', 'drop tools matching; repeatable', collect)
+    .option('--prefix', 'prefix each tool with its module or folder name (<Module>_<Function>)')
+    .option('--max-tools <n>', 'refuse more tools than this (default 50)', parseCount)
+    .option('--strict', 'make name collisions errors instead of warnings')
+    .option('--no-cache', 'parse every file again instead of using .toolpack/cache');
+}
+
+export interface ResolvedSources {
+  options: DiscoverToolsOptions;
+  /** Where the sources came from, for messages. */
+  origin: 'flags' | 'project' | 'none';
+}
+
+/** Flags win; without source flags, `toolpack.yaml` in the current folder says what to serve. */
+export async function resolveSources(sources: SourceSpec[], flags: SourceFlagValues, io: CliIo): Promise<ResolvedSources> {
+  const common = {
+    cwd: io.cwd,
+    ...(flags.cache === false ? { cache: false as const } : {}),
+    ...(flags.strict ? { strict: true } : {}),
+    ...(flags.maxTools === undefined ? {} : { maxTools: flags.maxTools }),
+  };
+  if (sources.length > 0) {
+    return {
+      origin: 'flags',
+      options: {
+        ...common,
+        sources: flags.prefix ? sources.map((s) => ({ ...s, prefix: true })) : sources,
+        ...(flags.include ? { include: flags.include } : {}),
+        ...(flags.exclude ? { exclude: flags.exclude } : {}),
+      },
+    };
+  }
+  const project = await readProjectConfig(io.cwd);
+  if (project === undefined) return { origin: 'none', options: { ...common, sources: [] } };
+  return {
+    origin: 'project',
+    options: {
+      ...common,
+      sources: flags.prefix ? project.sources.map((s) => ({ ...s, prefix: true })) : project.sources,
+      include: [...(project.include ?? []), ...(flags.include ?? [])],
+      exclude: [...(project.exclude ?? []), ...(flags.exclude ?? [])],
+      ...(flags.maxTools === undefined && project.maxTools !== undefined ? { maxTools: project.maxTools } : {}),
+      ...(flags.strict || project.strict ? { strict: true } : {}),
+    },
+  };
+}
+
+export function describeNoSources(): string {
+  return `No sources: no source flags and no ${PROJECT_FILE} here, so only the built-in tools are listed.\n`;
+}

@@ -1,0 +1,38 @@
+// Runs in a child process: a tool module's top-level code (connections, timers, globals)
+// must never run inside the process that discovers it. Answers over the IPC channel so
+// whatever the module prints cannot be mistaken for the answer.
+import { pathToFileURL } from 'node:url';
+
+const BRAND = Symbol.for('@toolpack/core/defined-tool');
+const modulePath = process.argv[2];
+
+function describe(exportName, value) {
+  return {
+    exportName,
+    name: value.name,
+    title: value.title,
+    description: value.description,
+    inputSchema: value.inputSchema,
+    outputSchema: value.outputSchema,
+    annotations: value.annotations,
+    timeoutMs: value.timeoutMs,
+  };
+}
+
+let answer;
+try {
+  const module = await import(pathToFileURL(modulePath).href);
+  const tools = [];
+  for (const [exportName, value] of Object.entries(module)) {
+    if (value !== null && typeof value === 'object' && value[BRAND] === true) tools.push(describe(exportName, value));
+  }
+  answer = { tools, exportNames: Object.keys(module) };
+} catch (error) {
+  answer = {
+    error: {
+      message: error instanceof Error ? error.message : String(error),
+      code: typeof error?.code === 'string' ? error.code : undefined,
+    },
+  };
+}
+process.send(JSON.parse(JSON.stringify(answer)), () => process.exit(0));

@@ -1,0 +1,163 @@
+import { spawn } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolpackError, createDiagnostic, type Diagnostic, type DiscoveredTool, type ObjectJsonSchema, type ToolAnnotations } from '@toolpack/core';
+import { resolveAsset } from '../../package-assets.ts';
+import type { SourceResult } from '../../types.ts';
+
+export const JS_MODULE_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'] as const;
+
+const LIST_TIMEOUT_MS = 15_000;
+
+interface ListedTool {
+  exportName: string;
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: ObjectJsonSchema;
+  outputSchema?: ObjectJsonSchema;
+  annotations?: ToolAnnotations;
+  timeoutMs?: number;
+}
+
+type ListAnswer = { tools: ListedTool[]; exportNames: string[] } | { error: { message: string; code?: string } };
+
+export interface DiscoverJsModuleOptions {
+  /** The module file, absolute or relative to `cwd`. */
+  module: string;
+  cwd: string;
+}
+
+/**
+ * DESIGN.md source 4: every exported `defineTool(...)` value of a JS/TS module. The module
+ * is imported in a child Node process, never in this one.
+ */
+export async function discoverJsModule(options: DiscoverJsModuleOptions): Promise<SourceResult> {
+  const modulePath = path.resolve(options.cwd, options.module);
+  const exists = await stat(modulePath).then((s) => s.isFile(), () => false);
+  if (!exists) {
+    throw new ToolpackError('E_SOURCE_MISSING', `Module ${options.module} does not exist.`, {
+      hint: 'Point --module (or `module:` in toolpack.yaml) at a .js/.ts file that exports defineTool(...) values.',
+    });
+  }
+  const answer = await listModuleTools(modulePath);
+  if ('error' in answer) {
+    return {
+      tools: [],
+      diagnostics: [
+        createDiagnostic(
+          'error',
+          'E_MODULE_LOAD',
+          `Importing ${path.basename(modulePath)} failed: ${answer.error.message}`,
+          { path: modulePath },
+          answer.error.code === 'ERR_MODULE_NOT_FOUND'
+            ? 'Install the module’s dependencies (is @toolpack/core installed next to it?).'
+            : 'Fix the error above; the module must import cleanly in plain Node.',
+        ),
+      ],
+    };
+  }
+  const text = await readFile(modulePath, 'utf8');
+  const diagnostics: Diagnostic[] = [];
+  const tools: DiscoveredTool[] = [];
+  const seen = new Map<string, string>();
+  for (const listed of answer.tools) {
+    const line = findExportLine(text, listed.exportName);
+    const where = { path: modulePath, ...(line === undefined ? {} : { line }) };
+    const earlier = seen.get(listed.name);
+    if (earlier !== undefined) {
+      diagnostics.push(
+        createDiagnostic('error', 'E_DUPLICATE_TOOL', `Exports ${earlier} and ${listed.exportName} both define the tool ${listed.name}.`, where, 'Give each tool its own name.'),
+      );
+      continue;
+    }
+    seen.set(listed.name, listed.exportName);
+    const tool: DiscoveredTool = {
+      name: listed.name,
+      description: listed.description,
+      inputSchema: listed.inputSchema,
+      source: { kind: 'js-module', ...where },
+      invocation: { runner: 'node-worker', modulePath, exportName: listed.exportName },
+      originalName: listed.name,
+    };
+    if (listed.title !== undefined) tool.title = listed.title;
+    if (listed.outputSchema !== undefined) tool.outputSchema = listed.outputSchema;
+    if (listed.annotations !== undefined) tool.annotations = listed.annotations;
+    if (listed.timeoutMs !== undefined) tool.timeoutMs = listed.timeoutMs;
+    tools.push(tool);
+  }
+  if (answer.tools.length === 0) {
+    diagnostics.push(
+      createDiagnostic(
+        'warning',
+        'W_NO_TOOLS',
+        `${path.basename(modulePath)} exports no defineTool(...) values${answer.exportNames.length > 0 ? ` (it exports ${answer.exportNames.join(', ')})` : ''}.`,
+        { path: modulePath },
+        'Export each tool: export const myTool = defineTool({ ... }).',
+      ),
+    );
+  }
+  return { tools, diagnostics };
+}
+
+function findExportLine(text: string, exportName: string): number | undefined {
+  if (exportName === 'default') {
+    const index = text.search(/export\s+default\b/);
+    return index < 0 ? undefined : text.slice(0, index).split('\n').length;
+  }
+  const escaped = exportName.replace(/[$]/g, '\\$');
+  const index = text.search(new RegExp(`export\\s+(const|let|var|function)\\s+${escaped}\\b|\\b${escaped}\\s*=\\s*defineTool\\b`));
+  return index < 0 ? undefined : text.slice(0, index).split('\n').length;
+}
+
+function listModuleTools(modulePath: string): Promise<ListAnswer> {
+  // Keep the caller's module conditions (the workspace runs packages from source) but no
+  // inspector or loader flags that would make the child hang or behave differently.
+  const conditions = pickConditionFlags(process.execArgv);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...conditions, resolveAsset('list-module-tools.mjs'), modulePath], {
+      cwd: path.dirname(modulePath),
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    let answer: ListAnswer | undefined;
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), LIST_TIMEOUT_MS);
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-4000);
+    });
+    child.on('message', (message) => {
+      answer = message as ListAnswer;
+    });
+    child.on('error', (error) => {
+      answer ??= { error: { message: error.message } };
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve(
+        answer ?? {
+          error: {
+            message:
+              signal === 'SIGKILL'
+                ? `it did not finish loading within ${LIST_TIMEOUT_MS / 1000} s`
+                : `the loader exited with ${code ?? signal}${stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').slice(-3).join(' ')}`}`,
+          },
+        },
+      );
+    });
+  });
+}
+
+/** `--conditions=x`, `--conditions x`, `-C x`: the flags that choose which export a package resolves to. */
+function pickConditionFlags(execArgv: readonly string[]): string[] {
+  const picked: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i] ?? '';
+    if (arg.startsWith('--conditions=') || (arg.startsWith('-C') && arg.length > 2)) {
+      picked.push(arg);
+    } else if ((arg === '--conditions' || arg === '-C') && i + 1 < execArgv.length) {
+      picked.push(arg, execArgv[i + 1] ?? '');
+      i++;
+    }
+  }
+  return picked;
+}

@@ -1,0 +1,75 @@
+import { readFile, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolpackError, createDiagnostic } from '@toolpack/core';
+import { describeBasicScript } from '../basic/index.ts';
+import { describeHeaderScript } from '../header-script/index.ts';
+import { describePowerShellScript } from '../../powershell/index.ts';
+import type { ParseCache, SourceResult } from '../../types.ts';
+
+/** The extensions a script root serves; anything else in the folder is left alone. */
+export const SCRIPT_EXTENSIONS = ['.ps1', '.sh', '.py', '.js', '.mjs', '.ts', '.bas'] as const;
+
+// Test and spec files sit beside tools in many repositories (Pester's `*.Tests.ps1`);
+// they are never tools themselves.
+const NOT_A_TOOL = /(\.tests?\.[^.]+$)|(\.spec\.[^.]+$)|(^\.)/i;
+
+export interface DiscoverScriptRootOptions {
+  /** The folder, absolute or relative to `cwd`. */
+  root: string;
+  cwd: string;
+  cache?: ParseCache;
+  /** Extra extensions served by configured interpreters (`.rb`), described by PARAM headers. */
+  extraExtensions?: readonly string[];
+}
+
+/**
+ * DESIGN.md source 2: every `*.ps1` (comment-based help + param block), `*.bas` (BASIC
+ * PARAM lines) and `*.{sh,py,js,mjs,ts}` with PARAM header comments directly in `root`.
+ */
+export async function discoverScriptRoot(options: DiscoverScriptRootOptions): Promise<SourceResult> {
+  const root = path.resolve(options.cwd, options.root);
+  const entries = await readdir(root, { withFileTypes: true }).catch((cause: NodeJS.ErrnoException) => {
+    throw new ToolpackError(
+      'E_SOURCE_MISSING',
+      cause.code === 'ENOTDIR' ? `Script root ${options.root} is not a folder.` : `Script root ${options.root} does not exist.`,
+      { cause, hint: 'Point --script-root (or `scripts:` in toolpack.yaml) at a folder of scripts.' },
+    );
+  });
+  const extensions = new Set<string>([...SCRIPT_EXTENSIONS, ...(options.extraExtensions ?? [])]);
+  const files = entries
+    .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && !NOT_A_TOOL.test(entry.name))
+    .map((entry) => entry.name)
+    .filter((name) => extensions.has(path.extname(name).toLowerCase()))
+    .sort();
+
+  const results = await Promise.all(
+    files.map(async (name): Promise<SourceResult> => {
+      const file = path.join(root, name);
+      try {
+        if (!(await stat(file)).isFile()) return { tools: [], diagnostics: [] };
+        const extension = path.extname(name).toLowerCase();
+        const describe = (contents: string[]) => describeScript(file, extension, contents[0] ?? '');
+        return options.cache === undefined
+          ? await describe([await readFile(file, 'utf8')])
+          : await options.cache.read(`script${extension}@1`, [file], describe);
+      } catch (error) {
+        return {
+          tools: [],
+          diagnostics: [
+            createDiagnostic('error', 'E_READ', `Cannot read ${name}: ${(error as Error).message}`, { path: file }),
+          ],
+        };
+      }
+    }),
+  );
+  return {
+    tools: results.flatMap((r) => r.tools),
+    diagnostics: results.flatMap((r) => r.diagnostics),
+  };
+}
+
+function describeScript(file: string, extension: string, content: string): SourceResult | Promise<SourceResult> {
+  if (extension === '.ps1') return describePowerShellScript({ path: file, content });
+  if (extension === '.bas') return describeBasicScript({ path: file, content });
+  return describeHeaderScript({ path: file, content });
+}

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ParseCache } from '../types.ts';
+
+const FORMAT = 1;
+/** A file modified this close to the moment its entry was stored may have kept size and mtime: re-hash it. */
+const RACY_WINDOW_MS = 2_000;
+const UNUSED_ENTRY_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+interface FileStamp {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  hash: string;
+}
+
+interface CacheEntry {
+  files: FileStamp[];
+  value: unknown;
+  storedAt: number;
+  usedAt: number;
+}
+
+interface CacheDocument {
+  format: number;
+  entries: Record<string, CacheEntry>;
+}
+
+export interface FileParseCacheOptions {
+  /** Folder of the cache file, normally `<project>/.toolpack/cache`. */
+  dir: string;
+}
+
+export interface FileParseCacheStats {
+  hits: number;
+  misses: number;
+}
+
+/**
+ * The discovery cache: one JSON document under `.toolpack/cache/`, loaded once, written
+ * once (atomically) by `flush`. An entry is served only while every file it was parsed
+ * from has the same size and mtime — and, for files touched around the time the entry was
+ * stored, the same content hash — so an edit is never answered with a stale definition.
+ */
+export class FileParseCache implements ParseCache {
+  readonly stats: FileParseCacheStats = { hits: 0, misses: 0 };
+  readonly #file: string;
+  #document: CacheDocument | undefined;
+  #loading: Promise<CacheDocument> | undefined;
+  #dirty = false;
+
+  constructor(options: FileParseCacheOptions) {
+    this.#file = path.join(options.dir, `discovery-v${FORMAT}.json`);
+  }
+
+  async read<T>(kind: string, files: readonly string[], parse: (contents: string[]) => T | Promise<T>): Promise<T> {
+    const document = await this.#load();
+    const key = `${kind}\u0000${files.join('\u0000')}`;
+    const stats = await Promise.all(files.map((file) => stat(file)));
+    const entry = document.entries[key];
+    const now = Date.now();
+
+    if (entry !== undefined && entry.files.length === files.length) {
+      const unchanged = entry.files.every((stamp, i) => {
+        const current = stats[i];
+        return (
+          current !== undefined &&
+          stamp.size === current.size &&
+          stamp.mtimeMs === current.mtimeMs &&
+          current.mtimeMs < entry.storedAt - RACY_WINDOW_MS
+        );
+      });
+      if (unchanged) {
+        this.stats.hits++;
+        entry.usedAt = now;
+        this.#dirty = true;
+        return entry.value as T;
+      }
+    }
+
+    const contents = await Promise.all(files.map((file) => readFile(file, 'utf8')));
+    const stamps = files.map((file, i): FileStamp => ({
+      path: file,
+      size: stats[i]?.size ?? 0,
+      mtimeMs: stats[i]?.mtimeMs ?? 0,
+      hash: hashContent(contents[i] ?? ''),
+    }));
+    if (entry !== undefined && entry.files.length === stamps.length && entry.files.every((s, i) => s.hash === stamps[i]?.hash)) {
+      // Touched but not changed: keep the parse, refresh the stamps.
+      this.stats.hits++;
+      document.entries[key] = { files: stamps, value: entry.value, storedAt: now, usedAt: now };
+      this.#dirty = true;
+      return entry.value as T;
+    }
+
+    this.stats.misses++;
+    const value = await parse(contents);
+    document.entries[key] = { files: stamps, value: structuredClone(value), storedAt: now, usedAt: now };
+    this.#dirty = true;
+    return value;
+  }
+
+  /** Writes the cache if anything changed. Failures are ignored: a cache is an optimisation. */
+  async flush(): Promise<void> {
+    if (!this.#dirty || this.#document === undefined) return;
+    const cutoff = Date.now() - UNUSED_ENTRY_TTL_MS;
+    for (const [key, entry] of Object.entries(this.#document.entries)) {
+      if (entry.usedAt < cutoff) delete this.#document.entries[key];
+    }
+    const temporary = `${this.#file}.${process.pid}.${Date.now()}.tmp`;
+    try {
+      await mkdir(path.dirname(this.#file), { recursive: true });
+      await writeFile(temporary, JSON.stringify(this.#document));
+      await rename(temporary, this.#file);
+      this.#dirty = false;
+    } catch {
+      // A read-only project or a full disk must not break discovery.
+    }
+  }
+
+  #load(): Promise<CacheDocument> {
+    if (this.#document !== undefined) return Promise.resolve(this.#document);
+    this.#loading ??= readFile(this.#file, 'utf8')
+      .then((text) => {
+        const parsed = JSON.parse(text) as CacheDocument;
+        return parsed.format === FORMAT && typeof parsed.entries === 'object' ? parsed : emptyDocument();
+      })
+      .catch(() => emptyDocument())
+      .then((document) => {
+        this.#document = document;
+        return document;
+      });
+    return this.#loading;
+  }
+}
+
+function emptyDocument(): CacheDocument {
+  return { format: FORMAT, entries: {} };
+}
+
+function hashContent(content: string): string {
+  return createHash('sha256').update(content).digest('base64url');
+}

@@ -1,0 +1,143 @@
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { createDiagnostic, normalizeToolName, type Diagnostic, type DiscoveredTool } from '@toolpack/core';
+import { BUILTIN_TOOL_NAMES, createBuiltinTools } from './builtins/builtin-tools.ts';
+import { checkWorkflowSteps } from './adapters/workflows/index.ts';
+import type { SourceResult } from './types.ts';
+
+export const DEFAULT_MAX_TOOLS = 50;
+
+/** Per-source settings, as `toolpack.yaml`'s `sources:` entries and the CLI flags give them. */
+export interface SourceOptions {
+  /** Wildcards (`Get-*`, `*_config`); a tool must match one when any are given. */
+  include?: readonly string[];
+  exclude?: readonly string[];
+  /** `true`: the module, folder or pack name; a string: that prefix. Joined with `_`. */
+  prefix?: boolean | string;
+  /** Set for an installed pack: its alias prefixes every tool and lands in `source.pack`. */
+  pack?: string;
+}
+
+export type SourceSpec =
+  | ({ tools: string } & SourceOptions)
+  | ({ scripts: string } & SourceOptions)
+  | ({ module: string } & SourceOptions)
+  | ({ workflows: string } & SourceOptions);
+
+export interface ComposeOptions {
+  include?: readonly string[];
+  exclude?: readonly string[];
+  /** Above it the server refuses to start (an error diagnostic). Default 50; built-ins do not count. */
+  maxTools?: number;
+  /** Collisions become errors instead of warnings. */
+  strict?: boolean;
+  /** Serve `find_tools` and `describe_tool` (default true). */
+  builtins?: boolean;
+}
+
+export interface ComposedSource {
+  spec: SourceSpec;
+  result: SourceResult;
+}
+
+export interface Composition {
+  tools: DiscoveredTool[];
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * DESIGN.md "Composition": in source order, prefix, then `include`/`exclude` (matched
+ * against the final name and the name the source used, case-insensitively as PowerShell's
+ * wildcards are), then collisions (the last one wins, with a warning; an error under
+ * `strict`), then `maxTools`. Built-ins come first so a project's own tool of the same
+ * name replaces them.
+ */
+export function composeTools(sources: readonly ComposedSource[], options: ComposeOptions = {}): Composition {
+  const diagnostics: Diagnostic[] = [];
+  const byName = new Map<string, DiscoveredTool>();
+  const globalFilter = createFilter(options.include, options.exclude);
+
+  const builtins = options.builtins === false ? [] : createBuiltinTools();
+  for (const tool of builtins) {
+    if (globalFilter(tool.name, tool.originalName)) byName.set(tool.name, tool);
+  }
+
+  for (const { spec, result } of sources) {
+    diagnostics.push(...result.diagnostics);
+    const sourceFilter = createFilter(spec.include, spec.exclude);
+    const prefix = choosePrefix(spec);
+    for (const discovered of result.tools) {
+      const tool = applyPrefix(discovered, prefix, spec.pack);
+      if (!sourceFilter(tool.name, tool.originalName, discovered.name) || !globalFilter(tool.name, tool.originalName, discovered.name)) {
+        continue;
+      }
+      const earlier = byName.get(tool.name);
+      if (earlier !== undefined) diagnostics.push(describeCollision(earlier, tool, options.strict === true));
+      byName.set(tool.name, tool);
+    }
+  }
+
+  const tools = [...byName.values()];
+  const workflows = tools.filter((t) => t.invocation.runner === 'workflow');
+  if (workflows.length > 0) diagnostics.push(...checkWorkflowSteps(workflows, new Set(byName.keys())));
+
+  const maxTools = options.maxTools ?? DEFAULT_MAX_TOOLS;
+  const counted = tools.filter((t) => t.source.kind !== 'builtin').length;
+  if (counted > maxTools) {
+    diagnostics.push(
+      createDiagnostic(
+        'error',
+        'E_MAX_TOOLS',
+        `${counted} tools are more than maxTools (${maxTools}); a server refuses to start with this many.`,
+        { path: '<composition>' },
+        `Narrow them with --include/--exclude (or include/exclude in toolpack.yaml), or raise the limit with --max-tools ${counted} (maxTools: ${counted}).`,
+      ),
+    );
+  }
+  return { tools, diagnostics };
+}
+
+function createFilter(include: readonly string[] = [], exclude: readonly string[] = []) {
+  const included = include.length === 0 ? undefined : picomatch([...include], { nocase: true, dot: true });
+  const excluded = exclude.length === 0 ? undefined : picomatch([...exclude], { nocase: true, dot: true });
+  return (...names: string[]): boolean =>
+    (included === undefined || names.some((n) => included(n))) && (excluded === undefined || !names.some((n) => excluded(n)));
+}
+
+function choosePrefix(spec: SourceSpec): string | undefined {
+  if (spec.pack !== undefined) return spec.pack;
+  if (typeof spec.prefix === 'string') return spec.prefix;
+  if (spec.prefix !== true) return undefined;
+  const location = 'module' in spec ? spec.module : 'tools' in spec ? spec.tools : 'scripts' in spec ? spec.scripts : undefined;
+  if (location === undefined) return undefined;
+  const base = path.basename(location.replace(/[\\/]+$/, ''));
+  return 'module' in spec ? base.replace(/\.(psd1|psm1|[cm]?[jt]s)$/i, '') : base;
+}
+
+function applyPrefix(tool: DiscoveredTool, prefix: string | undefined, pack: string | undefined): DiscoveredTool {
+  let name = tool.name;
+  if (prefix !== undefined && !name.toLowerCase().startsWith(`${prefix.toLowerCase()}_`)) {
+    name = normalizeToolName(`${prefix}_${name}`).name;
+  }
+  if (name === tool.name && pack === undefined) return tool;
+  return {
+    ...tool,
+    name,
+    source: pack === undefined ? tool.source : { ...tool.source, pack },
+  };
+}
+
+function describeCollision(earlier: DiscoveredTool, later: DiscoveredTool, strict: boolean): Diagnostic {
+  const where = (tool: DiscoveredTool) =>
+    tool.source.kind === 'builtin' ? 'the built-in' : tool.source.line === undefined ? tool.source.path : `${tool.source.path}:${tool.source.line}`;
+  const isBuiltin = (BUILTIN_TOOL_NAMES as readonly string[]).includes(earlier.name) && earlier.source.kind === 'builtin';
+  return createDiagnostic(
+    strict ? 'error' : 'warning',
+    strict ? 'E_COLLISION' : 'W_COLLISION',
+    `Two tools are named ${later.name}: ${where(later)} replaces ${where(earlier)}${strict ? '' : ' (the last one wins)'}.`,
+    { path: later.source.path, ...(later.source.line === undefined ? {} : { line: later.source.line }) },
+    isBuiltin
+      ? `Rename your tool, or exclude the built-in with --exclude ${later.name} if you mean to replace it.`
+      : 'Rename one of them, exclude one with --exclude, or give their sources a prefix (--prefix).',
+  );
+}

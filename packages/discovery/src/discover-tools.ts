@@ -1,0 +1,92 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolpackError } from '@toolpack/core';
+import { JS_MODULE_EXTENSIONS, discoverJsModule } from './adapters/js-module/discover-js-module.ts';
+import { discoverScriptRoot } from './adapters/script-root/discover-script-root.ts';
+import { discoverToolFolders } from './adapters/tool-folders/index.ts';
+import { discoverWorkflows } from './adapters/workflows/index.ts';
+import { FileParseCache, type FileParseCacheStats } from './cache/file-parse-cache.ts';
+import { composeTools, type ComposeOptions, type Composition, type SourceSpec } from './compose-tools.ts';
+import { describePowerShellModule, resolvePowerShellModule } from './powershell/index.ts';
+import type { ParseCache, SourceResult } from './types.ts';
+
+export interface DiscoverToolsOptions extends ComposeOptions {
+  sources: readonly SourceSpec[];
+  /** Relative source paths are resolved from here (the project root). */
+  cwd: string;
+  /**
+   * The per-file parse cache: a folder, `false` for none, or a `ParseCache` of your own.
+   * Default: `<cwd>/.toolpack/cache`.
+   */
+  cache?: string | false | ParseCache;
+  /** Where module names are looked up; default `$PSModulePath`. */
+  psModulePath?: string;
+  /** Extensions of configured interpreters (`.rb`) that script roots also serve. */
+  extraScriptExtensions?: readonly string[];
+}
+
+export interface DiscoveryResult extends Composition {
+  cache?: FileParseCacheStats;
+}
+
+/**
+ * Reads every source, in order, and composes them into the tool list a client gets.
+ * Throws `E_SOURCE_MISSING` for a source that does not exist: an empty server hides the
+ * mistake. Everything wrong inside a source is a diagnostic instead.
+ */
+export async function discoverTools(options: DiscoverToolsOptions): Promise<DiscoveryResult> {
+  const cache =
+    options.cache === false
+      ? undefined
+      : typeof options.cache === 'object'
+        ? options.cache
+        : new FileParseCache({ dir: options.cache ?? path.join(options.cwd, '.toolpack', 'cache') });
+  const results = await Promise.all(options.sources.map((spec) => readSource(spec, options, cache)));
+  if (cache instanceof FileParseCache) await cache.flush();
+  const composition = composeTools(
+    options.sources.map((spec, i) => ({ spec, result: results[i] ?? { tools: [], diagnostics: [] } })),
+    options,
+  );
+  return cache instanceof FileParseCache ? { ...composition, cache: { ...cache.stats } } : composition;
+}
+
+async function readSource(spec: SourceSpec, options: DiscoverToolsOptions, cache: ParseCache | undefined): Promise<SourceResult> {
+  const { cwd } = options;
+  if ('tools' in spec) return discoverToolFolders({ root: spec.tools, cwd, ...(cache ? { cache } : {}) });
+  if ('scripts' in spec) {
+    return discoverScriptRoot({
+      root: spec.scripts,
+      cwd,
+      ...(cache ? { cache } : {}),
+      ...(options.extraScriptExtensions ? { extraExtensions: options.extraScriptExtensions } : {}),
+    });
+  }
+  if ('workflows' in spec) return discoverWorkflows({ dir: spec.workflows, cwd, ...(cache ? { cache } : {}) });
+  return readModule(spec.module, options);
+}
+
+async function readModule(module: string, options: DiscoverToolsOptions): Promise<SourceResult> {
+  const extension = path.extname(module).toLowerCase();
+  if ((JS_MODULE_EXTENSIONS as readonly string[]).includes(extension)) {
+    return discoverJsModule({ module, cwd: options.cwd });
+  }
+  if (extension === '.psd1' || extension === '.psm1') {
+    const file = path.resolve(options.cwd, module);
+    if (!(await stat(file).then((s) => s.isFile(), () => false))) {
+      throw new ToolpackError('E_SOURCE_MISSING', `PowerShell module ${module} does not exist.`, {
+        hint: 'Point --module at a .psd1 or .psm1 file, or give a module name found on PSModulePath.',
+      });
+    }
+    return describePowerShellModule({ path: file });
+  }
+  const resolved = await resolvePowerShellModule(module, {
+    cwd: options.cwd,
+    ...(options.psModulePath === undefined ? {} : { psModulePath: options.psModulePath }),
+  });
+  if (resolved === undefined) {
+    throw new ToolpackError('E_SOURCE_MISSING', `Module ${module} was not found: it is not a file and not a module on PSModulePath.`, {
+      hint: 'Give a path to a .psd1/.psm1/.js/.ts file, or install the PowerShell module so it is on PSModulePath.',
+    });
+  }
+  return describePowerShellModule({ path: resolved });
+}

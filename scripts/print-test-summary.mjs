@@ -1,0 +1,23 @@
+// Prints vitest's counts as the last line of a CI run: `N passed, N failed, N skipped`.
+import { readFileSync } from 'node:fs';
+
+const file = process.argv[2] ?? '.vitest/results.json';
+let report;
+try {
+  report = JSON.parse(readFileSync(file, 'utf8'));
+} catch (error) {
+  console.log(`tests: no report at ${file} (${error.message})`);
+  console.log('0 passed, 1 failed');
+  process.exit(0);
+}
+const skipped = report.numPendingTests + report.numTodoTests;
+const skippedNames = report.testResults
+  .flatMap((file) => file.assertionResults)
+  .filter((test) => test.status === 'pending' || test.status === 'skipped' || test.status === 'todo')
+  .map((test) => test.fullName);
+if (skippedNames.length > 0) {
+  console.log(`skipped tests:\n${skippedNames.map((name) => `  - ${name}`).join('\n')}`);
+}
+// A suite that failed to load has no assertion results; count it as a failure.
+const brokenFiles = report.testResults.filter((file) => file.status === 'failed' && file.assertionResults.length === 0).length;
+console.log(`${report.numPassedTests} passed, ${report.numFailedTests + brokenFiles} failed, ${skipped} skipped`);
