@@ -15,6 +15,7 @@ export default defineConfig({
       'bench/**/*.test.ts',
     ],
     exclude: ['**/node_modules/**', '**/dist/**', '**/fixtures/**'],
+    setupFiles: ['scripts/vitest-setup.ts'],
     reporters: ['default', ['json', { outputFile: '.vitest/results.json' }]],
     // Child Node processes the tests spawn (the CLI, module loaders) resolve workspace
     // packages to their sources too.

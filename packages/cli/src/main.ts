@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { isToolpackError } from '@toolpack/core';
 import { createCheckCommand } from './commands/check.ts';
@@ -10,7 +11,9 @@ import { createPainter, type CliIo } from './io.ts';
 const USAGE_ERROR_CODES = new Set(['E_SOURCE_MISSING', 'E_MANIFEST', 'E_USAGE', 'E_UNKNOWN_TOOL', 'E_ARGUMENTS_JSON']);
 
 /** Runs `mcp` with `argv` (without node and script) and returns the exit code. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<number> {
+  // Commands read `io.cwd` when they run, after `-C` has been applied.
+  const io: CliIo = { ...outerIo };
   let exitCode = EXIT_OK;
   const done = (code: number) => {
     exitCode = code;
@@ -18,6 +21,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const program = new Command('mcp')
     .description('Turn folders of scripts, modules and workflows into MCP tools.')
     .version(await readVersion(), '-v, --version')
+    .option('-C, --dir <dir>', 'run as if mcp was started in <dir>')
     .showSuggestionAfterError()
     .exitOverride()
     .configureOutput({
@@ -25,6 +29,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       writeErr: (text) => io.stderr.write(text),
     })
     .addHelpText('after', '\nExit codes: 0 ok, 1 the result is a failure, 2 bad usage or input.\nRun `mcp <command> --help` for examples.');
+  program.hook('preAction', () => {
+    const { dir } = program.opts<{ dir?: string }>();
+    if (dir !== undefined) io.cwd = path.resolve(outerIo.cwd, dir);
+  });
   for (const make of [createListCommand, createCheckCommand]) {
     program.addCommand(make(io, done).exitOverride().configureOutput({
       writeOut: (text) => io.stdout.write(text),

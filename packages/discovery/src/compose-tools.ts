@@ -77,9 +77,16 @@ export function composeTools(sources: readonly ComposedSource[], options: Compos
     }
   }
 
-  const tools = [...byName.values()];
+  let tools = [...byName.values()];
   const workflows = tools.filter((t) => t.invocation.runner === 'workflow');
-  if (workflows.length > 0) diagnostics.push(...checkWorkflowSteps(workflows, new Set(byName.keys())));
+  if (workflows.length > 0) {
+    // A workflow that calls an unknown tool or itself (through others) would only fail at
+    // call time: refuse it now, like any other tool whose source has an error.
+    const problems = checkWorkflowSteps(workflows, new Set(byName.keys()));
+    diagnostics.push(...problems);
+    const refused = new Set(problems.filter((d) => d.severity === 'error').map((d) => d.path));
+    tools = tools.filter((t) => t.invocation.runner !== 'workflow' || !refused.has(t.source.path));
+  }
 
   const maxTools = options.maxTools ?? DEFAULT_MAX_TOOLS;
   const counted = tools.filter((t) => t.source.kind !== 'builtin').length;

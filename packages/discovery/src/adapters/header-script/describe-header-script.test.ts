@@ -1,0 +1,349 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { SourceResult } from '../../types.ts';
+import {
+  HEADER_SCRIPT_EXTENSIONS,
+  describeHeaderScript,
+  getCommentPrefix,
+  readHeaderLines,
+} from './describe-header-script.ts';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+
+function describeFixture(name: string): SourceResult {
+  const path = join(FIXTURES, name);
+  return describeHeaderScript({ path, content: readFileSync(path, 'utf8') });
+}
+
+function codes(result: SourceResult): string[] {
+  return result.diagnostics.map((d) => d.code);
+}
+
+describe('describeHeaderScript: good scripts', () => {
+  it('reads a bash header with every clause', () => {
+    const result = describeFixture('good/list-files.sh');
+    expect(result.tools).toHaveLength(1);
+    const [tool] = result.tools;
+    expect(tool).toMatchObject({
+      name: 'list_files',
+      originalName: 'list-files',
+      description: 'Lists the files of a folder',
+      source: { kind: 'script', path: join(FIXTURES, 'good/list-files.sh'), line: 2 },
+      invocation: {
+        runner: 'process',
+        scriptPath: join(FIXTURES, 'good/list-files.sh'),
+        extension: '.sh',
+      },
+    });
+    expect(tool?.inputSchema).toEqual({
+      type: 'object',
+      properties: {
+        folder: { type: 'string', description: 'The folder to list', examples: ['./src'] },
+        depth: { type: 'integer', description: 'How deep to go', examples: [2] },
+        kinds: {
+          type: 'array',
+          items: { type: 'string', enum: ['file', 'dir'] },
+          description: 'What to list',
+        },
+        hidden: { type: 'boolean', description: 'Include hidden files', default: false },
+      },
+      required: ['folder'],
+      additionalProperties: false,
+    });
+  });
+
+  it('reports the renamed tool as info', () => {
+    const result = describeFixture('good/list-files.sh');
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'info',
+        code: 'I_RENAMED',
+        message: expect.stringContaining('"list_files"'),
+      }),
+    ]);
+  });
+
+  it('stops the header at the first line of code', () => {
+    const result = describeFixture('good/list-files.sh');
+    expect(Object.keys(result.tools[0]?.inputSchema.properties ?? {})).not.toContain('ignored');
+  });
+
+  it('reads a python header after coding and copyright comments, with JSON object examples', () => {
+    const result = describeFixture('good/fetch_url.py');
+    expect(result.diagnostics).toEqual([]);
+    expect(result.tools[0]).toMatchObject({
+      name: 'fetch_url',
+      source: { line: 5 },
+      invocation: { extension: '.py' },
+      inputSchema: {
+        properties: {
+          url: { type: 'string', examples: ['https://example.com'] },
+          timeout: { type: 'number', examples: [2.5] },
+          headers: { type: 'object', examples: [{ Accept: 'text/html' }] },
+        },
+        required: ['url'],
+      },
+    });
+  });
+
+  it('reads // headers, types quoted LIKE values and keeps DEFAULT parameters optional', () => {
+    const result = describeFixture('good/summarize.mjs');
+    expect(result.diagnostics).toEqual([]);
+    expect(result.tools[0]?.inputSchema).toMatchObject({
+      properties: {
+        sentences: { type: 'integer', enum: [1, 3, 5], examples: [3] },
+        style: { type: 'string', enum: ['plain', 'bullets'], default: 'plain' },
+      },
+      required: ['text'],
+    });
+    expect(result.tools[0]?.invocation).toEqual({
+      runner: 'process',
+      scriptPath: join(FIXTURES, 'good/summarize.mjs'),
+      extension: '.mjs',
+    });
+  });
+
+  it('accepts a shebang, /// comments, negative numbers and typed array items in .ts', () => {
+    const result = describeFixture('good/convert.ts');
+    expect(result.diagnostics).toEqual([]);
+    expect(result.tools[0]?.inputSchema.properties).toEqual({
+      value: { type: 'number', description: 'The temperature', examples: [-40] },
+      scales: {
+        type: 'array',
+        items: { type: 'integer' },
+        description: 'Scale ids',
+        examples: [[1, 2]],
+      },
+    });
+  });
+
+  it('takes lower-case keywords in declaration form, but not prose that starts with "Description"', () => {
+    const result = describeFixture('good/echo.js');
+    expect(result.diagnostics).toEqual([]);
+    expect(result.tools[0]?.description).toBe('Echoes its input back, as a test tool');
+    expect(Object.keys(result.tools[0]?.inputSchema.properties ?? {})).toEqual(['message', 'loud']);
+  });
+
+  it("reads BotServer's two-line form: a DESCRIPTION right after a PARAM describes the parameter", () => {
+    const result = describeFixture('good/two-line.sh');
+    expect(result.tools[0]).toMatchObject({
+      description: 'Takes an order for an operator',
+      source: { line: 6 },
+      inputSchema: {
+        properties: {
+          operator: { type: 'number', description: 'Operator code', examples: [12312312] },
+          note: { type: 'string', description: 'Unquoted parameter description' },
+        },
+        required: ['operator', 'note'],
+      },
+    });
+  });
+
+  it('unescapes \\" and "" inside strings and keeps other backslashes', () => {
+    const result = describeFixture('good/escaped.sh');
+    expect(result.tools[0]?.description).toBe(
+      'Prints "quoted" text and a path like C:\\temp with "doubled" quotes',
+    );
+    expect(result.tools[0]?.inputSchema.properties?.text).toEqual({
+      type: 'string',
+      description: 'The "text" to print',
+      examples: ['say "hi"'],
+    });
+  });
+
+  it('reads files with CRLF line endings', () => {
+    const result = describeFixture('good/crlf.sh');
+    expect(result.tools[0]).toMatchObject({
+      description: 'Uses Windows line endings',
+      inputSchema: { required: ['name'] },
+    });
+  });
+
+  it('serves a tool without parameters as an empty object schema', () => {
+    const result = describeFixture('good/no-params.py');
+    expect(result.tools[0]?.inputSchema).toEqual({
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    });
+  });
+
+  it('gives plain JSON', () => {
+    const result = describeFixture('good/list-files.sh');
+    expect(JSON.parse(JSON.stringify(result))).toEqual(result);
+  });
+});
+
+describe('describeHeaderScript: refused scripts', () => {
+  it('skips a script with no header with an info diagnostic', () => {
+    const result = describeFixture('bad/no-header.sh');
+    expect(result.tools).toEqual([]);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'info',
+        code: 'I_NOT_A_TOOL',
+        hint: expect.stringContaining('# DESCRIPTION'),
+      }),
+    ]);
+  });
+
+  it('refuses PARAM lines without a DESCRIPTION', () => {
+    const result = describeFixture('bad/no-description.sh');
+    expect(result.tools).toEqual([]);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'error', code: 'E_NO_DESCRIPTION', line: 1 }),
+    ]);
+  });
+
+  it('reports each bad PARAM line with its line and the expected form', () => {
+    const result = describeFixture('bad/bad-param-syntax.sh');
+    expect(result.tools).toEqual([]);
+    expect(result.diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['E_PARAM_SYNTAX', 2],
+      ['E_PARAM_SYNTAX', 3],
+      ['E_PARAM_NAME', 4],
+    ]);
+    expect(result.diagnostics[0]?.message).toContain('"WITH"');
+    expect(result.diagnostics[0]?.hint).toContain('PARAM name AS type');
+  });
+
+  it('refuses unknown types, .bas-only types and OF after a non-array', () => {
+    const result = describeFixture('bad/unknown-type.py');
+    expect(result.diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['E_PARAM_TYPE', 2],
+      ['E_PARAM_TYPE', 3],
+      ['E_PARAM_TYPE', 4],
+    ]);
+    expect(result.diagnostics[0]?.hint).toContain(
+      'string, integer, number, boolean, array, object',
+    );
+    expect(result.diagnostics[1]?.hint).toContain('.bas');
+  });
+
+  it('refuses a parameter declared twice, ignoring case', () => {
+    const result = describeFixture('bad/duplicate-param.js');
+    expect(result.tools).toEqual([]);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'E_DUPLICATE_PARAM',
+        line: 3,
+        message: expect.stringContaining('line 2'),
+      }),
+    ]);
+  });
+
+  it('refuses empty descriptions, of the tool and of a parameter', () => {
+    const result = describeFixture('bad/empty-description.sh');
+    expect(result.diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['E_EMPTY_DESCRIPTION', 1],
+      ['E_EMPTY_DESCRIPTION', 2],
+    ]);
+    expect(result.diagnostics[1]?.message).toBe('PARAM name: the DESCRIPTION is empty.');
+  });
+
+  it('refuses LIKE values that do not fit the declared type', () => {
+    const result = describeFixture('bad/bad-like.sh');
+    expect(result.diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['E_PARAM_VALUE', 2],
+      ['E_PARAM_VALUE', 3],
+      ['E_PARAM_VALUE', 4],
+      ['E_PARAM_VALUE', 5],
+      ['E_PARAM_INVALID', 6],
+    ]);
+    expect(result.diagnostics[0]?.message).toBe(
+      'PARAM count: the LIKE value "many" is not a whole number.',
+    );
+    expect(result.diagnostics[4]?.message).toContain('not one of "low", "high"');
+  });
+
+  it('refuses ENUM values that are not a JSON array of the declared type', () => {
+    const result = describeFixture('bad/bad-enum.sh');
+    expect(result.diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['E_PARAM_ENUM', 2],
+      ['E_PARAM_INVALID', 3],
+      ['E_PARAM_INVALID', 3],
+      ['E_PARAM_ENUM', 4],
+    ]);
+    expect(result.diagnostics[0]?.hint).toContain('ENUM ["low", "high"]');
+  });
+
+  it('refuses parameters without a description', () => {
+    const result = describeFixture('bad/param-without-description.py');
+    expect(result.diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['E_PARAM_DESCRIPTION', 2],
+      ['E_PARAM_DESCRIPTION', 4],
+    ]);
+  });
+
+  it('refuses unclosed quotes', () => {
+    const result = describeFixture('bad/unclosed.sh');
+    expect(codes(result)).toEqual(['E_DECLARATION_SYNTAX', 'E_DECLARATION_SYNTAX']);
+    expect(result.diagnostics[1]?.message).toContain('PARAM name');
+  });
+
+  it('refuses a file name with no letters or digits', () => {
+    const result = describeFixture('bad/__.sh');
+    expect(result.tools).toEqual([]);
+    expect(codes(result)).toEqual(['E_TOOL_NAME']);
+  });
+
+  it('keeps the first of two tool descriptions and warns about the second', () => {
+    const result = describeHeaderScript({
+      path: '/tools/twice.sh',
+      content: '# DESCRIPTION "one"\n# PARAM a AS string DESCRIPTION "A"\n# DESCRIPTION "two"\n',
+    });
+    expect(result.tools[0]?.description).toBe('one');
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'warning', code: 'W_DUPLICATE_DESCRIPTION', line: 3 }),
+    ]);
+  });
+
+  it('reads scripts of other interpreters with their own line comment', () => {
+    const ruby = describeHeaderScript({
+      path: '/x/greet.rb',
+      content: '# DESCRIPTION "Greets"\nputs 1\n',
+    });
+    expect(ruby.tools[0]?.invocation).toEqual({
+      runner: 'process',
+      scriptPath: '/x/greet.rb',
+      extension: '.rb',
+    });
+    const lua = describeHeaderScript({
+      path: '/x/greet.lua',
+      content: '-- DESCRIPTION "Greets"\nprint(1)\n',
+    });
+    expect(lua.tools[0]?.description).toBe('Greets');
+    const custom = describeHeaderScript({
+      path: '/x/greet.xyz',
+      content: '; DESCRIPTION "Greets"\n',
+      commentPrefix: ';',
+    });
+    expect(custom.tools[0]?.description).toBe('Greets');
+    expect(HEADER_SCRIPT_EXTENSIONS).toEqual(['.sh', '.py', '.js', '.mjs', '.ts']);
+    expect([getCommentPrefix('.TS'), getCommentPrefix('.pl'), getCommentPrefix('.cjs')]).toEqual([
+      '//',
+      '#',
+      '//',
+    ]);
+  });
+});
+
+describe('readHeaderLines', () => {
+  it('strips the marker, skips blanks and the shebang, and stops at code', () => {
+    expect(readHeaderLines('#!/bin/sh\n\n# one\n#two\n  # three\necho\n# four', '#')).toEqual([
+      { text: ' one', line: 3 },
+      { text: 'two', line: 4 },
+      { text: ' three', line: 5 },
+    ]);
+  });
+
+  it('accepts a repeated marker', () => {
+    expect(readHeaderLines('## a\n/// b', '#')).toEqual([{ text: ' a', line: 1 }]);
+    expect(readHeaderLines('/// b\n---', '//')).toEqual([{ text: ' b', line: 1 }]);
+  });
+
+  it('strips a byte-order mark', () => {
+    expect(readHeaderLines('\uFEFF// a', '//')).toEqual([{ text: ' a', line: 1 }]);
+  });
+});

@@ -1,0 +1,199 @@
+import type { Dirent } from 'node:fs';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { glob, isDynamicPattern } from 'tinyglobby';
+import { ToolpackError, createDiagnostic } from '@toolpack/core';
+import type { Diagnostic } from '@toolpack/core';
+import type { ParseCache, SourceResult } from '../../types.ts';
+import {
+  METADATA_FILE_NAMES,
+  TOOL_FOLDER_SCRIPT_EXTENSIONS,
+  describeToolFolder,
+} from './describe-tool-folder.ts';
+
+export interface DiscoverToolFoldersOptions {
+  /**
+   * A folder of tool folders, or a glob of such folders (`.bot/workflows/*\/tools`),
+   * absolute or relative to `cwd`.
+   */
+  root: string;
+  cwd: string;
+  cache?: ParseCache;
+}
+
+/** Bump when `describeToolFolder`'s output changes, so cached results are not served. */
+export const TOOL_FOLDER_PARSER = 'tool-folder@1';
+
+const SCRIPT_FILE = new RegExp(`^script\\.(${TOOL_FOLDER_SCRIPT_EXTENSIONS.join('|')})$`, 'i');
+
+/**
+ * DESIGN.md source 1, dotbot's convention: every sub-folder of `root` holding a metadata file
+ * and a `script.<ext>` is a tool (see `describeToolFolder` for the format and the checks).
+ * Sub-folders with neither are left alone; one with a script but no metadata is a warning.
+ * A glob that matches nothing gives a warning; a plain folder that does not exist throws
+ * `E_SOURCE_MISSING`. Results come in a stable order (roots, then folders, by name) so
+ * dotbot's last-loaded-wins rule picks the same tool every time.
+ */
+export async function discoverToolFolders(
+  options: DiscoverToolFoldersOptions,
+): Promise<SourceResult> {
+  const { cwd, cache } = options;
+  const roots = await resolveRoots(options);
+  if (roots.length === 0) {
+    return {
+      tools: [],
+      diagnostics: [
+        createDiagnostic(
+          'warning',
+          'W_SOURCE_EMPTY',
+          `No folder matches the tool-folder pattern ${options.root}.`,
+          { path: path.resolve(cwd, options.root) },
+          'Check the pattern, or create the folders it should match.',
+        ),
+      ],
+    };
+  }
+  const perRoot = await Promise.all(roots.map((root) => discoverRoot(root, cache)));
+  return {
+    tools: perRoot.flatMap((result) => result.tools),
+    diagnostics: perRoot.flatMap((result) => result.diagnostics),
+  };
+}
+
+async function resolveRoots(options: DiscoverToolFoldersOptions): Promise<string[]> {
+  const { root, cwd } = options;
+  // Globs are written with forward slashes; a Windows path is a plain folder.
+  if (isDynamicPattern(root.replace(/\\/g, '/'))) {
+    const matches = await glob([root.replace(/\\/g, '/')], {
+      cwd,
+      absolute: true,
+      onlyDirectories: true,
+      expandDirectories: false,
+    });
+    return [...new Set(matches.map((match) => path.resolve(match)))].sort();
+  }
+  const absolute = path.resolve(cwd, root);
+  const info = await stat(absolute).catch(() => undefined);
+  if (info === undefined || !info.isDirectory()) {
+    throw new ToolpackError(
+      'E_SOURCE_MISSING',
+      info === undefined
+        ? `The tool-folder source ${root} does not exist (looked in ${absolute}).`
+        : `The tool-folder source ${root} is not a folder.`,
+      {
+        path: absolute,
+        hint: 'Point `tools:` (or --tools) at a folder whose sub-folders hold metadata.yaml and script.<ext>.',
+      },
+    );
+  }
+  return [absolute];
+}
+
+async function discoverRoot(root: string, cache: ParseCache | undefined): Promise<SourceResult> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(root, { withFileTypes: true });
+  } catch (error) {
+    return { tools: [], diagnostics: [readError(root, error)] };
+  }
+  const folders: string[] = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const folder = path.join(root, entry.name);
+    if (
+      entry.isDirectory() ||
+      (entry.isSymbolicLink() && (await stat(folder).catch(() => undefined))?.isDirectory())
+    ) {
+      folders.push(folder);
+    }
+  }
+  folders.sort();
+  const results = await Promise.all(folders.map((folder) => discoverFolder(folder, cache)));
+  return {
+    tools: results.flatMap((r) => r.tools),
+    diagnostics: results.flatMap((r) => r.diagnostics),
+  };
+}
+
+async function discoverFolder(
+  folder: string,
+  cache: ParseCache | undefined,
+): Promise<SourceResult> {
+  let names: string[];
+  try {
+    names = (await readdir(folder, { withFileTypes: true }))
+      .filter((e) => e.isFile() || e.isSymbolicLink())
+      .map((e) => e.name);
+  } catch (error) {
+    return { tools: [], diagnostics: [readError(folder, error)] };
+  }
+  const diagnostics: Diagnostic[] = [];
+  const metadataNames = METADATA_FILE_NAMES.filter((name) => names.includes(name));
+  const scripts = names.filter((name) => SCRIPT_FILE.test(name)).sort();
+  const metadataName = metadataNames[0];
+  if (metadataName === undefined) {
+    if (scripts.length > 0) {
+      diagnostics.push(
+        createDiagnostic(
+          'warning',
+          'W_NO_METADATA',
+          `The folder ${path.basename(folder)} has ${scripts.join(', ')} but no metadata file, so it is not a tool.`,
+          { path: folder },
+          'Add metadata.yaml with name, description and inputSchema.',
+        ),
+      );
+    }
+    return { tools: [], diagnostics };
+  }
+  if (metadataNames.length > 1) {
+    diagnostics.push(
+      createDiagnostic(
+        'warning',
+        'W_SEVERAL_METADATA',
+        `The folder ${path.basename(folder)} has ${metadataNames.join(' and ')}; only ${metadataName} is read.`,
+        { path: path.join(folder, metadataName) },
+        'Keep one metadata file.',
+      ),
+    );
+  }
+  const metadataPath = path.join(folder, metadataName);
+  const scriptPath = scripts.length === 1 ? path.join(folder, scripts[0] ?? '') : undefined;
+  const files = scriptPath === undefined ? [metadataPath] : [metadataPath, scriptPath];
+  const describe = (contents: string[]) =>
+    describeToolFolder({
+      folder,
+      metadataPath,
+      metadata: contents[0] ?? '',
+      scripts,
+      ...(scriptPath === undefined ? {} : { scriptPath, script: contents[1] ?? '' }),
+    });
+  try {
+    const result =
+      cache === undefined
+        ? await describe(await Promise.all(files.map((file) => readFile(file, 'utf8'))))
+        : await cache.read(TOOL_FOLDER_PARSER, files, describe);
+    return { tools: result.tools, diagnostics: [...diagnostics, ...result.diagnostics] };
+  } catch (error) {
+    // A file that vanished or cannot be read is that folder's problem, never the others'.
+    const failure =
+      typeof (error as NodeJS.ErrnoException).code === 'string'
+        ? readError(metadataPath, error)
+        : createDiagnostic(
+            'error',
+            'E_TOOL_FOLDER',
+            `The tool folder ${path.basename(folder)} could not be described: ${(error as Error).message}`,
+            { path: folder },
+          );
+    return { tools: [], diagnostics: [...diagnostics, failure] };
+  }
+}
+
+function readError(target: string, error: unknown): Diagnostic {
+  return createDiagnostic(
+    'error',
+    'E_READ',
+    `Cannot read ${target}: ${(error as Error).message}`,
+    { path: target },
+    'Check that the file exists and is readable.',
+  );
+}

@@ -1,0 +1,200 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { SourceResult } from '../../types.ts';
+import { describeToolFolder } from './describe-tool-folder.ts';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+const metadataFiles = [
+  'tools/send-notification/metadata.yaml',
+  'tools/list-files/metadata.yaml',
+  'tools/word-count/metadata.yaml',
+  'project/.bot/workflows/default/tools/task-create/metadata.yaml',
+  'project/.bot/workflows/start-from-jira/tools/jira-fetch/metadata.json',
+].map((file) => ({ file, content: readFileSync(join(FIXTURES, file), 'utf8') }));
+const ps1 = readFileSync(join(FIXTURES, 'tools/send-notification/script.ps1'), 'utf8');
+
+const edits = fc.array(
+  fc.record({
+    kind: fc.constantFrom('insert', 'delete', 'replace', 'duplicate-line', 'drop-line'),
+    at: fc.nat(),
+    text: fc.string({
+      unit: fc.constantFrom(
+        ':',
+        '-',
+        ' ',
+        '\n',
+        '\t',
+        '"',
+        "'",
+        '{',
+        '}',
+        '[',
+        ']',
+        '&',
+        '*',
+        '!',
+        '#',
+        'a',
+        '1',
+        '|',
+      ),
+      maxLength: 6,
+    }),
+  }),
+  { maxLength: 8 },
+);
+
+function mutate(
+  content: string,
+  changes: readonly { kind: string; at: number; text: string }[],
+): string {
+  let text = content;
+  for (const change of changes) {
+    const at = text.length === 0 ? 0 : change.at % (text.length + 1);
+    const lines = text.split('\n');
+    const line = lines.length === 0 ? 0 : change.at % lines.length;
+    switch (change.kind) {
+      case 'insert':
+        text = text.slice(0, at) + change.text + text.slice(at);
+        break;
+      case 'delete':
+        text = text.slice(0, at) + text.slice(at + 1 + (change.text.length % 5));
+        break;
+      case 'replace':
+        text = text.slice(0, at) + change.text + text.slice(at + change.text.length);
+        break;
+      case 'duplicate-line':
+        lines.splice(line, 0, lines[line] ?? '');
+        text = lines.join('\n');
+        break;
+      default:
+        lines.splice(line, 1);
+        text = lines.join('\n');
+    }
+  }
+  return text;
+}
+
+/** Metadata-shaped YAML with values of every kind in every place. */
+const anyValue = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constantFrom('object', 'array', 'strin', '30s', '-1', 'yes'),
+  fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }),
+);
+const metadataObject = fc.dictionary(
+  fc.constantFrom(
+    'name',
+    'description',
+    'inputSchema',
+    'input_schema',
+    'outputSchema',
+    'annotations',
+    'timeout',
+    'timeoutMs',
+    'title',
+    'other',
+  ),
+  fc.oneof(
+    anyValue,
+    fc.dictionary(
+      fc.constantFrom(
+        'type',
+        'properties',
+        'required',
+        'additionalProperties',
+        'readOnlyHint',
+        'destructiveHint',
+        'title',
+        'x',
+      ),
+      fc.oneof(anyValue, fc.dictionary(fc.string({ maxLength: 4 }), anyValue, { maxKeys: 3 })),
+      { maxKeys: 5 },
+    ),
+  ),
+  { maxKeys: 8 },
+);
+
+function expectOnlyDiagnostics(result: SourceResult): void {
+  expect(result.tools.length).toBeLessThanOrEqual(1);
+  for (const diagnostic of result.diagnostics) {
+    expect(['error', 'warning', 'info']).toContain(diagnostic.severity);
+    expect(diagnostic.code).toMatch(/^[EWI]_[A-Z_]+$/);
+  }
+  if (result.tools.length === 1)
+    expect(result.diagnostics.some((d) => d.severity === 'error')).toBe(false);
+  expect(JSON.parse(JSON.stringify(result))).toEqual(result);
+}
+
+const folder = '/project/tools/send-notification';
+const describeMetadata = (metadata: string, metadataName = 'metadata.yaml') =>
+  describeToolFolder({
+    folder,
+    metadataPath: `${folder}/${metadataName}`,
+    metadata,
+    scriptPath: `${folder}/script.sh`,
+    script: '',
+    scripts: ['script.sh'],
+  });
+
+describe('describeToolFolder under fuzzing', () => {
+  it('turns random text into diagnostics, never an exception', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit: 'binary', maxLength: 300 }),
+        fc.constantFrom('metadata.yaml', 'metadata.json'),
+        async (metadata, name) => {
+          expectOnlyDiagnostics(await describeMetadata(metadata, name));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('turns metadata of any shape into diagnostics, never an exception', async () => {
+    await fc.assert(
+      fc.asyncProperty(metadataObject, async (object) => {
+        expectOnlyDiagnostics(await describeMetadata(JSON.stringify(object), 'metadata.json'));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('turns mutations of the good metadata files into diagnostics, never an exception', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...metadataFiles),
+        edits,
+        async ({ file, content }, changes) => {
+          expectOnlyDiagnostics(
+            await describeMetadata(mutate(content, changes), file.split('/').pop()),
+          );
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('turns mutations of a .ps1 script into diagnostics, never an exception', async () => {
+    const metadata = readFileSync(join(FIXTURES, 'tools/send-notification/metadata.yaml'), 'utf8');
+    await fc.assert(
+      fc.asyncProperty(edits, async (changes) => {
+        expectOnlyDiagnostics(
+          await describeToolFolder({
+            folder,
+            metadataPath: `${folder}/metadata.yaml`,
+            metadata,
+            scriptPath: `${folder}/script.ps1`,
+            script: mutate(ps1, changes),
+            scripts: ['script.ps1'],
+          }),
+        );
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
