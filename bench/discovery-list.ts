@@ -10,6 +10,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
   options: { count: { type: 'string', default: '1000' }, runs: { type: 'string', default: '5' } },
 });
 const count = Number(values.count);

@@ -1,5 +1,10 @@
-import { runCli } from './main.ts';
+import module from 'node:module';
 
+// Cache V8's compiled code of our dependencies on disk: it halves start-up, which every
+// `mcp list` and every client that spawns `mcp serve` pays.
+module.enableCompileCache?.();
+
+const { runCli } = await import('./main.ts');
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

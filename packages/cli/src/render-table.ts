@@ -1,28 +1,35 @@
 export interface Column {
   title: string;
-  /** Upper bound; the last column takes what the terminal has left. */
+  /** Upper bound of the column's width. */
   max: number;
+  /** This column takes what the terminal has left after the others. */
+  flex?: boolean;
+  /** Cut long cells at the start (paths: the file name matters most) instead of the end. */
+  truncate?: 'start' | 'end';
 }
 
-function truncate(text: string, width: number): string {
+function truncate(text: string, width: number, where: 'start' | 'end'): string {
   const single = text.replace(/\s+/g, ' ').trim();
   if (single.length <= width) return single;
-  return width <= 1 ? single.slice(0, width) : `${single.slice(0, width - 1)}…`;
+  if (width <= 1) return single.slice(0, width);
+  return where === 'start' ? `…${single.slice(single.length - width + 1)}` : `${single.slice(0, width - 1)}…`;
 }
 
 /** A plain-text table sized to the terminal: no borders, two spaces between columns. */
 export function renderTable(columns: readonly Column[], rows: readonly string[][], totalWidth: number): string {
   const widths = columns.map((column, i) =>
-    Math.min(column.max, Math.max(column.title.length, ...rows.map((row) => (row[i] ?? '').length))),
+    Math.min(column.max, Math.max(column.title.length, ...rows.map((row) => (row[i] ?? '').replace(/\s+/g, ' ').trim().length))),
   );
-  const fixed = widths.slice(0, -1).reduce((sum, w) => sum + w + 2, 0);
-  widths[widths.length - 1] = Math.max(20, Math.min(widths[widths.length - 1] ?? 20, totalWidth - fixed));
+  const flex = columns.findIndex((column) => column.flex);
+  if (flex >= 0) {
+    const others = widths.reduce((sum, w, i) => (i === flex ? sum : sum + w), 0) + 2 * (columns.length - 1);
+    widths[flex] = Math.max(20, Math.min(widths[flex] ?? 20, totalWidth - others));
+  }
   const line = (cells: readonly string[]) =>
     cells
       .map((cell, i) => {
-        const width = widths[i] ?? 0;
-        const text = truncate(cell, width);
-        return i === cells.length - 1 ? text : text.padEnd(width);
+        const text = truncate(cell, widths[i] ?? 0, columns[i]?.truncate ?? 'end');
+        return i === cells.length - 1 ? text : text.padEnd(widths[i] ?? 0);
       })
       .join('  ')
       .trimEnd();

@@ -186,9 +186,9 @@ function buildValueSchema(spec: ValueSpec): JsonSchema {
   if (spec.properties !== undefined) {
     const properties: Record<string, JsonSchema> = {};
     for (const [name, property] of Object.entries(spec.properties)) {
-      const propertySchema = buildValueSchema(property);
+      const propertySchema: JsonSchema = { type: property.type };
       if (property.description !== undefined) propertySchema.description = property.description;
-      properties[name] = propertySchema;
+      properties[name] = Object.assign(propertySchema, buildValueSchema(property));
     }
     schema.properties = properties;
     if (spec.requiredProperties !== undefined && spec.requiredProperties.length > 0) {
@@ -216,10 +216,12 @@ export function buildInputSchema(
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const parameter of parameters) {
-    const schema = buildValueSchema(parameter);
+    // `type` then `description` first: the order a person reading `mcp list --json` expects.
+    const schema: JsonSchema = { type: parameter.type };
     if (parameter.description !== undefined && parameter.description !== '') {
       schema.description = parameter.description;
     }
+    Object.assign(schema, buildValueSchema(parameter));
     if (parameter.default !== undefined) schema.default = parameter.default;
     if (parameter.examples !== undefined && parameter.examples.length > 0) {
       schema.examples = [...parameter.examples];

@@ -1,5 +1,6 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type addFormatsModule from 'ajv-formats';
 import { ToolpackError } from './errors.ts';
 import type { JsonSchema } from './tool-model.ts';
 
@@ -19,9 +20,14 @@ export type ArgumentValidation =
 export type ArgumentValidator = (args: unknown) => ArgumentValidation;
 
 function createAjv(): Ajv2020 {
+  // Loaded on first use, not at import: Ajv costs ~50 ms of start-up that `mcp list` over
+  // scripts never needs. Both packages are CommonJS, so a synchronous require works.
+  const require = createRequire(import.meta.url);
+  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  const addFormats = require('ajv-formats') as typeof addFormatsModule;
   // strict off: tool authors' schemas may carry annotations (`x-*`, `examples`) Ajv does not know.
-  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
-  addFormatsModule.default(ajv);
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
+  addFormats.default(ajv);
   return ajv;
 }
 

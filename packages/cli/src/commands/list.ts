@@ -60,7 +60,8 @@ export function renderListReport(report: ListReport, io: CliIo): string {
     const where = tool.source.line === undefined ? tool.source.path : `${tool.source.path}:${tool.source.line}`;
     return [
       tool.name,
-      `${tool.source.kind} ${where}`,
+      tool.source.kind,
+      where,
       tool.description,
       problems.length === 0 ? '' : `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}`,
     ];
@@ -68,8 +69,9 @@ export function renderListReport(report: ListReport, io: CliIo): string {
   let out = renderTable(
     [
       { title: 'NAME', max: 40 },
-      { title: 'SOURCE', max: 48 },
-      { title: 'DESCRIPTION', max: 200 },
+      { title: 'KIND', max: 11 },
+      { title: 'SOURCE', max: 44, truncate: 'start' },
+      { title: 'DESCRIPTION', max: 200, flex: true },
       { title: 'PROBLEMS', max: 12 },
     ],
     rows,

@@ -1,0 +1,208 @@
+import {
+  buildInputSchema,
+  createDiagnostic,
+  findParameterProblems,
+  hasErrors,
+  isToolpackError,
+  normalizeToolName,
+  parseHints,
+} from '@toolpack/core';
+import type { Diagnostic, DiscoveredTool, ToolInvocation } from '@toolpack/core';
+import { findParameterComments } from './comment-help.ts';
+import type { HelpSearch } from './comment-help.ts';
+import { convertParameters } from './parameters.ts';
+import type { ParseProblem } from './tokenizer.ts';
+import type { PowerShellDocument, PsAttribute, PsParameter } from './reader.ts';
+
+export interface DescribeCommandInput {
+  document: PowerShellDocument;
+  path: string;
+  sourceKind: 'script' | 'ps-module';
+  /** The script's base name or the function's name. */
+  originalName: string;
+  /** `the script` or `the function Get-Widget`, for messages. */
+  what: string;
+  line?: number;
+  help: HelpSearch;
+  parameters: readonly PsParameter[];
+  blockAttributes: readonly PsAttribute[];
+  invocation: ToolInvocation;
+  /** How to add help to this command, for the no-description hint. */
+  helpHint: string;
+}
+
+export interface DescribedCommand {
+  tool?: DiscoveredTool;
+  diagnostics: Diagnostic[];
+}
+
+/** At most this many parse errors per file: past the first few they are mostly echoes. */
+const MAX_PARSE_DIAGNOSTICS = 5;
+
+export function createParseDiagnostics(
+  path: string,
+  errors: readonly ParseProblem[],
+  what: string,
+): Diagnostic[] {
+  const diagnostics = errors
+    .slice(0, MAX_PARSE_DIAGNOSTICS)
+    .map((error) =>
+      createDiagnostic(
+        'error',
+        'E_PARSE',
+        `PowerShell cannot parse ${what}: ${error.message} (line ${error.line}).`,
+        { path, line: error.line },
+        "Fix the syntax; running the file once in pwsh shows PowerShell's own message.",
+      ),
+    );
+  if (errors.length > MAX_PARSE_DIAGNOSTICS) {
+    diagnostics.push(
+      createDiagnostic(
+        'error',
+        'E_PARSE',
+        `${errors.length - MAX_PARSE_DIAGNOSTICS} more syntax problems in ${what} are not listed.`,
+        { path },
+      ),
+    );
+  }
+  return diagnostics;
+}
+
+function describeMissingHelp(input: DescribeCommandInput): Diagnostic {
+  const rejection = input.help.rejections[0];
+  const help = input.help.help;
+  let message: string;
+  let line = input.line;
+  if (help !== undefined) {
+    message = `${capitalize(input.what)} has no description: its comment-based help (line ${help.lines.start}) has neither .SYNOPSIS nor .DESCRIPTION.`;
+    line = help.lines.start;
+  } else if (rejection !== undefined) {
+    message = `${capitalize(input.what)} has no description: PowerShell ignores the help block at line ${rejection.line} because ${rejection.reason}.`;
+    line = rejection.line;
+  } else {
+    message = `${capitalize(input.what)} has no description: no comment-based help with .SYNOPSIS or .DESCRIPTION was found.`;
+  }
+  return createDiagnostic(
+    'error',
+    'E_NO_DESCRIPTION',
+    message,
+    { path: input.path, ...(line === undefined ? {} : { line }) },
+    input.helpHint,
+  );
+}
+
+/**
+ * Turns one script or function into a tool, or into the diagnostics that say why it is
+ * refused. Every problem is reported, not only the first, so one pass fixes them all.
+ */
+export function describeCommand(input: DescribeCommandInput): DescribedCommand {
+  const diagnostics: Diagnostic[] = [];
+  const where = { path: input.path, ...(input.line === undefined ? {} : { line: input.line }) };
+
+  let name: string | undefined;
+  let renamed: Diagnostic | undefined;
+  try {
+    const normalized = normalizeToolName(input.originalName);
+    name = normalized.name;
+    if (normalized.changed) {
+      renamed = createDiagnostic(
+        'info',
+        'I_RENAMED',
+        `The tool from ${input.what} is named ${name}, not ${input.originalName}: ${normalized.changes.join('; ')} (tool names are plain identifiers).`,
+        where,
+      );
+    }
+  } catch (error) {
+    if (!isToolpackError(error)) throw error;
+    diagnostics.push(
+      createDiagnostic(
+        'error',
+        'E_TOOL_NAME',
+        `${capitalize(input.what)} cannot become a tool: ${error.message}`,
+        where,
+        error.hint,
+      ),
+    );
+  }
+
+  const help = input.help.help;
+  const description = [help?.synopsis, help?.description]
+    .filter((part) => part !== undefined && part !== '')
+    .join('\n\n');
+  if (description === '') diagnostics.push(describeMissingHelp(input));
+
+  if (help !== undefined) {
+    const declared = new Set(input.parameters.map((parameter) => parameter.name.toLowerCase()));
+    for (const documented of Object.keys(help.parameters)) {
+      if (declared.has(documented)) continue;
+      diagnostics.push(
+        createDiagnostic(
+          'warning',
+          'W_UNKNOWN_PARAMETER_HELP',
+          `The help of ${input.what} documents a parameter ${JSON.stringify(documented)} that the param block does not declare.`,
+          { path: input.path, line: help.lines.parameters[documented] ?? help.lines.start },
+          'Fix the name after .PARAMETER or remove the section.',
+        ),
+      );
+    }
+  }
+
+  const comments = findParameterComments(input.document, input.parameters);
+  const descriptions = input.parameters.map(
+    (parameter, index) => help?.parameters[parameter.name.toLowerCase()] || comments[index] || '',
+  );
+  const converted = convertParameters({
+    path: input.path,
+    what: input.what,
+    parameters: input.parameters,
+    blockAttributes: input.blockAttributes,
+    descriptions,
+  });
+  diagnostics.push(...converted.diagnostics);
+
+  let annotations: DiscoveredTool['annotations'];
+  if (help?.notes !== undefined) {
+    const hints = parseHints(help.notes, {
+      path: input.path,
+      ...(help.lines.notes === undefined ? {} : { line: help.lines.notes }),
+    });
+    diagnostics.push(...hints.diagnostics);
+    if (Object.keys(hints.annotations).length > 0) annotations = hints.annotations;
+  }
+
+  for (const problem of findParameterProblems(converted.parameters)) {
+    diagnostics.push(
+      createDiagnostic('error', 'E_PARAMETERS', `${capitalize(input.what)}: ${problem}.`, where),
+    );
+  }
+
+  if (hasErrors(diagnostics) || name === undefined) return { diagnostics };
+  let inputSchema: DiscoveredTool['inputSchema'];
+  try {
+    inputSchema = buildInputSchema(converted.parameters);
+  } catch (error) {
+    if (!isToolpackError(error)) throw error;
+    diagnostics.push(createDiagnostic('error', error.code, error.message, where, error.hint));
+    return { diagnostics };
+  }
+  const tool: DiscoveredTool = {
+    name,
+    originalName: input.originalName,
+    description,
+    inputSchema,
+    source: {
+      kind: input.sourceKind,
+      path: input.path,
+      ...(input.line === undefined ? {} : { line: input.line }),
+    },
+    invocation: input.invocation,
+  };
+  if (annotations !== undefined) tool.annotations = annotations;
+  // Only a tool that exists has a name worth explaining.
+  if (renamed !== undefined) diagnostics.unshift(renamed);
+  return { tool, diagnostics };
+}
+
+export function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

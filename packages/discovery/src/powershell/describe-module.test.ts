@@ -1,0 +1,282 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isToolpackError } from '@toolpack/core';
+import { describe, expect, it } from 'vitest';
+import type { SourceResult } from '../types.ts';
+import { describePowerShellModule, parsePowerShellManifest } from './describe-module.ts';
+
+const modules = fileURLToPath(new URL('./fixtures/modules/', import.meta.url));
+
+function fixture(relative: string): string {
+  return join(modules, relative);
+}
+
+function names(result: SourceResult): string[] {
+  return result.tools.map((tool) => tool.name);
+}
+
+function problems(result: SourceResult): string[] {
+  return result.diagnostics
+    .filter((d) => d.code !== 'I_RENAMED')
+    .map((d) => `${d.severity} ${d.code} ${d.path.slice(modules.length)}:${d.line ?? ''}`);
+}
+
+describe('describePowerShellModule', () => {
+  it('makes a tool of each function the manifest exports, however its help is placed', async () => {
+    const manifest = fixture('WidgetTools/WidgetTools.psd1');
+    const script = fixture('WidgetTools/WidgetTools.psm1');
+    const result = await describePowerShellModule({ path: manifest });
+    expect(names(result)).toEqual(['Get_Widget', 'Set_Widget', 'Remove_Widget', 'Find_Widget']);
+    const [get, set, remove, find] = result.tools;
+    expect(get).toEqual({
+      name: 'Get_Widget',
+      originalName: 'Get-Widget',
+      description: 'Gets a widget.',
+      inputSchema: {
+        type: 'object',
+        properties: { Name: { type: 'string', description: "The widget's name." } },
+        required: ['Name'],
+        additionalProperties: false,
+      },
+      annotations: { readOnlyHint: true },
+      source: { kind: 'ps-module', path: script, line: 9 },
+      invocation: {
+        runner: 'pwsh',
+        mode: 'module',
+        modulePath: manifest,
+        functionName: 'Get-Widget',
+      },
+    });
+    expect(set?.description).toBe('Changes a widget.\n\nWrites the new size to the store.');
+    expect(set?.inputSchema.properties?.Size).toEqual({
+      type: 'integer',
+      minimum: 1,
+      maximum: 10,
+      description: 'The new size.',
+      default: 1,
+    });
+    expect(remove?.annotations).toEqual({ destructiveHint: true });
+    expect(remove?.inputSchema.properties).toEqual({
+      Name: { type: 'string', description: 'The widget to remove.' },
+      Force: { type: 'boolean', description: 'Skip the confirmation.' },
+    });
+    expect(find?.inputSchema.properties?.Pattern).toEqual({
+      type: 'string',
+      description: 'The wildcard.',
+      default: '*',
+    });
+  });
+
+  it('refuses one bad function without hiding the others, and warns about listed names nobody defines', async () => {
+    const result = await describePowerShellModule({
+      path: fixture('WidgetTools/WidgetTools.psd1'),
+    });
+    expect(problems(result)).toEqual([
+      'warning W_FUNCTION_NOT_FOUND WidgetTools/WidgetTools.psd1:8',
+      'error E_NO_DESCRIPTION WidgetTools/WidgetTools.psm1:62',
+      'error E_PARAMETER_NO_DESCRIPTION WidgetTools/WidgetTools.psm1:63',
+    ]);
+    expect(result.diagnostics.find((d) => d.code === 'E_NO_DESCRIPTION')?.message).toContain(
+      'Test-Widget',
+    );
+  });
+
+  it('names each function after itself and says so', async () => {
+    const result = await describePowerShellModule({
+      path: fixture('WidgetTools/WidgetTools.psd1'),
+    });
+    const renamed = result.diagnostics.filter((d) => d.code === 'I_RENAMED');
+    expect(renamed.map((d) => d.line)).toEqual([9, 20, 39, 57]);
+  });
+
+  it('follows Export-ModuleMember: comma lists, arrays, wildcards and continuations', async () => {
+    const path = fixture('ExportList/ExportList.psm1');
+    const result = await describePowerShellModule({ path });
+    expect(names(result)).toEqual(['Get_Alpha', 'Get_Beta', 'Set_Gamma']);
+    expect(result.tools[0]?.invocation).toEqual({
+      runner: 'pwsh',
+      mode: 'module',
+      modulePath: path,
+      functionName: 'Get-Alpha',
+    });
+  });
+
+  it('exports every top-level function when the module does not say', async () => {
+    const result = await describePowerShellModule({ path: fixture('NoExport/NoExport.psm1') });
+    expect(result.tools.map((tool) => tool.originalName)).toEqual([
+      'Get-One',
+      'Get-Two',
+      'Get-Three',
+    ]);
+    expect(problems(result)).toEqual([]);
+  });
+
+  it('finds functions in files a module dot-sources at run time, using the manifest list', async () => {
+    const result = await describePowerShellModule({ path: fixture('DotSourced/DotSourced.psd1') });
+    expect(
+      result.tools.map((tool) => [tool.originalName, tool.source.path.slice(modules.length)]),
+    ).toEqual([
+      ['Get-Public', 'DotSourced/Public/Get-Public.ps1'],
+      ['Set-Public', 'DotSourced/Public/Set-Public.ps1'],
+    ]);
+    expect(problems(result)).toEqual(['info I_DYNAMIC_DOT_SOURCE DotSourced/DotSourced.psm1:5']);
+  });
+
+  it('follows literal dot-sourced paths and warns about missing ones', async () => {
+    const result = await describePowerShellModule({
+      path: fixture('StaticDotSource/StaticDotSource.psm1'),
+    });
+    expect(result.tools.map((tool) => tool.originalName).sort()).toEqual([
+      'Get-Local',
+      'Get-Thing',
+    ]);
+    expect(problems(result)).toEqual([
+      'warning W_DOT_SOURCE_MISSING StaticDotSource/StaticDotSource.psm1:2',
+    ]);
+  });
+
+  it('refuses exports only known at run time when no manifest lists them', async () => {
+    const result = await describePowerShellModule({
+      path: fixture('DynamicExport/DynamicExport.psm1'),
+    });
+    expect(names(result)).toEqual(['Get_Listed']);
+    const error = result.diagnostics.find((d) => d.code === 'E_DYNAMIC_EXPORTS');
+    expect(error?.line).toBe(19);
+    expect(error?.message).toContain('$names');
+    expect(error?.hint).toContain('FunctionsToExport');
+  });
+
+  it('loads nested modules and .ps1 files, and skips installed ones', async () => {
+    const result = await describePowerShellModule({ path: fixture('Nested/Nested.psd1') });
+    expect(result.tools.map((tool) => tool.originalName)).toEqual([
+      'Get-Root',
+      'Get-Helper',
+      'Get-More',
+    ]);
+    expect(problems(result)).toEqual(['info I_NESTED_MODULE_SKIPPED Nested/Nested.psd1:3']);
+  });
+
+  it('reads the legacy ModuleToProcess key', async () => {
+    expect(names(await describePowerShellModule({ path: fixture('Legacy/Legacy.psd1') }))).toEqual([
+      'Get_Old',
+    ]);
+  });
+
+  it('exports nothing for FunctionsToExport = @(), and warns', async () => {
+    const result = await describePowerShellModule({
+      path: fixture('EmptyExports/EmptyExports.psd1'),
+    });
+    expect(result.tools).toEqual([]);
+    expect(problems(result)).toEqual(['warning W_NO_FUNCTIONS EmptyExports/EmptyExports.psd1:']);
+  });
+
+  it('warns about a binary root module and still reads script modules next to it', async () => {
+    const result = await describePowerShellModule({ path: fixture('Binary/Binary.psd1') });
+    expect(names(result)).toEqual(['Get_Scripted']);
+    expect(problems(result)).toEqual(['warning W_BINARY_MODULE Binary/Binary.psd1:2']);
+  });
+
+  it('refuses each bad function on its own', async () => {
+    const result = await describePowerShellModule({
+      path: fixture('BrokenFunction/BrokenFunction.psm1'),
+    });
+    expect(names(result)).toEqual(['Get_Good', 'Get_AlsoGood']);
+    expect(problems(result)).toEqual([
+      'error E_PARAMETER_SETS BrokenFunction/BrokenFunction.psm1:22',
+      'error E_PARAMETER_NO_DESCRIPTION BrokenFunction/BrokenFunction.psm1:31',
+    ]);
+  });
+
+  it('reports a missing root module', async () => {
+    const result = await describePowerShellModule({
+      path: fixture('MissingRoot/MissingRoot.psd1'),
+    });
+    expect(result.tools).toEqual([]);
+    expect(problems(result)).toEqual([
+      'error E_ROOT_MODULE_MISSING MissingRoot/MissingRoot.psd1:2',
+    ]);
+    expect(result.diagnostics[0]?.message).toContain('DoesNotExist.psm1');
+  });
+
+  it('reports a manifest that does not parse or is not a hashtable', async () => {
+    const bad = await describePowerShellModule({ path: fixture('BadManifest/BadManifest.psd1') });
+    expect(bad.tools).toEqual([]);
+    expect(bad.diagnostics.every((d) => d.severity === 'error' && d.code === 'E_PARSE')).toBe(true);
+    const notHashtable = await describePowerShellModule({
+      path: fixture('NotHashtable/NotHashtable.psd1'),
+    });
+    expect(problems(notHashtable)).toEqual(['error E_MANIFEST NotHashtable/NotHashtable.psd1:1']);
+  });
+
+  it('makes no tools of a module file PowerShell cannot parse', async () => {
+    const result = await describePowerShellModule({ path: fixture('ParseError/ParseError.psm1') });
+    expect(result.tools).toEqual([]);
+    expect(result.diagnostics[0]).toMatchObject({ severity: 'error', code: 'E_PARSE', line: 10 });
+  });
+
+  it('reports a module file that does not exist', async () => {
+    const result = await describePowerShellModule({ path: fixture('Nowhere/Nowhere.psm1') });
+    expect(result.tools).toEqual([]);
+    expect(result.diagnostics[0]?.code).toBe('E_MODULE_FILE');
+    expect(result.diagnostics[0]?.message).toContain('does not exist');
+  });
+
+  it('throws for a path that is not a module file', async () => {
+    const error = await describePowerShellModule({ path: 'x.ps1' }).catch((e: unknown) => e);
+    expect(isToolpackError(error) && error.code).toBe('E_MODULE_PATH');
+  });
+
+  it('reads files through the given reader', async () => {
+    const files: Record<string, string> = {
+      '/virtual/V.psm1': 'function Get-V {\n  <#\n  .SYNOPSIS\n  Virtual.\n  #>\n  param()\n}\n',
+    };
+    const result = await describePowerShellModule({
+      path: '/virtual/V.psm1',
+      readFile: async (path) => {
+        const content = files[path];
+        if (content === undefined) throw Object.assign(new Error('missing'), { code: 'ENOENT' });
+        return content;
+      },
+    });
+    expect(names(result)).toEqual(['Get_V']);
+  });
+});
+
+describe('parsePowerShellManifest', () => {
+  it('reads the keys discovery needs', async () => {
+    const path = fixture('WidgetTools/WidgetTools.psd1');
+    const { manifest, diagnostics } = parsePowerShellManifest({
+      path,
+      content: await readFile(path, 'utf8'),
+    });
+    expect(diagnostics).toEqual([]);
+    expect(manifest?.rootModule).toBe('WidgetTools.psm1');
+    expect(manifest?.functionsToExport).toEqual([
+      'Get-Widget',
+      'Set-Widget',
+      'Remove-Widget',
+      'Find-*',
+      'Test-Widget',
+      'Get-Missing',
+    ]);
+    expect(manifest?.lines.functionstoexport).toBe(8);
+  });
+
+  it('accepts a single string, a comma list and $null', () => {
+    const read = (content: string) =>
+      parsePowerShellManifest({ path: 'm.psd1', content }).manifest?.functionsToExport;
+    expect(read("@{ FunctionsToExport = 'Get-*' }")).toEqual(['Get-*']);
+    expect(read("@{ FunctionsToExport = 'a',\n  'b' }")).toEqual(['a', 'b']);
+    expect(read('@{ FunctionsToExport = $null }')).toBeUndefined();
+    expect(read('@{ }')).toBeUndefined();
+  });
+
+  it('refuses computed values for the keys it reads', () => {
+    const { diagnostics } = parsePowerShellManifest({
+      path: 'm.psd1',
+      content: '@{\n  RootModule = "$PSScriptRoot/x.psm1"\n}',
+    });
+    expect(diagnostics).toMatchObject([{ severity: 'error', code: 'E_MANIFEST', line: 2 }]);
+  });
+});
