@@ -3,13 +3,23 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '.tools/**', '**/fixtures/**', 'examples/**', 'bench/out/**'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '.tools/**',
+      '**/fixtures/**',
+      'examples/**',
+      'bench/out/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-syntax': [
         'error',

@@ -97,11 +97,15 @@ function median(samples: number[]): number {
 function timeList(cwd: string, args: string[], clearCache: boolean): { ms: number; tools: number } {
   if (clearCache) rmSync(path.join(cwd, '.toolpack'), { recursive: true, force: true });
   const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [cli, 'list', '--json', '--max-tools', '100000', ...args], {
-    cwd,
-    encoding: 'utf8',
-    maxBuffer: 512 * 1024 * 1024,
-  });
+  const result = spawnSync(
+    process.execPath,
+    [cli, 'list', '--json', '--max-tools', '100000', ...args],
+    {
+      cwd,
+      encoding: 'utf8',
+      maxBuffer: 512 * 1024 * 1024,
+    },
+  );
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (result.status !== 0) throw new Error(`mcp list failed: ${result.stderr}`);
   return { ms, tools: (JSON.parse(result.stdout) as { tools: unknown[] }).tools.length };
@@ -118,7 +122,10 @@ try {
   for (let i = 0; i < count; i++) {
     writeFileSync(path.join(corpora['PowerShell scripts']!.dir, `Get-Widget${i}.ps1`), psScript(i));
     toolFolder(corpora['tool folders']!.dir, i);
-    writeFileSync(path.join(corpora['PARAM-header scripts']!.dir, `count-words-${i}.sh`), headerScript(i));
+    writeFileSync(
+      path.join(corpora['PARAM-header scripts']!.dir, `count-words-${i}.sh`),
+      headerScript(i),
+    );
   }
 
   const rows: { corpus: string; cold: number; cached: number; tools: number }[] = [];
@@ -147,12 +154,19 @@ try {
   }
 
   const cores = os.cpus().length;
-  console.log(`mcp list --json, whole process, median of ${runs} runs, ${cores} cores, Node ${process.version}`);
+  console.log(
+    `mcp list --json, whole process, median of ${runs} runs, ${cores} cores, Node ${process.version}`,
+  );
   console.log('| corpus | tools | cold ms | cached ms | cached/cold | target |');
   console.log('| --- | ---: | ---: | ---: | ---: | --- |');
   for (const row of rows) {
-    const target = row.corpus === 'PowerShell scripts' ? `cold < 1000 ms (${row.cold < 1000 ? 'met' : 'missed'}), cached < 300 ms (${row.cached < 300 ? 'met' : 'missed'})` : '';
-    console.log(`| ${row.corpus} | ${row.tools} | ${row.cold.toFixed(0)} | ${row.cached.toFixed(0)} | ${(row.cached / row.cold).toFixed(2)} | ${target} |`);
+    const target =
+      row.corpus === 'PowerShell scripts'
+        ? `cold < 1000 ms (${row.cold < 1000 ? 'met' : 'missed'}), cached < 300 ms (${row.cached < 300 ? 'met' : 'missed'})`
+        : '';
+    console.log(
+      `| ${row.corpus} | ${row.tools} | ${row.cold.toFixed(0)} | ${row.cached.toFixed(0)} | ${(row.cached / row.cold).toFixed(2)} | ${target} |`,
+    );
   }
   const ps = rows[0]!;
   console.log(
@@ -164,7 +178,11 @@ try {
   mkdirSync(out, { recursive: true });
   writeFileSync(
     path.join(out, 'discovery-list.json'),
-    JSON.stringify({ count, runs, cores, node: process.version, rows, getHelpMs: getHelpMs ?? null }, null, 2),
+    JSON.stringify(
+      { count, runs, cores, node: process.version, rows, getHelpMs: getHelpMs ?? null },
+      null,
+      2,
+    ),
   );
 } finally {
   rmSync(work, { recursive: true, force: true });

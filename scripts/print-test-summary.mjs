@@ -13,11 +13,17 @@ try {
 const skipped = report.numPendingTests + report.numTodoTests;
 const skippedNames = report.testResults
   .flatMap((file) => file.assertionResults)
-  .filter((test) => test.status === 'pending' || test.status === 'skipped' || test.status === 'todo')
+  .filter(
+    (test) => test.status === 'pending' || test.status === 'skipped' || test.status === 'todo',
+  )
   .map((test) => test.fullName);
 if (skippedNames.length > 0) {
   console.log(`skipped tests:\n${skippedNames.map((name) => `  - ${name}`).join('\n')}`);
 }
 // A suite that failed to load has no assertion results; count it as a failure.
-const brokenFiles = report.testResults.filter((file) => file.status === 'failed' && file.assertionResults.length === 0).length;
-console.log(`${report.numPassedTests} passed, ${report.numFailedTests + brokenFiles} failed, ${skipped} skipped`);
+const brokenFiles = report.testResults.filter(
+  (file) => file.status === 'failed' && file.assertionResults.length === 0,
+).length;
+console.log(
+  `${report.numPassedTests} passed, ${report.numFailedTests + brokenFiles} failed, ${skipped} skipped`,
+);

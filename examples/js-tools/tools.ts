@@ -17,7 +17,8 @@ export const addNumbers = defineTool({
 
 export const countCalls = defineTool({
   name: 'count_calls',
-  description: 'Counts how many times the tools of this module have been called since the server started.',
+  description:
+    'Counts how many times the tools of this module have been called since the server started.',
   input: z.object({}),
   annotations: { readOnlyHint: true },
   run: () => ({ calls: ++calls }),

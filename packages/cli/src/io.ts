@@ -11,7 +11,13 @@ export interface CliIo {
 export type Style = 'bold' | 'dim' | 'red' | 'yellow' | 'green' | 'cyan';
 
 /** Colours only on a terminal, and never when NO_COLOR is set (https://no-color.org). */
-export function createPainter(stream: CliIo['stdout'], env: NodeJS.ProcessEnv): (style: Style, text: string) => string {
-  const enabled = stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === '') && env.TERM !== 'dumb';
+export function createPainter(
+  stream: CliIo['stdout'],
+  env: NodeJS.ProcessEnv,
+): (style: Style, text: string) => string {
+  const enabled =
+    stream.isTTY === true &&
+    (env.NO_COLOR === undefined || env.NO_COLOR === '') &&
+    env.TERM !== 'dumb';
   return (style, text) => (enabled ? styleText(style, text, { validateStream: false }) : text);
 }

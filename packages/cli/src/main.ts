@@ -8,7 +8,13 @@ import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import { createPainter, type CliIo } from './io.ts';
 
 // Library errors that mean "your input is wrong" rather than "the work failed".
-const USAGE_ERROR_CODES = new Set(['E_SOURCE_MISSING', 'E_MANIFEST', 'E_USAGE', 'E_UNKNOWN_TOOL', 'E_ARGUMENTS_JSON']);
+const USAGE_ERROR_CODES = new Set([
+  'E_SOURCE_MISSING',
+  'E_MANIFEST',
+  'E_USAGE',
+  'E_UNKNOWN_TOOL',
+  'E_ARGUMENTS_JSON',
+]);
 
 /** Runs `mcp` with `argv` (without node and script) and returns the exit code. */
 export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<number> {
@@ -28,16 +34,23 @@ export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<n
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     })
-    .addHelpText('after', '\nExit codes: 0 ok, 1 the result is a failure, 2 bad usage or input.\nRun `mcp <command> --help` for examples.');
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 ok, 1 the result is a failure, 2 bad usage or input.\nRun `mcp <command> --help` for examples.',
+    );
   program.hook('preAction', () => {
     const { dir } = program.opts<{ dir?: string }>();
     if (dir !== undefined) io.cwd = path.resolve(outerIo.cwd, dir);
   });
   for (const make of [createListCommand, createCheckCommand]) {
-    program.addCommand(make(io, done).exitOverride().configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
-    }));
+    program.addCommand(
+      make(io, done)
+        .exitOverride()
+        .configureOutput({
+          writeOut: (text) => io.stdout.write(text),
+          writeErr: (text) => io.stderr.write(text),
+        }),
+    );
   }
 
   try {
@@ -45,7 +58,11 @@ export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<n
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      ) {
         return EXIT_OK;
       }
       return EXIT_USAGE;
@@ -63,6 +80,8 @@ export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<n
 }
 
 async function readVersion(): Promise<string> {
-  const manifest = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const manifest = JSON.parse(
+    await readFile(new URL('../package.json', import.meta.url), 'utf8'),
+  ) as { version: string };
   return manifest.version;
 }

@@ -47,22 +47,32 @@ export async function readProjectConfig(dir: string): Promise<ProjectConfig | un
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new ToolpackError('E_MANIFEST', `Cannot read ${PROJECT_FILE}: ${(error as Error).message}`, { path: file, cause: error });
+    throw new ToolpackError(
+      'E_MANIFEST',
+      `Cannot read ${PROJECT_FILE}: ${(error as Error).message}`,
+      { path: file, cause: error },
+    );
   }
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter });
   if (document.errors.length > 0) {
     const first = document.errors[0];
     const line = first?.linePos?.[0]?.line;
-    throw new ToolpackError('E_MANIFEST', `${PROJECT_FILE} is not valid YAML: ${first?.message.split('\n')[0]}`, {
-      path: file,
-      ...(line === undefined ? {} : { line }),
-      hint: 'Fix the YAML syntax at that line.',
-    });
+    throw new ToolpackError(
+      'E_MANIFEST',
+      `${PROJECT_FILE} is not valid YAML: ${first?.message.split('\n')[0]}`,
+      {
+        path: file,
+        ...(line === undefined ? {} : { line }),
+        hint: 'Fix the YAML syntax at that line.',
+      },
+    );
   }
   const parsed = projectSchema.safeParse(document.toJS() ?? {});
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
     throw new ToolpackError('E_MANIFEST', `${PROJECT_FILE} has problems: ${problems.join('; ')}.`, {
       path: file,
       hint: 'Each source is one of `tools: DIR`, `scripts: DIR`, `module: PATH` or `workflows: DIR`.',

@@ -12,17 +12,30 @@ function truncate(text: string, width: number, where: 'start' | 'end'): string {
   const single = text.replace(/\s+/g, ' ').trim();
   if (single.length <= width) return single;
   if (width <= 1) return single.slice(0, width);
-  return where === 'start' ? `…${single.slice(single.length - width + 1)}` : `${single.slice(0, width - 1)}…`;
+  return where === 'start'
+    ? `…${single.slice(single.length - width + 1)}`
+    : `${single.slice(0, width - 1)}…`;
 }
 
 /** A plain-text table sized to the terminal: no borders, two spaces between columns. */
-export function renderTable(columns: readonly Column[], rows: readonly string[][], totalWidth: number): string {
+export function renderTable(
+  columns: readonly Column[],
+  rows: readonly string[][],
+  totalWidth: number,
+): string {
   const widths = columns.map((column, i) =>
-    Math.min(column.max, Math.max(column.title.length, ...rows.map((row) => (row[i] ?? '').replace(/\s+/g, ' ').trim().length))),
+    Math.min(
+      column.max,
+      Math.max(
+        column.title.length,
+        ...rows.map((row) => (row[i] ?? '').replace(/\s+/g, ' ').trim().length),
+      ),
+    ),
   );
   const flex = columns.findIndex((column) => column.flex);
   if (flex >= 0) {
-    const others = widths.reduce((sum, w, i) => (i === flex ? sum : sum + w), 0) + 2 * (columns.length - 1);
+    const others =
+      widths.reduce((sum, w, i) => (i === flex ? sum : sum + w), 0) + 2 * (columns.length - 1);
     widths[flex] = Math.max(20, Math.min(widths[flex] ?? 20, totalWidth - others));
   }
   const line = (cells: readonly string[]) =>

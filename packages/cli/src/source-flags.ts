@@ -18,7 +18,8 @@ function collect(value: string, previous: string[] = []): string[] {
 
 function parseCount(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number >= 1.');
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError('expected a whole number >= 1.');
   return n;
 }
 
@@ -33,11 +34,31 @@ export function addSourceFlags(command: Command, sources: SourceSpec[]): Command
     return previous;
   };
   return command
-    .option('--script-root <dir>', 'a folder of scripts (*.ps1, *.sh, *.py, *.js, *.ts, *.bas); repeatable', push((v) => ({ scripts: v })))
-    .option('--tools-dir <dir|glob>', "a folder (or glob, e.g. '.bot/workflows/*/tools') of dotbot tool folders; repeatable", push((v) => ({ tools: v })))
-    .option('--module <path|name>', 'a PowerShell module (.psd1/.psm1 or a name on PSModulePath) or a JS/TS module; repeatable', push((v) => ({ module: v })))
-    .option('--workflows <dir>', 'a folder of workflow *.yaml files; repeatable', push((v) => ({ workflows: v })))
-    .option('--include <glob>', 'keep only tools matching (name or original name, case-insensitive); repeatable', collect)
+    .option(
+      '--script-root <dir>',
+      'a folder of scripts (*.ps1, *.sh, *.py, *.js, *.ts, *.bas); repeatable',
+      push((v) => ({ scripts: v })),
+    )
+    .option(
+      '--tools-dir <dir|glob>',
+      "a folder (or glob, e.g. '.bot/workflows/*/tools') of dotbot tool folders; repeatable",
+      push((v) => ({ tools: v })),
+    )
+    .option(
+      '--module <path|name>',
+      'a PowerShell module (.psd1/.psm1 or a name on PSModulePath) or a JS/TS module; repeatable',
+      push((v) => ({ module: v })),
+    )
+    .option(
+      '--workflows <dir>',
+      'a folder of workflow *.yaml files; repeatable',
+      push((v) => ({ workflows: v })),
+    )
+    .option(
+      '--include <glob>',
+      'keep only tools matching (name or original name, case-insensitive); repeatable',
+      collect,
+    )
     .option('--exclude <glob>', 'drop tools matching; repeatable', collect)
     .option('--prefix', 'prefix each tool with its module or folder name (<Module>_<Function>)')
     .option('--max-tools <n>', 'refuse more tools than this (default 50)', parseCount)
@@ -52,7 +73,11 @@ export interface ResolvedSources {
 }
 
 /** Flags win; without source flags, `toolpack.yaml` in the current folder says what to serve. */
-export async function resolveSources(sources: SourceSpec[], flags: SourceFlagValues, io: CliIo): Promise<ResolvedSources> {
+export async function resolveSources(
+  sources: SourceSpec[],
+  flags: SourceFlagValues,
+  io: CliIo,
+): Promise<ResolvedSources> {
   const common = {
     cwd: io.cwd,
     ...(flags.cache === false ? { cache: false as const } : {}),
@@ -76,10 +101,14 @@ export async function resolveSources(sources: SourceSpec[], flags: SourceFlagVal
     origin: 'project',
     options: {
       ...common,
-      sources: flags.prefix ? project.sources.map((s) => ({ ...s, prefix: true })) : project.sources,
+      sources: flags.prefix
+        ? project.sources.map((s) => ({ ...s, prefix: true }))
+        : project.sources,
       include: [...(project.include ?? []), ...(flags.include ?? [])],
       exclude: [...(project.exclude ?? []), ...(flags.exclude ?? [])],
-      ...(flags.maxTools === undefined && project.maxTools !== undefined ? { maxTools: project.maxTools } : {}),
+      ...(flags.maxTools === undefined && project.maxTools !== undefined
+        ? { maxTools: project.maxTools }
+        : {}),
       ...(flags.strict || project.strict ? { strict: true } : {}),
     },
   };

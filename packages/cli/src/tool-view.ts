@@ -7,7 +7,9 @@ export type ToolView = Omit<ToolDefinition, 'timeoutMs'>;
 export function displayPath(file: string, cwd: string): string {
   if (!path.isAbsolute(file)) return file;
   const relative = path.relative(cwd, file);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return file;
+  // Another drive on Windows has no relative form; everything else prints relative, so the
+  // output is the same on every machine the project is checked out on.
+  if (relative === '' || path.isAbsolute(relative)) return file;
   return relative.split(path.sep).join('/');
 }
 
@@ -20,10 +22,13 @@ export function toToolView(tool: DiscoveredTool, cwd: string): ToolView {
   };
   if (tool.title !== undefined) view.title = tool.title;
   if (tool.outputSchema !== undefined) view.outputSchema = tool.outputSchema;
-  if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0) view.annotations = tool.annotations;
+  if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0)
+    view.annotations = tool.annotations;
   // Key order of the printed object: name, title, description, schemas, annotations, source.
   const { name, title, description, inputSchema, outputSchema, annotations, source } = view;
-  return JSON.parse(JSON.stringify({ name, title, description, inputSchema, outputSchema, annotations, source })) as ToolView;
+  return JSON.parse(
+    JSON.stringify({ name, title, description, inputSchema, outputSchema, annotations, source }),
+  ) as ToolView;
 }
 
 export function toDiagnosticView(diagnostic: Diagnostic, cwd: string): Diagnostic {

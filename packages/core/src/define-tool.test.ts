@@ -23,28 +23,44 @@ describe('defineTool', () => {
     expect(isDefinedTool(tool)).toBe(true);
     expect(tool.inputSchema).toMatchObject({
       type: 'object',
-      properties: { a: { type: 'number', description: 'First' }, b: { type: 'integer', maximum: 100, default: 1 } },
+      properties: {
+        a: { type: 'number', description: 'First' },
+        b: { type: 'integer', maximum: 100, default: 1 },
+      },
       required: ['a'],
       additionalProperties: false,
     });
-    expect(defineTool({ name: 'loose', description: 'd', input: z.looseObject({}), run: () => null }).inputSchema.additionalProperties).toEqual({});
+    expect(
+      defineTool({ name: 'loose', description: 'd', input: z.looseObject({}), run: () => null })
+        .inputSchema.additionalProperties,
+    ).toEqual({});
     expect(tool.inputSchema).not.toHaveProperty('$schema');
     expect(tool.annotations).toEqual({ readOnlyHint: true });
     await expect(tool.run({ a: 2 }, context)).resolves.toEqual({ sum: 3 });
-    await expect(tool.run({ a: 'x' }, context)).rejects.toThrow(/Invalid arguments for add_numbers: \/a/);
+    await expect(tool.run({ a: 'x' }, context)).rejects.toThrow(
+      /Invalid arguments for add_numbers: \/a/,
+    );
   });
 
   it('accepts a JSON Schema as input and passes arguments through', async () => {
     const tool = defineTool({
       name: 'echo',
       description: 'Echoes.',
-      input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+      input: {
+        type: 'object',
+        properties: { text: { type: 'string' } },
+        required: ['text'],
+        additionalProperties: false,
+      },
       output: z.object({ text: z.string() }),
       timeoutMs: 500,
       run: (args) => ({ text: String(args.text) }),
     });
     expect(tool.inputSchema.required).toEqual(['text']);
-    expect(tool.outputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } });
+    expect(tool.outputSchema).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+    });
     expect(tool.timeoutMs).toBe(500);
     await expect(tool.run({ text: 'hi' }, context)).resolves.toEqual({ text: 'hi' });
   });
@@ -71,10 +87,17 @@ describe('defineTool', () => {
   });
 
   it('refuses schemas that are not objects or not JSON Schema', () => {
-    expect(() => defineTool({ name: 'a', description: 'd', input: z.string(), run: () => null })).toThrow(/must describe an object/);
-    expect(() => defineTool({ name: 'a', description: 'd', input: { type: 'object', required: 'x' }, run: () => null })).toThrow(
-      /not valid JSON Schema: \/required must be array/,
-    );
+    expect(() =>
+      defineTool({ name: 'a', description: 'd', input: z.string(), run: () => null }),
+    ).toThrow(/must describe an object/);
+    expect(() =>
+      defineTool({
+        name: 'a',
+        description: 'd',
+        input: { type: 'object', required: 'x' },
+        run: () => null,
+      }),
+    ).toThrow(/not valid JSON Schema: \/required must be array/);
   });
 
   it('recognises tools by a registry-wide brand, not by shape', () => {

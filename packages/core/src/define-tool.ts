@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { ToolpackError } from './errors.ts';
 import { validateToolName } from './names.ts';
-import type { JsonSchema, ObjectJsonSchema, ToolAnnotations, ToolRunContext } from './tool-model.ts';
+import type {
+  JsonSchema,
+  ObjectJsonSchema,
+  ToolAnnotations,
+  ToolRunContext,
+} from './tool-model.ts';
 import { findSchemaProblems } from './validate-arguments.ts';
 
 /** A zod 4 schema or a plain JSON Schema object. */
@@ -42,34 +47,54 @@ function isZodSchema(value: unknown): value is z.ZodType {
   return typeof value === 'object' && value !== null && '_zod' in value;
 }
 
-function toObjectSchema(input: SchemaInput, role: 'input' | 'output', toolName: string): ObjectJsonSchema {
+function toObjectSchema(
+  input: SchemaInput,
+  role: 'input' | 'output',
+  toolName: string,
+): ObjectJsonSchema {
   let schema: JsonSchema;
   if (isZodSchema(input)) {
     try {
       schema = z.toJSONSchema(input, { target: 'draft-2020-12', io: role, unrepresentable: 'any' });
     } catch (cause) {
-      throw new ToolpackError('E_SCHEMA', `Tool ${toolName}: the ${role} zod schema cannot be expressed as JSON Schema.`, {
-        cause,
-        hint: 'Avoid transforms and custom types that JSON Schema cannot describe, or pass a JSON Schema instead.',
-      });
+      throw new ToolpackError(
+        'E_SCHEMA',
+        `Tool ${toolName}: the ${role} zod schema cannot be expressed as JSON Schema.`,
+        {
+          cause,
+          hint: 'Avoid transforms and custom types that JSON Schema cannot describe, or pass a JSON Schema instead.',
+        },
+      );
     }
     delete schema.$schema;
     // zod omits `additionalProperties` for a plain z.object on input (it strips unknown
     // keys); clients should be told not to send them, as DESIGN.md's default says.
-    if (schema.type === 'object' && schema.additionalProperties === undefined) schema.additionalProperties = false;
+    if (schema.type === 'object' && schema.additionalProperties === undefined)
+      schema.additionalProperties = false;
   } else {
     schema = input;
     const problems = findSchemaProblems(schema);
     if (problems.length > 0) {
-      throw new ToolpackError('E_SCHEMA', `Tool ${toolName}: the ${role} schema is not valid JSON Schema: ${problems.join('; ')}.`, {
-        hint: 'Fix the schema so it validates as JSON Schema 2020-12.',
-      });
+      throw new ToolpackError(
+        'E_SCHEMA',
+        `Tool ${toolName}: the ${role} schema is not valid JSON Schema: ${problems.join('; ')}.`,
+        {
+          hint: 'Fix the schema so it validates as JSON Schema 2020-12.',
+        },
+      );
     }
   }
   if (schema.type !== 'object') {
-    throw new ToolpackError('E_SCHEMA', `Tool ${toolName}: the ${role} schema must describe an object (type "object").`, {
-      hint: role === 'input' ? 'Wrap the parameters in z.object({ ... }).' : 'Return an object and describe it with z.object({ ... }).',
-    });
+    throw new ToolpackError(
+      'E_SCHEMA',
+      `Tool ${toolName}: the ${role} schema must describe an object (type "object").`,
+      {
+        hint:
+          role === 'input'
+            ? 'Wrap the parameters in z.object({ ... }).'
+            : 'Return an object and describe it with z.object({ ... }).',
+      },
+    );
   }
   return schema as ObjectJsonSchema;
 }
@@ -81,9 +106,13 @@ function toObjectSchema(input: SchemaInput, role: 'input' | 'output', toolName: 
 export function defineTool<I extends SchemaInput, R>(spec: ToolSpec<I, R>): DefinedTool<R> {
   const problems = validateToolName(spec.name ?? '');
   if (problems.length > 0) {
-    throw new ToolpackError('E_TOOL_NAME', `Tool name ${JSON.stringify(spec.name)} is not valid: ${problems.join('; ')}.`, {
-      hint: 'Use 1-64 characters from A-Z, a-z, 0-9, _ and -, such as send_notification.',
-    });
+    throw new ToolpackError(
+      'E_TOOL_NAME',
+      `Tool name ${JSON.stringify(spec.name)} is not valid: ${problems.join('; ')}.`,
+      {
+        hint: 'Use 1-64 characters from A-Z, a-z, 0-9, _ and -, such as send_notification.',
+      },
+    );
   }
   if (typeof spec.description !== 'string' || spec.description.trim() === '') {
     throw new ToolpackError('E_NO_DESCRIPTION', `Tool ${spec.name} has no description.`, {
@@ -96,10 +125,14 @@ export function defineTool<I extends SchemaInput, R>(spec: ToolSpec<I, R>): Defi
     });
   }
   if (spec.timeoutMs !== undefined && !(Number.isInteger(spec.timeoutMs) && spec.timeoutMs > 0)) {
-    throw new ToolpackError('E_TIMEOUT', `Tool ${spec.name}: timeoutMs must be a positive whole number of milliseconds.`);
+    throw new ToolpackError(
+      'E_TIMEOUT',
+      `Tool ${spec.name}: timeoutMs must be a positive whole number of milliseconds.`,
+    );
   }
   const inputSchema = toObjectSchema(spec.input, 'input', spec.name);
-  const outputSchema = spec.output === undefined ? undefined : toObjectSchema(spec.output, 'output', spec.name);
+  const outputSchema =
+    spec.output === undefined ? undefined : toObjectSchema(spec.output, 'output', spec.name);
   const parser = isZodSchema(spec.input) ? spec.input : undefined;
   const run = spec.run;
 
@@ -129,5 +162,9 @@ export function defineTool<I extends SchemaInput, R>(spec: ToolSpec<I, R>): Defi
 
 /** True for a value made by `defineTool`, from any copy of @toolpack/core. */
 export function isDefinedTool(value: unknown): value is DefinedTool {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_BRAND] === true;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[TOOL_BRAND] === true
+  );
 }

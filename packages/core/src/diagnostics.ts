@@ -40,7 +40,8 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 
 /** `path:line: severity code: message` — the form editors and CI logs link to. */
 export function formatDiagnostic(diagnostic: Diagnostic): string {
-  const where = diagnostic.line === undefined ? diagnostic.path : `${diagnostic.path}:${diagnostic.line}`;
+  const where =
+    diagnostic.line === undefined ? diagnostic.path : `${diagnostic.path}:${diagnostic.line}`;
   const hint = diagnostic.hint === undefined ? '' : ` (${diagnostic.hint})`;
   return `${where}: ${diagnostic.severity} ${diagnostic.code}: ${diagnostic.message}${hint}`;
 }

@@ -31,8 +31,16 @@ describe('ToolpackError', () => {
 
 describe('diagnostics', () => {
   it('are formatted as path:line: severity code: message (hint)', () => {
-    const d = createDiagnostic('error', 'E_NO_DESCRIPTION', 'No description.', { path: 'a.ps1', line: 3 }, 'Add .SYNOPSIS.');
-    expect(formatDiagnostic(d)).toBe('a.ps1:3: error E_NO_DESCRIPTION: No description. (Add .SYNOPSIS.)');
+    const d = createDiagnostic(
+      'error',
+      'E_NO_DESCRIPTION',
+      'No description.',
+      { path: 'a.ps1', line: 3 },
+      'Add .SYNOPSIS.',
+    );
+    expect(formatDiagnostic(d)).toBe(
+      'a.ps1:3: error E_NO_DESCRIPTION: No description. (Add .SYNOPSIS.)',
+    );
     const w = createDiagnostic('warning', 'W_X', 'Careful.', { path: 'b.ps1' });
     expect(w).toEqual({ severity: 'warning', code: 'W_X', message: 'Careful.', path: 'b.ps1' });
     expect(formatDiagnostic(w)).toBe('b.ps1: warning W_X: Careful.');

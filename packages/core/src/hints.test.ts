@@ -31,7 +31,8 @@ describe('parseHints', () => {
       {
         severity: 'error',
         code: 'E_CONFLICTING_HINTS',
-        message: 'ReadOnlyHint and DestructiveHint are both true: a read-only tool cannot destroy anything.',
+        message:
+          'ReadOnlyHint and DestructiveHint are both true: a read-only tool cannot destroy anything.',
         path: 'Get-Widget.ps1',
         line: 11,
         hint: 'Keep ReadOnlyHint for a tool that changes nothing, DestructiveHint for one that deletes or overwrites.',

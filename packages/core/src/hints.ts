@@ -25,7 +25,10 @@ export interface ParsedHints {
  * nothing); an unknown `*Hint` key is a warning because it is probably a typo.
  * `location.line` is the line of the first text line, so each diagnostic points at its own line.
  */
-export function parseHints(text: string | readonly string[], location: DiagnosticLocation): ParsedHints {
+export function parseHints(
+  text: string | readonly string[],
+  location: DiagnosticLocation,
+): ParsedHints {
   const lines = typeof text === 'string' ? text.split(/\r?\n/) : text;
   const annotations: ToolAnnotations = {};
   const diagnostics: Diagnostic[] = [];
@@ -101,7 +104,8 @@ function suggestHint(key: string): string | undefined {
   let best: { name: string; distance: number } | undefined;
   for (const name of HINT_SPELLINGS) {
     const distance = editDistance(lower, name.toLowerCase());
-    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { name, distance };
+    if (distance <= 2 && (best === undefined || distance < best.distance))
+      best = { name, distance };
   }
   return best?.name;
 }

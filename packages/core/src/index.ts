@@ -38,12 +38,21 @@ export {
 export type { NormalizeToolNameOptions, NormalizedToolName } from './names.ts';
 
 export { PARAMETER_TYPES, buildInputSchema, findParameterProblems } from './parameter-model.ts';
-export type { BuildInputSchemaOptions, ParameterSpec, ParameterType, ValueSpec } from './parameter-model.ts';
+export type {
+  BuildInputSchemaOptions,
+  ParameterSpec,
+  ParameterType,
+  ValueSpec,
+} from './parameter-model.ts';
 
 export { parseHints } from './hints.ts';
 export type { ParsedHints } from './hints.ts';
 
-export { createArgumentValidator, findSchemaProblems, validateArguments } from './validate-arguments.ts';
+export {
+  createArgumentValidator,
+  findSchemaProblems,
+  validateArguments,
+} from './validate-arguments.ts';
 export type { ArgumentError, ArgumentValidation, ArgumentValidator } from './validate-arguments.ts';
 
 export { defineTool, isDefinedTool } from './define-tool.ts';

@@ -76,21 +76,33 @@ describe('validateToolName', () => {
 
   it('rejects empty, 65-character and non-ASCII names, saying why', () => {
     expect(validateToolName('')).toEqual(['the name is empty']);
-    expect(validateToolName('x'.repeat(65))).toEqual(['the name has 65 characters, more than the 64 allowed']);
+    expect(validateToolName('x'.repeat(65))).toEqual([
+      'the name has 65 characters, more than the 64 allowed',
+    ]);
     expect(validateToolName('café')[0]).toContain("'é'");
-    expect(validateToolName('a b:c')[0]).toBe("the name contains space, ':'; only A-Z, a-z, 0-9, _ and - are allowed");
+    expect(validateToolName('a b:c')[0]).toBe(
+      "the name contains space, ':'; only A-Z, a-z, 0-9, _ and - are allowed",
+    );
     expect(isValidToolName('a.b')).toBe(false);
   });
 });
 
 describe('normalizeToolName', () => {
   it('leaves valid snake-case names alone', () => {
-    expect(normalizeToolName('send_notification')).toEqual({ name: 'send_notification', changed: false, changes: [] });
+    expect(normalizeToolName('send_notification')).toEqual({
+      name: 'send_notification',
+      changed: false,
+      changes: [],
+    });
   });
 
   it("maps PowerShell's Verb-Noun hyphen, colons and spaces to _ and reports it", () => {
     const result = normalizeToolName('Get-Widget');
-    expect(result).toEqual({ name: 'Get_Widget', changed: true, changes: ["replaced '-' with '_'"] });
+    expect(result).toEqual({
+      name: 'Get_Widget',
+      changed: true,
+      changes: ["replaced '-' with '_'"],
+    });
     expect(normalizeToolName('ns:get widget').name).toBe('ns_get_widget');
     expect(normalizeToolName('Get-Widget', { allowHyphen: true }).changed).toBe(false);
   });

@@ -67,11 +67,15 @@ export function validateToolName(name: string): string[] {
   }
   const length = [...name].length;
   if (length > TOOL_NAME_MAX_LENGTH) {
-    problems.push(`the name has ${length} characters, more than the ${TOOL_NAME_MAX_LENGTH} allowed`);
+    problems.push(
+      `the name has ${length} characters, more than the ${TOOL_NAME_MAX_LENGTH} allowed`,
+    );
   }
   const invalid = [...new Set([...name].filter((ch) => !/[A-Za-z0-9_-]/.test(ch)))];
   if (invalid.length > 0) {
-    problems.push(`the name contains ${invalid.map(describeCharacter).join(', ')}; only A-Z, a-z, 0-9, _ and - are allowed`);
+    problems.push(
+      `the name contains ${invalid.map(describeCharacter).join(', ')}; only A-Z, a-z, 0-9, _ and - are allowed`,
+    );
   }
   return problems;
 }
@@ -97,7 +101,10 @@ export interface NormalizedToolName {
  * accents folded, other characters mapped to `_`, names over 64 characters shortened
  * with a hash suffix so two long names that share a prefix stay distinct.
  */
-export function normalizeToolName(raw: string, options: NormalizeToolNameOptions = {}): NormalizedToolName {
+export function normalizeToolName(
+  raw: string,
+  options: NormalizeToolNameOptions = {},
+): NormalizedToolName {
   const allowed = options.allowHyphen ? /[A-Za-z0-9_-]/ : /[A-Za-z0-9_]/;
   const changes: string[] = [];
 
@@ -125,8 +132,12 @@ export function normalizeToolName(raw: string, options: NormalizeToolNameOptions
   if (!/[A-Za-z0-9]/.test(name)) {
     throw new ToolpackError(
       'E_TOOL_NAME',
-      raw === '' ? 'A tool name is empty.' : `The tool name ${JSON.stringify(raw)} has no letters or digits.`,
-      { hint: 'Give the tool a name made of letters, digits and underscores, such as send_notification.' },
+      raw === ''
+        ? 'A tool name is empty.'
+        : `The tool name ${JSON.stringify(raw)} has no letters or digits.`,
+      {
+        hint: 'Give the tool a name made of letters, digits and underscores, such as send_notification.',
+      },
     );
   }
 

@@ -14,19 +14,58 @@ function expectValid2020(schema: object): void {
 describe('buildInputSchema', () => {
   it('emits an object schema with every keyword the parameter model has', () => {
     const parameters: ParameterSpec[] = [
-      { name: 'path', type: 'string', description: 'File to read', required: true, pattern: '^[^\\0]+$', minLength: 1, maxLength: 260, examples: ['/tmp/a.txt'] },
-      { name: 'count', type: 'integer', description: 'How many', minimum: 1, maximum: 100, default: 10 },
-      { name: 'ratio', type: 'number', description: 'Share', exclusiveMinimum: 0, exclusiveMaximum: 1 },
-      { name: 'mode', type: 'string', description: 'Mode', enum: ['fast', 'safe'], default: 'safe' },
+      {
+        name: 'path',
+        type: 'string',
+        description: 'File to read',
+        required: true,
+        pattern: '^[^\\0]+$',
+        minLength: 1,
+        maxLength: 260,
+        examples: ['/tmp/a.txt'],
+      },
+      {
+        name: 'count',
+        type: 'integer',
+        description: 'How many',
+        minimum: 1,
+        maximum: 100,
+        default: 10,
+      },
+      {
+        name: 'ratio',
+        type: 'number',
+        description: 'Share',
+        exclusiveMinimum: 0,
+        exclusiveMaximum: 1,
+      },
+      {
+        name: 'mode',
+        type: 'string',
+        description: 'Mode',
+        enum: ['fast', 'safe'],
+        default: 'safe',
+      },
       { name: 'force', type: 'boolean', description: 'Overwrite' },
-      { name: 'tags', type: 'array', description: 'Tags', items: { type: 'string', enum: ['a', 'b'] }, minItems: 1, maxItems: 5, uniqueItems: true },
+      {
+        name: 'tags',
+        type: 'array',
+        description: 'Tags',
+        items: { type: 'string', enum: ['a', 'b'] },
+        minItems: 1,
+        maxItems: 5,
+        uniqueItems: true,
+      },
       { name: 'options', type: 'object', description: 'Free-form options' },
       { name: 'when', type: 'string', format: 'date-time', description: 'When' },
       {
         name: 'target',
         type: 'object',
         description: 'Where',
-        properties: { host: { type: 'string', description: 'Host name' }, port: { type: 'integer', minimum: 1 } },
+        properties: {
+          host: { type: 'string', description: 'Host name' },
+          port: { type: 'integer', minimum: 1 },
+        },
         requiredProperties: ['host'],
       },
     ];
@@ -34,18 +73,35 @@ describe('buildInputSchema', () => {
     expect(schema).toEqual({
       type: 'object',
       properties: {
-        path: { type: 'string', description: 'File to read', pattern: '^[^\\0]+$', minLength: 1, maxLength: 260, examples: ['/tmp/a.txt'] },
+        path: {
+          type: 'string',
+          description: 'File to read',
+          pattern: '^[^\\0]+$',
+          minLength: 1,
+          maxLength: 260,
+          examples: ['/tmp/a.txt'],
+        },
         count: { type: 'integer', description: 'How many', minimum: 1, maximum: 100, default: 10 },
         ratio: { type: 'number', description: 'Share', exclusiveMinimum: 0, exclusiveMaximum: 1 },
         mode: { type: 'string', description: 'Mode', enum: ['fast', 'safe'], default: 'safe' },
         force: { type: 'boolean', description: 'Overwrite' },
-        tags: { type: 'array', description: 'Tags', items: { type: 'string', enum: ['a', 'b'] }, minItems: 1, maxItems: 5, uniqueItems: true },
+        tags: {
+          type: 'array',
+          description: 'Tags',
+          items: { type: 'string', enum: ['a', 'b'] },
+          minItems: 1,
+          maxItems: 5,
+          uniqueItems: true,
+        },
         options: { type: 'object', description: 'Free-form options' },
         when: { type: 'string', format: 'date-time', description: 'When' },
         target: {
           type: 'object',
           description: 'Where',
-          properties: { host: { type: 'string', description: 'Host name' }, port: { type: 'integer', minimum: 1 } },
+          properties: {
+            host: { type: 'string', description: 'Host name' },
+            port: { type: 'integer', minimum: 1 },
+          },
           required: ['host'],
         },
       },
@@ -56,7 +112,9 @@ describe('buildInputSchema', () => {
   });
 
   it('invents no defaults and no required list when nothing is required', () => {
-    const schema = buildInputSchema([{ name: 'verbose', type: 'boolean', description: 'Talk more' }]);
+    const schema = buildInputSchema([
+      { name: 'verbose', type: 'boolean', description: 'Talk more' },
+    ]);
     expect(schema).toEqual({
       type: 'object',
       properties: { verbose: { type: 'boolean', description: 'Talk more' } },
@@ -126,12 +184,23 @@ describe('buildInputSchema', () => {
 
   it('checks array defaults item by item', () => {
     expect(
-      findParameterProblems([{ name: 'ids', type: 'array', items: { type: 'integer' }, default: [1, 'x'] }]),
-    ).toEqual(['parameter "ids": the default has an item that does not fit: "x" is not of type integer']);
+      findParameterProblems([
+        { name: 'ids', type: 'array', items: { type: 'integer' }, default: [1, 'x'] },
+      ]),
+    ).toEqual([
+      'parameter "ids": the default has an item that does not fit: "x" is not of type integer',
+    ]);
   });
 
   it('emits valid JSON Schema 2020-12 for any list findParameterProblems accepts', () => {
-    const type = fc.constantFrom('string', 'integer', 'number', 'boolean', 'array', 'object') as fc.Arbitrary<ParameterSpec['type']>;
+    const type = fc.constantFrom(
+      'string',
+      'integer',
+      'number',
+      'boolean',
+      'array',
+      'object',
+    ) as fc.Arbitrary<ParameterSpec['type']>;
     const spec = fc.record(
       {
         name: fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,12}$/),

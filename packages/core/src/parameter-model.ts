@@ -1,7 +1,14 @@
 import { ToolpackError } from './errors.ts';
 import type { JsonSchema, ObjectJsonSchema } from './tool-model.ts';
 
-export const PARAMETER_TYPES = ['string', 'integer', 'number', 'boolean', 'array', 'object'] as const;
+export const PARAMETER_TYPES = [
+  'string',
+  'integer',
+  'number',
+  'boolean',
+  'array',
+  'object',
+] as const;
 export type ParameterType = (typeof PARAMETER_TYPES)[number];
 
 /** The type-level part of a parameter: also what an array's `items` is made of. */
@@ -58,7 +65,9 @@ export function findParameterProblems(parameters: readonly ParameterSpec[]): str
   for (const parameter of parameters) {
     const label = `parameter ${JSON.stringify(parameter.name)}`;
     if (!NAME_RULE.test(parameter.name)) {
-      problems.push(`${label}: a name must start with a letter or '_' and use letters, digits, '_', '.' or '-'`);
+      problems.push(
+        `${label}: a name must start with a letter or '_' and use letters, digits, '_', '.' or '-'`,
+      );
     }
     const key = parameter.name.toLowerCase();
     const earlier = seen.get(key);
@@ -82,7 +91,9 @@ export function findParameterProblems(parameters: readonly ParameterSpec[]): str
 function findValueProblems(spec: ValueSpec, label: string): string[] {
   const problems: string[] = [];
   if (!(PARAMETER_TYPES as readonly string[]).includes(spec.type)) {
-    problems.push(`${label}: unsupported type ${JSON.stringify(spec.type)} (use ${PARAMETER_TYPES.join(', ')})`);
+    problems.push(
+      `${label}: unsupported type ${JSON.stringify(spec.type)} (use ${PARAMETER_TYPES.join(', ')})`,
+    );
     return problems;
   }
   const pairs: [keyof ValueSpec, keyof ValueSpec][] = [
@@ -107,19 +118,24 @@ function findValueProblems(spec: ValueSpec, label: string): string[] {
     try {
       new RegExp(spec.pattern, 'u');
     } catch (error) {
-      problems.push(`${label}: the pattern ${JSON.stringify(spec.pattern)} is not a valid regular expression (${(error as Error).message})`);
+      problems.push(
+        `${label}: the pattern ${JSON.stringify(spec.pattern)} is not a valid regular expression (${(error as Error).message})`,
+      );
     }
   }
   if (spec.enum !== undefined) {
     if (spec.enum.length === 0) problems.push(`${label}: the list of allowed values is empty`);
     for (const value of spec.enum) {
       if (!matchesType(spec.type, value)) {
-        problems.push(`${label}: the allowed value ${JSON.stringify(value)} is not of type ${spec.type}`);
+        problems.push(
+          `${label}: the allowed value ${JSON.stringify(value)} is not of type ${spec.type}`,
+        );
       }
     }
   }
   if (spec.items !== undefined) {
-    if (spec.type !== 'array') problems.push(`${label}: only an array parameter can describe its items`);
+    if (spec.type !== 'array')
+      problems.push(`${label}: only an array parameter can describe its items`);
     problems.push(...findValueProblems(spec.items, `${label} items`));
   }
   for (const [name, property] of Object.entries(spec.properties ?? {})) {
@@ -152,8 +168,10 @@ function describeMismatch(spec: ValueSpec, value: unknown): string | undefined {
     return `${JSON.stringify(value)} is not one of ${spec.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   }
   if (typeof value === 'number') {
-    if (spec.minimum !== undefined && value < spec.minimum) return `${value} is below the minimum ${spec.minimum}`;
-    if (spec.maximum !== undefined && value > spec.maximum) return `${value} is above the maximum ${spec.maximum}`;
+    if (spec.minimum !== undefined && value < spec.minimum)
+      return `${value} is below the minimum ${spec.minimum}`;
+    if (spec.maximum !== undefined && value > spec.maximum)
+      return `${value} is above the maximum ${spec.maximum}`;
   }
   if (Array.isArray(value) && spec.items !== undefined) {
     for (const item of value) {
@@ -209,9 +227,13 @@ export function buildInputSchema(
 ): ObjectJsonSchema {
   const problems = findParameterProblems(parameters);
   if (problems.length > 0) {
-    throw new ToolpackError('E_PARAMETERS', `The parameters cannot be turned into a schema: ${problems.join('; ')}.`, {
-      hint: 'Fix each parameter named above in the tool source.',
-    });
+    throw new ToolpackError(
+      'E_PARAMETERS',
+      `The parameters cannot be turned into a schema: ${problems.join('; ')}.`,
+      {
+        hint: 'Fix each parameter named above in the tool source.',
+      },
+    );
   }
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];

@@ -123,7 +123,6 @@ export interface WorkflowSpec {
   output?: unknown;
 }
 
-
 /** A tool as discovery hands it on: what clients see, plus how to run it. */
 export interface DiscoveredTool extends ToolDefinition {
   invocation: ToolInvocation;

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ToolpackError } from './errors.ts';
 import { buildInputSchema } from './parameter-model.ts';
-import { createArgumentValidator, findSchemaProblems, validateArguments } from './validate-arguments.ts';
+import {
+  createArgumentValidator,
+  findSchemaProblems,
+  validateArguments,
+} from './validate-arguments.ts';
 
 const schema = buildInputSchema([
   { name: 'count', type: 'integer', description: 'How many', minimum: 1, maximum: 100 },
@@ -15,17 +19,29 @@ describe('createArgumentValidator', () => {
   const validate = createArgumentValidator(schema);
 
   it('accepts valid arguments', () => {
-    expect(validate({ path: '/a', count: 5, mode: 'fast', when: '2026-11-21T10:00:00Z', tags: ['x'] })).toEqual({ valid: true });
+    expect(
+      validate({ path: '/a', count: 5, mode: 'fast', when: '2026-11-21T10:00:00Z', tags: ['x'] }),
+    ).toEqual({ valid: true });
   });
 
   it('names the path and the rule of every failure', () => {
-    const result = validate({ count: 101, mode: 'slow', extra: 1, when: 'yesterday', tags: ['a', 'b', 3] });
+    const result = validate({
+      count: 101,
+      mode: 'slow',
+      extra: 1,
+      when: 'yesterday',
+      tags: ['a', 'b', 3],
+    });
     expect(result.valid).toBe(false);
     if (result.valid) return;
     expect(result.errors).toEqual(
       expect.arrayContaining([
         { path: '/path', rule: 'required', message: '/path is required' },
-        { path: '/extra', rule: 'additionalProperties', message: '/extra is not an accepted argument' },
+        {
+          path: '/extra',
+          rule: 'additionalProperties',
+          message: '/extra is not an accepted argument',
+        },
         { path: '/count', rule: 'maximum', message: '/count must be <= 100' },
         { path: '/mode', rule: 'enum', message: '/mode must be one of "fast", "safe"' },
         { path: '/when', rule: 'format', message: '/when must match format "date-time"' },
@@ -38,11 +54,17 @@ describe('createArgumentValidator', () => {
 
   it('reports a non-object argument list at the root', () => {
     const result = validate([1, 2]);
-    expect(result).toMatchObject({ valid: false, errors: [{ path: '/', rule: 'type', message: '/ must be object' }] });
+    expect(result).toMatchObject({
+      valid: false,
+      errors: [{ path: '/', rule: 'type', message: '/ must be object' }],
+    });
   });
 
   it('escapes JSON Pointer segments', () => {
-    const result = validateArguments({ type: 'object', properties: {}, additionalProperties: false }, { 'a/b~c': 1 });
+    const result = validateArguments(
+      { type: 'object', properties: {}, additionalProperties: false },
+      { 'a/b~c': 1 },
+    );
     expect(result).toMatchObject({ valid: false, errors: [{ path: '/a~1b~0c' }] });
   });
 
@@ -51,7 +73,9 @@ describe('createArgumentValidator', () => {
   });
 
   it('throws E_SCHEMA for a schema that is not JSON Schema', () => {
-    expect(() => createArgumentValidator({ type: 'object', properties: { a: { type: 'strnig' } } })).toThrow(ToolpackError);
+    expect(() =>
+      createArgumentValidator({ type: 'object', properties: { a: { type: 'strnig' } } }),
+    ).toThrow(ToolpackError);
   });
 });
 
@@ -59,6 +83,8 @@ describe('findSchemaProblems', () => {
   it('accepts valid schemas and explains invalid ones', () => {
     expect(findSchemaProblems(schema)).toEqual([]);
     expect(findSchemaProblems([])).toEqual(['a schema must be a JSON object']);
-    expect(findSchemaProblems({ type: 'object', required: 'x' })).toEqual(['/required must be array']);
+    expect(findSchemaProblems({ type: 'object', required: 'x' })).toEqual([
+      '/required must be array',
+    ]);
   });
 });

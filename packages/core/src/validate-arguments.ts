@@ -14,8 +14,7 @@ export interface ArgumentError {
 }
 
 export type ArgumentValidation =
-  | { valid: true }
-  | { valid: false; errors: ArgumentError[]; message: string };
+  { valid: true } | { valid: false; errors: ArgumentError[]; message: string };
 
 export type ArgumentValidator = (args: unknown) => ArgumentValidation;
 
@@ -23,7 +22,7 @@ function createAjv(): Ajv2020 {
   // Loaded on first use, not at import: Ajv costs ~50 ms of start-up that `mcp list` over
   // scripts never needs. Both packages are CommonJS, so a synchronous require works.
   const require = createRequire(import.meta.url);
-  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
   const addFormats = require('ajv-formats') as typeof addFormatsModule;
   // strict off: tool authors' schemas may carry annotations (`x-*`, `examples`) Ajv does not know.
   const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
@@ -50,10 +49,14 @@ export function createArgumentValidator(schema: JsonSchema): ArgumentValidator {
     try {
       validate = getAjv().compile(schema);
     } catch (cause) {
-      throw new ToolpackError('E_SCHEMA', `The input schema is not valid JSON Schema: ${(cause as Error).message}.`, {
-        cause,
-        hint: 'Check the schema against JSON Schema 2020-12.',
-      });
+      throw new ToolpackError(
+        'E_SCHEMA',
+        `The input schema is not valid JSON Schema: ${(cause as Error).message}.`,
+        {
+          cause,
+          hint: 'Check the schema against JSON Schema 2020-12.',
+        },
+      );
     }
     compiled.set(schema, validate);
   }
@@ -106,7 +109,11 @@ function describeAjvError(error: ErrorObject): ArgumentError {
     }
     case 'const': {
       const path = base || '/';
-      return { path, rule: 'const', message: `${path} must be ${JSON.stringify(params.allowedValue)}` };
+      return {
+        path,
+        rule: 'const',
+        message: `${path} must be ${JSON.stringify(params.allowedValue)}`,
+      };
     }
     default: {
       const path = base || '/';

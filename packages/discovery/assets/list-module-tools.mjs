@@ -24,7 +24,8 @@ try {
   const module = await import(pathToFileURL(modulePath).href);
   const tools = [];
   for (const [exportName, value] of Object.entries(module)) {
-    if (value !== null && typeof value === 'object' && value[BRAND] === true) tools.push(describe(exportName, value));
+    if (value !== null && typeof value === 'object' && value[BRAND] === true)
+      tools.push(describe(exportName, value));
   }
   answer = { tools, exportNames: Object.keys(module) };
 } catch (error) {

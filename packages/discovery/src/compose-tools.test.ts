@@ -2,18 +2,28 @@ import { describe, expect, it } from 'vitest';
 import { buildInputSchema, type DiscoveredTool, type ToolSourceKind } from '@toolpack/core';
 import { composeTools, type ComposedSource, type SourceSpec } from './compose-tools.ts';
 
-function tool(name: string, options: { kind?: ToolSourceKind; originalName?: string; path?: string; line?: number } = {}): DiscoveredTool {
+function tool(
+  name: string,
+  options: { kind?: ToolSourceKind; originalName?: string; path?: string; line?: number } = {},
+): DiscoveredTool {
   return {
     name,
     description: `${name} does things.`,
     inputSchema: buildInputSchema([]),
-    source: { kind: options.kind ?? 'script', path: options.path ?? `/p/${name}.ps1`, ...(options.line ? { line: options.line } : {}) },
+    source: {
+      kind: options.kind ?? 'script',
+      path: options.path ?? `/p/${name}.ps1`,
+      ...(options.line ? { line: options.line } : {}),
+    },
     invocation: { runner: 'pwsh', mode: 'script', scriptPath: options.path ?? `/p/${name}.ps1` },
     originalName: options.originalName ?? name,
   };
 }
 
-const source = (spec: SourceSpec, ...tools: DiscoveredTool[]): ComposedSource => ({ spec, result: { tools, diagnostics: [] } });
+const source = (spec: SourceSpec, ...tools: DiscoveredTool[]): ComposedSource => ({
+  spec,
+  result: { tools, diagnostics: [] },
+});
 const names = (tools: DiscoveredTool[]) => tools.map((t) => t.name);
 
 describe('composeTools', () => {
@@ -33,21 +43,30 @@ describe('composeTools', () => {
 
   it('filters with include/exclude against the final and the original name, case-insensitively', () => {
     const sources = [
-      source({ module: 'Widgets.psd1' }, tool('Get_Widget', { originalName: 'Get-Widget' }), tool('Set_Widget', { originalName: 'Set-Widget' })),
+      source(
+        { module: 'Widgets.psd1' },
+        tool('Get_Widget', { originalName: 'Get-Widget' }),
+        tool('Set_Widget', { originalName: 'Set-Widget' }),
+      ),
       source({ scripts: 's' }, tool('read_config'), tool('write_config')),
     ];
-    expect(names(composeTools(sources, { include: ['Get-*', '*_config'], builtins: false }).tools)).toEqual([
+    expect(
+      names(composeTools(sources, { include: ['Get-*', '*_config'], builtins: false }).tools),
+    ).toEqual(['Get_Widget', 'read_config', 'write_config']);
+    expect(
+      names(composeTools(sources, { exclude: ['write*', 'set-*'], builtins: false }).tools),
+    ).toEqual(['Get_Widget', 'read_config']);
+    expect(names(composeTools(sources, { include: ['GET_*'], builtins: false }).tools)).toEqual([
       'Get_Widget',
-      'read_config',
-      'write_config',
     ]);
-    expect(names(composeTools(sources, { exclude: ['write*', 'set-*'], builtins: false }).tools)).toEqual(['Get_Widget', 'read_config']);
-    expect(names(composeTools(sources, { include: ['GET_*'], builtins: false }).tools)).toEqual(['Get_Widget']);
   });
 
   it('applies per-source filters only to their own source', () => {
     const { tools } = composeTools(
-      [source({ scripts: 'a', include: ['keep*'] }, tool('keep_me'), tool('drop_me')), source({ scripts: 'b' }, tool('drop_too'))],
+      [
+        source({ scripts: 'a', include: ['keep*'] }, tool('keep_me'), tool('drop_me')),
+        source({ scripts: 'b' }, tool('drop_too')),
+      ],
       { builtins: false },
     );
     expect(names(tools)).toEqual(['keep_me', 'drop_too']);
@@ -56,7 +75,10 @@ describe('composeTools', () => {
   it('prefixes with the module or folder name (MCPServerPS -UsePrefix) or a given prefix', () => {
     const { tools } = composeTools(
       [
-        source({ module: 'mods/Widgets/Widgets.psd1', prefix: true }, tool('Get_Widget', { originalName: 'Get-Widget' })),
+        source(
+          { module: 'mods/Widgets/Widgets.psd1', prefix: true },
+          tool('Get_Widget', { originalName: 'Get-Widget' }),
+        ),
         source({ scripts: 'ops/scripts/', prefix: true }, tool('restart')),
         source({ tools: 'x', prefix: 'crm' }, tool('find_contact')),
       ],
@@ -66,15 +88,27 @@ describe('composeTools', () => {
   });
 
   it('namespaces pack tools as <alias>_<tool>, never twice, and records the pack', () => {
-    const { tools } = composeTools([source({ tools: 'packs/jira/tools', pack: 'jira' }, tool('search_issues'), tool('jira_get_issue'))], {
-      builtins: false,
-    });
+    const { tools } = composeTools(
+      [
+        source(
+          { tools: 'packs/jira/tools', pack: 'jira' },
+          tool('search_issues'),
+          tool('jira_get_issue'),
+        ),
+      ],
+      {
+        builtins: false,
+      },
+    );
     expect(names(tools)).toEqual(['jira_search_issues', 'jira_get_issue']);
     expect(tools.map((t) => t.source.pack)).toEqual(['jira', 'jira']);
   });
 
   it('keeps prefixed names within 64 characters', () => {
-    const { tools } = composeTools([source({ scripts: 's', prefix: 'p'.repeat(30) }, tool('t'.repeat(60)))], { builtins: false });
+    const { tools } = composeTools(
+      [source({ scripts: 's', prefix: 'p'.repeat(30) }, tool('t'.repeat(60)))],
+      { builtins: false },
+    );
     expect(tools[0]?.name).toHaveLength(64);
   });
 
@@ -91,7 +125,8 @@ describe('composeTools', () => {
       {
         severity: 'warning',
         code: 'W_COLLISION',
-        message: 'Two tools are named deploy: /b/deploy.sh replaces /a/deploy.ps1:3 (the last one wins).',
+        message:
+          'Two tools are named deploy: /b/deploy.sh replaces /a/deploy.ps1:3 (the last one wins).',
         path: '/b/deploy.sh',
         hint: 'Rename one of them, exclude one with --exclude, or give their sources a prefix (--prefix).',
       },
@@ -99,7 +134,10 @@ describe('composeTools', () => {
   });
 
   it('makes collisions errors under strict', () => {
-    const { diagnostics } = composeTools([source({ scripts: 'a' }, tool('x')), source({ scripts: 'b' }, tool('x'))], { strict: true });
+    const { diagnostics } = composeTools(
+      [source({ scripts: 'a' }, tool('x')), source({ scripts: 'b' }, tool('x'))],
+      { strict: true },
+    );
     expect(diagnostics.map((d) => [d.severity, d.code])).toEqual([['error', 'E_COLLISION']]);
   });
 
@@ -113,11 +151,17 @@ describe('composeTools', () => {
     const many = Array.from({ length: 51 }, (_, i) => tool(`t${i}`));
     const { diagnostics } = composeTools([source({ scripts: 'a' }, ...many)]);
     expect(diagnostics).toMatchObject([
-      { severity: 'error', code: 'E_MAX_TOOLS', message: '51 tools are more than maxTools (50); a server refuses to start with this many.' },
+      {
+        severity: 'error',
+        code: 'E_MAX_TOOLS',
+        message: '51 tools are more than maxTools (50); a server refuses to start with this many.',
+      },
     ]);
     expect(diagnostics[0]?.hint).toContain('--max-tools 51');
     expect(composeTools([source({ scripts: 'a' }, ...many.slice(0, 50))]).diagnostics).toEqual([]);
-    expect(composeTools([source({ scripts: 'a' }, ...many)], { maxTools: 100 }).diagnostics).toEqual([]);
+    expect(
+      composeTools([source({ scripts: 'a' }, ...many)], { maxTools: 100 }).diagnostics,
+    ).toEqual([]);
   });
 
   it('passes every source diagnostic through, in source order', () => {

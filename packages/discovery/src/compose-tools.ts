@@ -1,6 +1,11 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { createDiagnostic, normalizeToolName, type Diagnostic, type DiscoveredTool } from '@toolpack/core';
+import {
+  createDiagnostic,
+  normalizeToolName,
+  type Diagnostic,
+  type DiscoveredTool,
+} from '@toolpack/core';
 import { BUILTIN_TOOL_NAMES, createBuiltinTools } from './builtins/builtin-tools.ts';
 import { checkWorkflowSteps } from './adapters/workflows/index.ts';
 import type { SourceResult } from './types.ts';
@@ -52,7 +57,10 @@ export interface Composition {
  * `strict`), then `maxTools`. Built-ins come first so a project's own tool of the same
  * name replaces them.
  */
-export function composeTools(sources: readonly ComposedSource[], options: ComposeOptions = {}): Composition {
+export function composeTools(
+  sources: readonly ComposedSource[],
+  options: ComposeOptions = {},
+): Composition {
   const diagnostics: Diagnostic[] = [];
   const byName = new Map<string, DiscoveredTool>();
   const globalFilter = createFilter(options.include, options.exclude);
@@ -68,11 +76,15 @@ export function composeTools(sources: readonly ComposedSource[], options: Compos
     const prefix = choosePrefix(spec);
     for (const discovered of result.tools) {
       const tool = applyPrefix(discovered, prefix, spec.pack);
-      if (!sourceFilter(tool.name, tool.originalName, discovered.name) || !globalFilter(tool.name, tool.originalName, discovered.name)) {
+      if (
+        !sourceFilter(tool.name, tool.originalName, discovered.name) ||
+        !globalFilter(tool.name, tool.originalName, discovered.name)
+      ) {
         continue;
       }
       const earlier = byName.get(tool.name);
-      if (earlier !== undefined) diagnostics.push(describeCollision(earlier, tool, options.strict === true));
+      if (earlier !== undefined)
+        diagnostics.push(describeCollision(earlier, tool, options.strict === true));
       byName.set(tool.name, tool);
     }
   }
@@ -105,23 +117,37 @@ export function composeTools(sources: readonly ComposedSource[], options: Compos
 }
 
 function createFilter(include: readonly string[] = [], exclude: readonly string[] = []) {
-  const included = include.length === 0 ? undefined : picomatch([...include], { nocase: true, dot: true });
-  const excluded = exclude.length === 0 ? undefined : picomatch([...exclude], { nocase: true, dot: true });
+  const included =
+    include.length === 0 ? undefined : picomatch([...include], { nocase: true, dot: true });
+  const excluded =
+    exclude.length === 0 ? undefined : picomatch([...exclude], { nocase: true, dot: true });
   return (...names: string[]): boolean =>
-    (included === undefined || names.some((n) => included(n))) && (excluded === undefined || !names.some((n) => excluded(n)));
+    (included === undefined || names.some((n) => included(n))) &&
+    (excluded === undefined || !names.some((n) => excluded(n)));
 }
 
 function choosePrefix(spec: SourceSpec): string | undefined {
   if (spec.pack !== undefined) return spec.pack;
   if (typeof spec.prefix === 'string') return spec.prefix;
   if (spec.prefix !== true) return undefined;
-  const location = 'module' in spec ? spec.module : 'tools' in spec ? spec.tools : 'scripts' in spec ? spec.scripts : undefined;
+  const location =
+    'module' in spec
+      ? spec.module
+      : 'tools' in spec
+        ? spec.tools
+        : 'scripts' in spec
+          ? spec.scripts
+          : undefined;
   if (location === undefined) return undefined;
   const base = path.basename(location.replace(/[\\/]+$/, ''));
   return 'module' in spec ? base.replace(/\.(psd1|psm1|[cm]?[jt]s)$/i, '') : base;
 }
 
-function applyPrefix(tool: DiscoveredTool, prefix: string | undefined, pack: string | undefined): DiscoveredTool {
+function applyPrefix(
+  tool: DiscoveredTool,
+  prefix: string | undefined,
+  pack: string | undefined,
+): DiscoveredTool {
   let name = tool.name;
   if (prefix !== undefined && !name.toLowerCase().startsWith(`${prefix.toLowerCase()}_`)) {
     name = normalizeToolName(`${prefix}_${name}`).name;
@@ -134,15 +160,28 @@ function applyPrefix(tool: DiscoveredTool, prefix: string | undefined, pack: str
   };
 }
 
-function describeCollision(earlier: DiscoveredTool, later: DiscoveredTool, strict: boolean): Diagnostic {
+function describeCollision(
+  earlier: DiscoveredTool,
+  later: DiscoveredTool,
+  strict: boolean,
+): Diagnostic {
   const where = (tool: DiscoveredTool) =>
-    tool.source.kind === 'builtin' ? 'the built-in' : tool.source.line === undefined ? tool.source.path : `${tool.source.path}:${tool.source.line}`;
-  const isBuiltin = (BUILTIN_TOOL_NAMES as readonly string[]).includes(earlier.name) && earlier.source.kind === 'builtin';
+    tool.source.kind === 'builtin'
+      ? 'the built-in'
+      : tool.source.line === undefined
+        ? tool.source.path
+        : `${tool.source.path}:${tool.source.line}`;
+  const isBuiltin =
+    (BUILTIN_TOOL_NAMES as readonly string[]).includes(earlier.name) &&
+    earlier.source.kind === 'builtin';
   return createDiagnostic(
     strict ? 'error' : 'warning',
     strict ? 'E_COLLISION' : 'W_COLLISION',
     `Two tools are named ${later.name}: ${where(later)} replaces ${where(earlier)}${strict ? '' : ' (the last one wins)'}.`,
-    { path: later.source.path, ...(later.source.line === undefined ? {} : { line: later.source.line }) },
+    {
+      path: later.source.path,
+      ...(later.source.line === undefined ? {} : { line: later.source.line }),
+    },
     isBuiltin
       ? `Rename your tool, or exclude the built-in with --exclude ${later.name} if you mean to replace it.`
       : 'Rename one of them, exclude one with --exclude, or give their sources a prefix (--prefix).',

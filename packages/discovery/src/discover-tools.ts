@@ -6,7 +6,12 @@ import { discoverScriptRoot } from './adapters/script-root/discover-script-root.
 import { discoverToolFolders } from './adapters/tool-folders/index.ts';
 import { discoverWorkflows } from './adapters/workflows/index.ts';
 import { FileParseCache, type FileParseCacheStats } from './cache/file-parse-cache.ts';
-import { composeTools, type ComposeOptions, type Composition, type SourceSpec } from './compose-tools.ts';
+import {
+  composeTools,
+  type ComposeOptions,
+  type Composition,
+  type SourceSpec,
+} from './compose-tools.ts';
 import { describePowerShellModule, resolvePowerShellModule } from './powershell/index.ts';
 import type { ParseCache, SourceResult } from './types.ts';
 
@@ -40,19 +45,33 @@ export async function discoverTools(options: DiscoverToolsOptions): Promise<Disc
       ? undefined
       : typeof options.cache === 'object'
         ? options.cache
-        : new FileParseCache({ dir: options.cache ?? path.join(options.cwd, '.toolpack', 'cache') });
-  const results = await Promise.all(options.sources.map((spec) => readSource(spec, options, cache)));
+        : new FileParseCache({
+            dir: options.cache ?? path.join(options.cwd, '.toolpack', 'cache'),
+          });
+  const results = await Promise.all(
+    options.sources.map((spec) => readSource(spec, options, cache)),
+  );
   if (cache instanceof FileParseCache) await cache.flush();
   const composition = composeTools(
-    options.sources.map((spec, i) => ({ spec, result: results[i] ?? { tools: [], diagnostics: [] } })),
+    options.sources.map((spec, i) => ({
+      spec,
+      result: results[i] ?? { tools: [], diagnostics: [] },
+    })),
     options,
   );
-  return cache instanceof FileParseCache ? { ...composition, cache: { ...cache.stats } } : composition;
+  return cache instanceof FileParseCache
+    ? { ...composition, cache: { ...cache.stats } }
+    : composition;
 }
 
-async function readSource(spec: SourceSpec, options: DiscoverToolsOptions, cache: ParseCache | undefined): Promise<SourceResult> {
+async function readSource(
+  spec: SourceSpec,
+  options: DiscoverToolsOptions,
+  cache: ParseCache | undefined,
+): Promise<SourceResult> {
   const { cwd } = options;
-  if ('tools' in spec) return discoverToolFolders({ root: spec.tools, cwd, ...(cache ? { cache } : {}) });
+  if ('tools' in spec)
+    return discoverToolFolders({ root: spec.tools, cwd, ...(cache ? { cache } : {}) });
   if ('scripts' in spec) {
     return discoverScriptRoot({
       root: spec.scripts,
@@ -61,7 +80,8 @@ async function readSource(spec: SourceSpec, options: DiscoverToolsOptions, cache
       ...(options.extraScriptExtensions ? { extraExtensions: options.extraScriptExtensions } : {}),
     });
   }
-  if ('workflows' in spec) return discoverWorkflows({ dir: spec.workflows, cwd, ...(cache ? { cache } : {}) });
+  if ('workflows' in spec)
+    return discoverWorkflows({ dir: spec.workflows, cwd, ...(cache ? { cache } : {}) });
   return readModule(spec.module, options);
 }
 
@@ -72,7 +92,12 @@ async function readModule(module: string, options: DiscoverToolsOptions): Promis
   }
   if (extension === '.psd1' || extension === '.psm1') {
     const file = path.resolve(options.cwd, module);
-    if (!(await stat(file).then((s) => s.isFile(), () => false))) {
+    if (
+      !(await stat(file).then(
+        (s) => s.isFile(),
+        () => false,
+      ))
+    ) {
       throw new ToolpackError('E_SOURCE_MISSING', `PowerShell module ${module} does not exist.`, {
         hint: 'Point --module at a .psd1 or .psm1 file, or give a module name found on PSModulePath.',
       });
@@ -84,9 +109,13 @@ async function readModule(module: string, options: DiscoverToolsOptions): Promis
     ...(options.psModulePath === undefined ? {} : { psModulePath: options.psModulePath }),
   });
   if (resolved === undefined) {
-    throw new ToolpackError('E_SOURCE_MISSING', `Module ${module} was not found: it is not a file and not a module on PSModulePath.`, {
-      hint: 'Give a path to a .psd1/.psm1/.js/.ts file, or install the PowerShell module so it is on PSModulePath.',
-    });
+    throw new ToolpackError(
+      'E_SOURCE_MISSING',
+      `Module ${module} was not found: it is not a file and not a module on PSModulePath.`,
+      {
+        hint: 'Give a path to a .psd1/.psm1/.js/.ts file, or install the PowerShell module so it is on PSModulePath.',
+      },
+    );
   }
   return describePowerShellModule({ path: resolved });
 }

@@ -11,7 +11,8 @@ let assetsDir: string | undefined;
 export function resolveAsset(name: string): string {
   if (assetsDir === undefined) {
     let dir = path.dirname(fileURLToPath(import.meta.url));
-    while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+    while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir)
+      dir = path.dirname(dir);
     assetsDir = path.join(dir, 'assets');
   }
   return path.join(assetsDir, name);

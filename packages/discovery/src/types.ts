@@ -13,5 +13,9 @@ export interface SourceResult {
  * version when a parser's output changes so old entries are never served.
  */
 export interface ParseCache {
-  read<T>(kind: string, files: readonly string[], parse: (contents: string[]) => T | Promise<T>): Promise<T>;
+  read<T>(
+    kind: string,
+    files: readonly string[],
+    parse: (contents: string[]) => T | Promise<T>,
+  ): Promise<T>;
 }

@@ -9,7 +9,9 @@ import { collectListReport } from './list.ts';
 export function createCheckCommand(io: CliIo, done: (code: number) => void): Command {
   const sources: SourceSpec[] = [];
   const command = new Command('check')
-    .description('Check every source and explain each problem with its fix; exit 1 when any is an error')
+    .description(
+      'Check every source and explain each problem with its fix; exit 1 when any is an error',
+    )
     .option('--json', 'print {"tools": [...], "diagnostics": [...]}');
   addSourceFlags(command, sources);
   command.addHelpText(

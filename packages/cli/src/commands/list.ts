@@ -4,7 +4,12 @@ import { discoverTools, type SourceSpec } from '@toolpack/discovery';
 import { EXIT_OK } from '../exit-codes.ts';
 import { createPainter, type CliIo } from '../io.ts';
 import { renderTable } from '../render-table.ts';
-import { addSourceFlags, describeNoSources, resolveSources, type SourceFlagValues } from '../source-flags.ts';
+import {
+  addSourceFlags,
+  describeNoSources,
+  resolveSources,
+  type SourceFlagValues,
+} from '../source-flags.ts';
 import { toDiagnosticView, toToolView } from '../tool-view.ts';
 
 export interface ListReport {
@@ -13,7 +18,11 @@ export interface ListReport {
 }
 
 /** Discovery as `list` and `check` present it: paths relative to the project. */
-export async function collectListReport(sources: SourceSpec[], flags: SourceFlagValues, io: CliIo): Promise<ListReport> {
+export async function collectListReport(
+  sources: SourceSpec[],
+  flags: SourceFlagValues,
+  io: CliIo,
+): Promise<ListReport> {
   const resolved = await resolveSources(sources, flags, io);
   if (resolved.origin === 'none') io.stderr.write(describeNoSources());
   const result = await discoverTools(resolved.options);
@@ -54,16 +63,22 @@ Exit codes: 0 the sources were read (problems or not), 2 bad flags or a missing 
 export function renderListReport(report: ListReport, io: CliIo): string {
   const paint = createPainter(io.stdout, io.env);
   const problemsByPath = new Map<string, Diagnostic[]>();
-  for (const d of report.diagnostics) problemsByPath.set(d.path, [...(problemsByPath.get(d.path) ?? []), d]);
+  for (const d of report.diagnostics)
+    problemsByPath.set(d.path, [...(problemsByPath.get(d.path) ?? []), d]);
   const rows = report.tools.map((tool) => {
-    const problems = (problemsByPath.get(tool.source.path) ?? []).filter((d) => d.severity !== 'info');
-    const where = tool.source.line === undefined ? tool.source.path : `${tool.source.path}:${tool.source.line}`;
+    const problems = (problemsByPath.get(tool.source.path) ?? []).filter(
+      (d) => d.severity !== 'info',
+    );
+    const where =
+      tool.source.line === undefined ? tool.source.path : `${tool.source.path}:${tool.source.line}`;
     return [
       tool.name,
       tool.source.kind,
       where,
       tool.description,
-      problems.length === 0 ? '' : `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}`,
+      problems.length === 0
+        ? ''
+        : `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}`,
     ];
   });
   let out = renderTable(
@@ -91,7 +106,7 @@ export function renderListReport(report: ListReport, io: CliIo): string {
   const warnings = shown.length - errors;
   out += `\n${report.tools.length} ${report.tools.length === 1 ? 'tool' : 'tools'}`;
   if (errors > 0) out += `, ${paint('red', `${errors} ${errors === 1 ? 'error' : 'errors'}`)}`;
-  if (warnings > 0) out += `, ${paint('yellow', `${warnings} ${warnings === 1 ? 'warning' : 'warnings'}`)}`;
+  if (warnings > 0)
+    out += `, ${paint('yellow', `${warnings} ${warnings === 1 ? 'warning' : 'warnings'}`)}`;
   return `${out}\n`;
 }
-

@@ -27,8 +27,14 @@ describe('built-in tools', () => {
   });
 
   it('find_tools ranks name matches above description matches, by word prefix', () => {
-    expect(findTools(catalogue, 'notif').map((m) => m.name)).toEqual(['send_notification', 'list_tasks']);
-    expect(findTools(catalogue, 'create JIRA issue')[0]).toMatchObject({ name: 'jira_create_issue', score: 12 });
+    expect(findTools(catalogue, 'notif').map((m) => m.name)).toEqual([
+      'send_notification',
+      'list_tasks',
+    ]);
+    expect(findTools(catalogue, 'create JIRA issue')[0]).toMatchObject({
+      name: 'jira_create_issue',
+      score: 12,
+    });
     expect(findTools(catalogue, 'notif', 1)).toHaveLength(1);
     expect(findTools(catalogue, '  ,; ')).toEqual([]);
     expect(findTools(catalogue, 'zebra')).toEqual([]);

@@ -10,8 +10,21 @@ export function createBuiltinTools(): DiscoveredTool[] {
       description:
         'Searches the tools this server offers by words (matched against names and descriptions) and returns the best matches with their input schemas.',
       inputSchema: buildInputSchema([
-        { name: 'query', type: 'string', description: 'Words describing what you want to do, e.g. "create jira issue".', required: true, minLength: 1 },
-        { name: 'limit', type: 'integer', description: 'How many tools to return at most.', minimum: 1, maximum: 50, default: 10 },
+        {
+          name: 'query',
+          type: 'string',
+          description: 'Words describing what you want to do, e.g. "create jira issue".',
+          required: true,
+          minLength: 1,
+        },
+        {
+          name: 'limit',
+          type: 'integer',
+          description: 'How many tools to return at most.',
+          minimum: 1,
+          maximum: 50,
+          default: 10,
+        },
       ]),
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       source: { kind: 'builtin', path: '<builtin>' },
@@ -20,9 +33,16 @@ export function createBuiltinTools(): DiscoveredTool[] {
     },
     {
       name: 'describe_tool',
-      description: 'Returns the full definition of one tool: description, input schema, hints and where it comes from.',
+      description:
+        'Returns the full definition of one tool: description, input schema, hints and where it comes from.',
       inputSchema: buildInputSchema([
-        { name: 'name', type: 'string', description: 'The exact tool name, as tools/list or find_tools gives it.', required: true, minLength: 1 },
+        {
+          name: 'name',
+          type: 'string',
+          description: 'The exact tool name, as tools/list or find_tools gives it.',
+          required: true,
+          minLength: 1,
+        },
       ]),
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       source: { kind: 'builtin', path: '<builtin>' },
@@ -43,8 +63,15 @@ export interface ToolMatch {
  * Ranks tools for `find_tools`: every query word found in the name counts three times, in
  * the description once; words match by prefix so `notif` finds `send_notification`.
  */
-export function findTools(tools: readonly ToolDefinition[], query: string, limit = 10): ToolMatch[] {
-  const words = query.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 0);
+export function findTools(
+  tools: readonly ToolDefinition[],
+  query: string,
+  limit = 10,
+): ToolMatch[] {
+  const words = query
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 0);
   if (words.length === 0) return [];
   const matches: ToolMatch[] = [];
   for (const tool of tools) {
@@ -55,16 +82,35 @@ export function findTools(tools: readonly ToolDefinition[], query: string, limit
       if (nameWords.some((w) => w.startsWith(word))) score += 3;
       if (descriptionWords.some((w) => w.startsWith(word))) score += 1;
     }
-    if (score > 0) matches.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema, score });
+    if (score > 0)
+      matches.push({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        score,
+      });
   }
-  return matches.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name, 'en')).slice(0, limit);
+  return matches
+    .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name, 'en'))
+    .slice(0, limit);
 }
 
 /** `describe_tool`: the client-facing definition of one tool, or undefined. */
-export function describeTool(tools: readonly ToolDefinition[], name: string): ToolDefinition | undefined {
+export function describeTool(
+  tools: readonly ToolDefinition[],
+  name: string,
+): ToolDefinition | undefined {
   const tool = tools.find((t) => t.name === name);
   if (tool === undefined) return undefined;
-  const { name: toolName, title, description, inputSchema, outputSchema, annotations, source } = tool;
+  const {
+    name: toolName,
+    title,
+    description,
+    inputSchema,
+    outputSchema,
+    annotations,
+    source,
+  } = tool;
   return {
     name: toolName,
     description,

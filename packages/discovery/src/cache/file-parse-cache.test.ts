@@ -113,6 +113,8 @@ describe('FileParseCache', () => {
 
   it('propagates a missing file so the adapter can report it', async () => {
     const cache = new FileParseCache({ dir: path.join(dir, 'cache') });
-    await expect(cache.read('k@1', [path.join(dir, 'gone.ps1')], () => 1)).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(cache.read('k@1', [path.join(dir, 'gone.ps1')], () => 1)).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 });

@@ -54,7 +54,11 @@ export class FileParseCache implements ParseCache {
     this.#file = path.join(options.dir, `discovery-v${FORMAT}.json`);
   }
 
-  async read<T>(kind: string, files: readonly string[], parse: (contents: string[]) => T | Promise<T>): Promise<T> {
+  async read<T>(
+    kind: string,
+    files: readonly string[],
+    parse: (contents: string[]) => T | Promise<T>,
+  ): Promise<T> {
     const document = await this.#load();
     const key = `${kind}\u0000${files.join('\u0000')}`;
     const stats = await Promise.all(files.map((file) => stat(file)));
@@ -86,7 +90,11 @@ export class FileParseCache implements ParseCache {
       mtimeMs: stats[i]?.mtimeMs ?? 0,
       hash: hashContent(contents[i] ?? ''),
     }));
-    if (entry !== undefined && entry.files.length === stamps.length && entry.files.every((s, i) => s.hash === stamps[i]?.hash)) {
+    if (
+      entry !== undefined &&
+      entry.files.length === stamps.length &&
+      entry.files.every((s, i) => s.hash === stamps[i]?.hash)
+    ) {
       // Touched but not changed: keep the parse, refresh the stamps.
       this.stats.hits++;
       document.entries[key] = { files: stamps, value: entry.value, storedAt: now, usedAt: now };
@@ -96,7 +104,12 @@ export class FileParseCache implements ParseCache {
 
     this.stats.misses++;
     const value = await parse(contents);
-    document.entries[key] = { files: stamps, value: structuredClone(value), storedAt: now, usedAt: now };
+    document.entries[key] = {
+      files: stamps,
+      value: structuredClone(value),
+      storedAt: now,
+      usedAt: now,
+    };
     this.#dirty = true;
     return value;
   }
@@ -124,7 +137,9 @@ export class FileParseCache implements ParseCache {
     this.#loading ??= readFile(this.#file, 'utf8')
       .then((text) => {
         const parsed = JSON.parse(text) as CacheDocument;
-        return parsed.format === FORMAT && typeof parsed.entries === 'object' ? parsed : emptyDocument();
+        return parsed.format === FORMAT && typeof parsed.entries === 'object'
+          ? parsed
+          : emptyDocument();
       })
       .catch(() => emptyDocument())
       .then((document) => {

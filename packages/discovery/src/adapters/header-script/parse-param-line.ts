@@ -581,7 +581,9 @@ function convertLiteral(literal: Literal, spec: ValueSpec): Conversion {
 function parseJson(text: string): unknown {
   try {
     // `+ 0` turns -0 into 0: JSON has no -0, so the value would change on its way through the cache.
-    return JSON.parse(text, (_key, value: unknown) => (typeof value === 'number' ? value + 0 : value)) as unknown;
+    return JSON.parse(text, (_key, value: unknown) =>
+      typeof value === 'number' ? value + 0 : value,
+    ) as unknown;
   } catch {
     return undefined;
   }

@@ -29,15 +29,28 @@ describe('discoverJsModule', () => {
         annotations: { readOnlyHint: true },
         timeoutMs: 5000,
         source: { kind: 'js-module', path: path.join(fixtures, 'good-tools.ts'), line: 4 },
-        invocation: { runner: 'node-worker', modulePath: path.join(fixtures, 'good-tools.ts'), exportName: 'greet' },
+        invocation: {
+          runner: 'node-worker',
+          modulePath: path.join(fixtures, 'good-tools.ts'),
+          exportName: 'greet',
+        },
         originalName: 'greet',
       },
       {
         name: 'shout',
         description: 'Upper-cases a text.',
-        inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+        inputSchema: {
+          type: 'object',
+          properties: { text: { type: 'string' } },
+          required: ['text'],
+          additionalProperties: false,
+        },
         source: { kind: 'js-module', path: path.join(fixtures, 'good-tools.ts'), line: 15 },
-        invocation: { runner: 'node-worker', modulePath: path.join(fixtures, 'good-tools.ts'), exportName: 'shout' },
+        invocation: {
+          runner: 'node-worker',
+          modulePath: path.join(fixtures, 'good-tools.ts'),
+          exportName: 'shout',
+        },
         originalName: 'shout',
       },
     ]);
@@ -48,21 +61,33 @@ describe('discoverJsModule', () => {
     const result = await discoverJsModule({ module: 'throws-on-import.mjs', cwd: fixtures });
     expect(result.tools).toEqual([]);
     expect(result.diagnostics).toMatchObject([
-      { severity: 'error', code: 'E_MODULE_LOAD', message: 'Importing throws-on-import.mjs failed: database is not reachable' },
+      {
+        severity: 'error',
+        code: 'E_MODULE_LOAD',
+        message: 'Importing throws-on-import.mjs failed: database is not reachable',
+      },
     ]);
   });
 
   it('warns about a module without tools, naming what it exports', async () => {
     const result = await discoverJsModule({ module: 'no-tools.mjs', cwd: fixtures });
     expect(result.diagnostics).toMatchObject([
-      { severity: 'warning', code: 'W_NO_TOOLS', message: 'no-tools.mjs exports no defineTool(...) values (it exports default, helper).' },
+      {
+        severity: 'warning',
+        code: 'W_NO_TOOLS',
+        message: 'no-tools.mjs exports no defineTool(...) values (it exports default, helper).',
+      },
     ]);
   });
 
   it('refuses two exports with the same tool name', async () => {
     const result = await discoverJsModule({ module: 'duplicate-names.mjs', cwd: fixtures });
-    expect(result.tools.map((t) => (t.invocation as { exportName: string }).exportName)).toEqual(['first']);
-    expect(result.diagnostics).toMatchObject([{ severity: 'error', code: 'E_DUPLICATE_TOOL', line: 4 }]);
+    expect(result.tools.map((t) => (t.invocation as { exportName: string }).exportName)).toEqual([
+      'first',
+    ]);
+    expect(result.diagnostics).toMatchObject([
+      { severity: 'error', code: 'E_DUPLICATE_TOOL', line: 4 },
+    ]);
   });
 
   it('finishes even when the module keeps its event loop busy', async () => {
@@ -71,7 +96,11 @@ describe('discoverJsModule', () => {
   });
 
   it('throws E_SOURCE_MISSING for a module that does not exist', async () => {
-    await expect(discoverJsModule({ module: 'nope.ts', cwd: fixtures })).rejects.toThrow(ToolpackError);
-    await expect(discoverJsModule({ module: 'nope.ts', cwd: fixtures })).rejects.toMatchObject({ code: 'E_SOURCE_MISSING' });
+    await expect(discoverJsModule({ module: 'nope.ts', cwd: fixtures })).rejects.toThrow(
+      ToolpackError,
+    );
+    await expect(discoverJsModule({ module: 'nope.ts', cwd: fixtures })).rejects.toMatchObject({
+      code: 'E_SOURCE_MISSING',
+    });
   });
 });

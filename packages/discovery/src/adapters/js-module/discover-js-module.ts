@@ -1,7 +1,14 @@
 import { spawn } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolpackError, createDiagnostic, type Diagnostic, type DiscoveredTool, type ObjectJsonSchema, type ToolAnnotations } from '@toolpack/core';
+import {
+  ToolpackError,
+  createDiagnostic,
+  type Diagnostic,
+  type DiscoveredTool,
+  type ObjectJsonSchema,
+  type ToolAnnotations,
+} from '@toolpack/core';
 import { resolveAsset } from '../../package-assets.ts';
 import type { SourceResult } from '../../types.ts';
 
@@ -20,7 +27,8 @@ interface ListedTool {
   timeoutMs?: number;
 }
 
-type ListAnswer = { tools: ListedTool[]; exportNames: string[] } | { error: { message: string; code?: string } };
+type ListAnswer =
+  { tools: ListedTool[]; exportNames: string[] } | { error: { message: string; code?: string } };
 
 export interface DiscoverJsModuleOptions {
   /** The module file, absolute or relative to `cwd`. */
@@ -34,7 +42,10 @@ export interface DiscoverJsModuleOptions {
  */
 export async function discoverJsModule(options: DiscoverJsModuleOptions): Promise<SourceResult> {
   const modulePath = path.resolve(options.cwd, options.module);
-  const exists = await stat(modulePath).then((s) => s.isFile(), () => false);
+  const exists = await stat(modulePath).then(
+    (s) => s.isFile(),
+    () => false,
+  );
   if (!exists) {
     throw new ToolpackError('E_SOURCE_MISSING', `Module ${options.module} does not exist.`, {
       hint: 'Point --module (or `module:` in toolpack.yaml) at a .js/.ts file that exports defineTool(...) values.',
@@ -67,7 +78,13 @@ export async function discoverJsModule(options: DiscoverJsModuleOptions): Promis
     const earlier = seen.get(listed.name);
     if (earlier !== undefined) {
       diagnostics.push(
-        createDiagnostic('error', 'E_DUPLICATE_TOOL', `Exports ${earlier} and ${listed.exportName} both define the tool ${listed.name}.`, where, 'Give each tool its own name.'),
+        createDiagnostic(
+          'error',
+          'E_DUPLICATE_TOOL',
+          `Exports ${earlier} and ${listed.exportName} both define the tool ${listed.name}.`,
+          where,
+          'Give each tool its own name.',
+        ),
       );
       continue;
     }
@@ -106,7 +123,11 @@ function findExportLine(text: string, exportName: string): number | undefined {
     return index < 0 ? undefined : text.slice(0, index).split('\n').length;
   }
   const escaped = exportName.replace(/[$]/g, '\\$');
-  const index = text.search(new RegExp(`export\\s+(const|let|var|function)\\s+${escaped}\\b|\\b${escaped}\\s*=\\s*defineTool\\b`));
+  const index = text.search(
+    new RegExp(
+      `export\\s+(const|let|var|function)\\s+${escaped}\\b|\\b${escaped}\\s*=\\s*defineTool\\b`,
+    ),
+  );
   return index < 0 ? undefined : text.slice(0, index).split('\n').length;
 }
 
@@ -115,10 +136,14 @@ function listModuleTools(modulePath: string): Promise<ListAnswer> {
   // inspector or loader flags that would make the child hang or behave differently.
   const conditions = pickConditionFlags(process.execArgv);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...conditions, resolveAsset('list-module-tools.mjs'), modulePath], {
-      cwd: path.dirname(modulePath),
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...conditions, resolveAsset('list-module-tools.mjs'), modulePath],
+      {
+        cwd: path.dirname(modulePath),
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      },
+    );
     let answer: ListAnswer | undefined;
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), LIST_TIMEOUT_MS);

@@ -26,15 +26,24 @@ export interface DiscoverScriptRootOptions {
  * DESIGN.md source 2: every `*.ps1` (comment-based help + param block), `*.bas` (BASIC
  * PARAM lines) and `*.{sh,py,js,mjs,ts}` with PARAM header comments directly in `root`.
  */
-export async function discoverScriptRoot(options: DiscoverScriptRootOptions): Promise<SourceResult> {
+export async function discoverScriptRoot(
+  options: DiscoverScriptRootOptions,
+): Promise<SourceResult> {
   const root = path.resolve(options.cwd, options.root);
-  const entries = await readdir(root, { withFileTypes: true }).catch((cause: NodeJS.ErrnoException) => {
-    throw new ToolpackError(
-      'E_SOURCE_MISSING',
-      cause.code === 'ENOTDIR' ? `Script root ${options.root} is not a folder.` : `Script root ${options.root} does not exist.`,
-      { cause, hint: 'Point --script-root (or `scripts:` in toolpack.yaml) at a folder of scripts.' },
-    );
-  });
+  const entries = await readdir(root, { withFileTypes: true }).catch(
+    (cause: NodeJS.ErrnoException) => {
+      throw new ToolpackError(
+        'E_SOURCE_MISSING',
+        cause.code === 'ENOTDIR'
+          ? `Script root ${options.root} is not a folder.`
+          : `Script root ${options.root} does not exist.`,
+        {
+          cause,
+          hint: 'Point --script-root (or `scripts:` in toolpack.yaml) at a folder of scripts.',
+        },
+      );
+    },
+  );
   const extensions = new Set<string>([...SCRIPT_EXTENSIONS, ...(options.extraExtensions ?? [])]);
   const files = entries
     .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && !NOT_A_TOOL.test(entry.name))
@@ -56,7 +65,12 @@ export async function discoverScriptRoot(options: DiscoverScriptRootOptions): Pr
         return {
           tools: [],
           diagnostics: [
-            createDiagnostic('error', 'E_READ', `Cannot read ${name}: ${(error as Error).message}`, { path: file }),
+            createDiagnostic(
+              'error',
+              'E_READ',
+              `Cannot read ${name}: ${(error as Error).message}`,
+              { path: file },
+            ),
           ],
         };
       }
@@ -68,7 +82,11 @@ export async function discoverScriptRoot(options: DiscoverScriptRootOptions): Pr
   };
 }
 
-function describeScript(file: string, extension: string, content: string): SourceResult | Promise<SourceResult> {
+function describeScript(
+  file: string,
+  extension: string,
+  content: string,
+): SourceResult | Promise<SourceResult> {
   if (extension === '.ps1') return describePowerShellScript({ path: file, content });
   if (extension === '.bas') return describeBasicScript({ path: file, content });
   return describeHeaderScript({ path: file, content });
