@@ -1,0 +1,781 @@
+#Requires -Version 7.2
+<#
+.SYNOPSIS
+    Toolpack's PowerShell host. Started by @toolpack/runners; not meant to be run by hand.
+
+.DESCRIPTION
+    Runs PowerShell tools for one Toolpack runner. It talks to Node over a private channel
+    (a Unix domain socket, or a named pipe on Windows) created by Node and named by
+    -ChannelPath, never over stdout/stderr: whatever a tool prints (Write-Host,
+    [Console]::WriteLine, native commands) cannot corrupt the protocol.
+
+    Framing: one JSON object per line, UTF-8, both ways.
+
+    Node -> host
+        { type: "call", id, mode: "script"|"tool-folder"|"module", scriptPath, functionName,
+          modulePath, toolName, arguments }
+        { type: "stop", id }                stops the call's pipeline
+        { type: "warm-module", modulePath } opens the module's runspace ahead of its first call
+        { type: "forget-modules", modulePaths } drops module runspaces (all when null) so the
+                                            next call imports the module afresh (hot reload)
+        { type: "shutdown" }
+    host -> Node
+        { type: "hello", token, pid, psVersion }  first line; the token proves who connected
+        { type: "progress", id, percent, message }
+        { type: "log", id, level, message }
+        { type: "result", id, kind: "none"|"text"|"json"|"error", text, json, error, file,
+          line, truncated, stopped, errorCount }
+
+    Script and tool-folder calls each get a fresh runspace, taken from a pool that is kept
+    filled in the background (Runspace.OpenAsync), used once and disposed. Module calls run
+    in one runspace per module (the module imported once), one call at a time, so module
+    state persists between calls.
+
+    The main loop is single-threaded: it waits on the channel and on every running
+    pipeline's task, so no PowerShell script ever runs on a thread without a runspace.
+#>
+param(
+    [Parameter(Mandatory = $true)] [string] $ChannelPath,
+    [Parameter(Mandatory = $true)] [string] $ProjectRoot,
+    [int] $PoolSize = 4,
+    [long] $MaxOutputChars = 1048576
+)
+
+$ErrorActionPreference = 'Stop'
+$ProgressPreference = 'SilentlyContinue'
+Set-StrictMode -Off
+
+foreach ($assemblyName in @('System.Text.Json', 'System.Text.Encodings.Web', 'System.Net.Sockets', 'System.IO.Pipes')) {
+    try { Add-Type -AssemblyName $assemblyName } catch { }
+}
+
+# The token proves to Node that this process is the host it started; tools must not see it.
+$script:Token = [string]$env:TOOLPACK_HOST_TOKEN
+Remove-Item -Path 'Env:TOOLPACK_HOST_TOKEN' -ErrorAction SilentlyContinue
+
+$script:MaxLogsPerCall = 1000
+$script:MaxLogChars = 8000
+
+# ---------------------------------------------------------------------------------------
+# Functions copied into every tool runspace (through the InitialSessionState). They only
+# use .NET types, so they need no module to be loaded.
+# ---------------------------------------------------------------------------------------
+
+function __Toolpack-WriteJsonValue {
+    # Writes one value, or opens a container and returns its frame for the caller's loop.
+    # Plain .NET objects nested in plain .NET objects deeper than 2 levels are written with
+    # ToString(): their property graphs are unbounded (FileInfo.Directory.Parent...). Data
+    # (hashtables, PSCustomObjects, arrays) is never cut, at any depth.
+    param($Writer, $Value, [int] $ObjectDepth, $Seen, [long] $MaxItems)
+
+    if ($null -eq $Value -or $Value -is [System.DBNull]) { $Writer.WriteNullValue(); return }
+
+    if ($Value -is [System.Management.Automation.PSCustomObject]) {
+        if ($Seen.Contains($Value)) { $Writer.WriteStringValue('[circular reference]'); return }
+        $items = [System.Collections.Generic.List[object]]::new()
+        foreach ($property in $Value.PSObject.Properties) {
+            $propertyValue = $null
+            try { $propertyValue = $property.Value } catch { continue }
+            $items.Add(@([string]$property.Name, $propertyValue))
+        }
+        [void]$Seen.Add($Value)
+        $Writer.WriteStartObject()
+        return @{ IsObject = $true; Items = $items; Index = 0; ChildDepth = $ObjectDepth; Identity = $Value }
+    }
+
+    $base = $Value
+    if ($base -is [System.Management.Automation.PSObject]) { $base = $base.PSObject.BaseObject }
+
+    if ($base -is [string] -or $base -is [char]) { $Writer.WriteStringValue([string]$base); return }
+    if ($base -is [bool]) { $Writer.WriteBooleanValue([bool]$base); return }
+    if ($base -is [System.Management.Automation.SwitchParameter]) { $Writer.WriteBooleanValue([bool]$base.IsPresent); return }
+    if ($base -is [System.Enum]) { $Writer.WriteStringValue([string]$base.ToString()); return }
+
+    $typeCode = [string][System.Type]::GetTypeCode($base.GetType())
+    if ($typeCode -in @('Byte', 'SByte', 'Int16', 'UInt16', 'Int32', 'UInt32', 'Int64')) {
+        $Writer.WriteNumberValue([long]$base); return
+    }
+    if ($typeCode -eq 'UInt64' -or $typeCode -eq 'Decimal') { $Writer.WriteNumberValue([decimal]$base); return }
+    if ($typeCode -eq 'Single' -or $typeCode -eq 'Double') {
+        $number = [double]$base
+        if ([double]::IsFinite($number)) { $Writer.WriteNumberValue($number) } else { $Writer.WriteNullValue() }
+        return
+    }
+    if ($typeCode -eq 'DateTime') {
+        $Writer.WriteStringValue(([datetime]$base).ToString('o', [System.Globalization.CultureInfo]::InvariantCulture)); return
+    }
+    if ($base -is [System.DateTimeOffset]) {
+        $Writer.WriteStringValue(([System.DateTimeOffset]$base).ToString('o', [System.Globalization.CultureInfo]::InvariantCulture)); return
+    }
+    if ($base -is [type]) { $Writer.WriteStringValue([string]$base.FullName); return }
+    if ($base -is [guid] -or $base -is [timespan] -or $base -is [uri] -or $base -is [version] -or
+        $base -is [scriptblock] -or $base -is [System.Numerics.BigInteger] -or $base -is [System.IntPtr] -or
+        $base -is [System.Text.RegularExpressions.Regex] -or $base -is [System.Net.IPAddress] -or
+        $base -is [System.Security.SecureString]) {
+        $Writer.WriteStringValue([string]$base.ToString()); return
+    }
+
+    if ($base -is [System.Collections.IDictionary]) {
+        if ($Seen.Contains($base)) { $Writer.WriteStringValue('[circular reference]'); return }
+        $items = [System.Collections.Generic.List[object]]::new()
+        foreach ($entry in $base.GetEnumerator()) {
+            $items.Add(@([string]$entry.Key, $entry.Value))
+        }
+        [void]$Seen.Add($base)
+        $Writer.WriteStartObject()
+        return @{ IsObject = $true; Items = $items; Index = 0; ChildDepth = $ObjectDepth; Identity = $base }
+    }
+
+    if ($base -is [System.Collections.IEnumerable]) {
+        if ($Seen.Contains($base)) { $Writer.WriteStringValue('[circular reference]'); return }
+        $items = [System.Collections.Generic.List[object]]::new()
+        foreach ($element in $base) {
+            $items.Add($element)
+            # Each item costs at least one character, so more items than that can only be cut.
+            if ($items.Count -gt $MaxItems) { break }
+        }
+        [void]$Seen.Add($base)
+        $Writer.WriteStartArray()
+        return @{ IsObject = $false; Items = $items; Index = 0; ChildDepth = $ObjectDepth; Identity = $base }
+    }
+
+    if ($ObjectDepth -ge 2) {
+        $text = $null
+        try { $text = [string]$base.ToString() } catch { $text = [string]$base.GetType().FullName }
+        $Writer.WriteStringValue($text)
+        return
+    }
+    $identity = $null
+    if (-not $base.GetType().IsValueType) {
+        if ($Seen.Contains($base)) { $Writer.WriteStringValue('[circular reference]'); return }
+        $identity = $base
+    }
+    $items = [System.Collections.Generic.List[object]]::new()
+    foreach ($property in $Value.PSObject.Properties) {
+        if (-not $property.IsGettable) { continue }
+        $propertyValue = $null
+        try { $propertyValue = $property.Value } catch { continue }
+        $items.Add(@([string]$property.Name, $propertyValue))
+    }
+    if ($null -ne $identity) { [void]$Seen.Add($identity) }
+    $Writer.WriteStartObject()
+    return @{ IsObject = $true; Items = $items; Index = 0; ChildDepth = $ObjectDepth + 1; Identity = $identity }
+}
+
+function __Toolpack-ConvertToJson {
+    # JSON without ConvertTo-Json's depth truncation. Iterative (an explicit stack of open
+    # containers), so deep data cannot overflow PowerShell's call depth; cycles become
+    # "[circular reference]". Stops once the text passes MaxChars and says so.
+    param($Value, [long] $MaxChars = 1048576)
+
+    $stream = [System.IO.MemoryStream]::new()
+    $writerOptions = [System.Text.Json.JsonWriterOptions]@{
+        Encoder  = [System.Text.Encodings.Web.JavaScriptEncoder]::UnsafeRelaxedJsonEscaping
+        MaxDepth = 100000
+    }
+    $writer = [System.Text.Json.Utf8JsonWriter]::new([System.IO.Stream]$stream, $writerOptions)
+    $seen = [System.Collections.Generic.HashSet[object]]::new([System.Collections.Generic.ReferenceEqualityComparer]::Instance)
+    $stack = [System.Collections.Generic.Stack[hashtable]]::new()
+    $limit = $MaxChars * 4 + 16
+    $truncated = $false
+    $pending = $Value
+    $pendingDepth = 0
+    $hasPending = $true
+    try {
+        while ($true) {
+            if ($hasPending) {
+                $hasPending = $false
+                $frame = __Toolpack-WriteJsonValue -Writer $writer -Value $pending -ObjectDepth $pendingDepth -Seen $seen -MaxItems $MaxChars
+                if ($null -ne $frame) { $stack.Push($frame) }
+            }
+            if ($stack.Count -eq 0) { break }
+            if (($writer.BytesPending + $writer.BytesCommitted) -gt $limit) { $truncated = $true; break }
+            $top = $stack.Peek()
+            if ($top.Index -lt $top.Items.Count) {
+                $item = $top.Items[$top.Index]
+                $top.Index = $top.Index + 1
+                if ($top.IsObject) {
+                    $writer.WritePropertyName([string]$item[0])
+                    $pending = $item[1]
+                } else {
+                    $pending = $item
+                }
+                $pendingDepth = $top.ChildDepth
+                $hasPending = $true
+            } else {
+                [void]$stack.Pop()
+                if ($top.IsObject) { $writer.WriteEndObject() } else { $writer.WriteEndArray() }
+                if ($null -ne $top.Identity) { [void]$seen.Remove($top.Identity) }
+            }
+        }
+        $writer.Flush()
+        $json = [System.Text.Encoding]::UTF8.GetString($stream.ToArray())
+    } finally {
+        $writer.Dispose()
+        $stream.Dispose()
+    }
+    if ($truncated -or $json.Length -gt $MaxChars) {
+        return @{ Json = $json.Substring(0, [int][Math]::Min([long]$json.Length, $MaxChars)); Truncated = $true }
+    }
+    return @{ Json = $json; Truncated = $false }
+}
+
+function __Toolpack-InvokeTool {
+    # Runs one tool in the current runspace and stores the outcome in the request itself
+    # (the host reads it after the pipeline ends), so nothing the tool does to the output
+    # stream can be mistaken for the envelope. Variables are prefixed because a tool-folder
+    # script is dot-sourced into this scope.
+    param([hashtable] $__tpRequest)
+
+    $__tpArguments = $__tpRequest['Arguments']
+    if ($null -eq $__tpArguments) { $__tpArguments = @{} }
+    $global:ToolpackToolName = [string]$__tpRequest['ToolName']
+    $__tpOutput = $null
+    $__tpFailure = $null
+    try {
+        $__tpMode = [string]$__tpRequest['Mode']
+        if ($__tpMode -eq 'tool-folder') {
+            $__tpScript = [string]$__tpRequest['ScriptPath']
+            $__tpFunction = [string]$__tpRequest['FunctionName']
+            $null = . $__tpScript
+            $__tpOutput = @(& $__tpFunction -Arguments $__tpArguments)
+        } elseif ($__tpMode -eq 'script') {
+            $__tpScript = [string]$__tpRequest['ScriptPath']
+            $__tpOutput = @(& $__tpScript @__tpArguments)
+        } else {
+            $__tpFunction = [string]$__tpRequest['FunctionName']
+            $__tpOutput = @(& $__tpFunction @__tpArguments)
+        }
+    } catch {
+        $__tpFailure = $_
+    }
+
+    $__tpEnvelope = @{ Kind = 'none'; Text = $null; Json = $null; Error = $null; File = $null; Line = 0; Truncated = $false }
+    $__tpMax = [long]$__tpRequest['MaxOutputChars']
+
+    if ($null -ne $__tpFailure) {
+        $__tpEnvelope['Kind'] = 'error'
+        $__tpEnvelope['Error'] = [string]$__tpFailure.Exception.Message
+        $__tpInfo = $__tpFailure.InvocationInfo
+        if ($null -ne $__tpInfo -and -not [string]::IsNullOrEmpty($__tpInfo.ScriptName)) {
+            $__tpEnvelope['File'] = [string]$__tpInfo.ScriptName
+            $__tpEnvelope['Line'] = [int]$__tpInfo.ScriptLineNumber
+        } else {
+            foreach ($__tpFrame in ([string]$__tpFailure.ScriptStackTrace -split "`n")) {
+                if ($__tpFrame -match '^\s*at .*?, (?<file>.+): line (?<line>\d+)\s*$' -and $Matches['file'] -ne '<No file>') {
+                    $__tpEnvelope['File'] = [string]$Matches['file']
+                    $__tpEnvelope['Line'] = [int]$Matches['line']
+                    break
+                }
+            }
+        }
+        if ($null -eq $__tpEnvelope['File'] -and -not [string]::IsNullOrEmpty([string]$__tpRequest['ScriptPath'])) {
+            $__tpEnvelope['File'] = [string]$__tpRequest['ScriptPath']
+        }
+        $__tpRequest['Envelope'] = $__tpEnvelope
+        return
+    }
+
+    $__tpCount = 0
+    foreach ($__tpItem in $__tpOutput) { if ($null -ne $__tpItem) { $__tpCount++ } }
+    if ($__tpCount -eq 0) {
+        $__tpRequest['Envelope'] = $__tpEnvelope
+        return
+    }
+
+    if ($__tpOutput.Count -eq 1 -and $__tpOutput[0] -is [string]) {
+        $__tpText = [string]$__tpOutput[0]
+        if ($__tpText.Length -gt $__tpMax) {
+            $__tpText = $__tpText.Substring(0, [int]$__tpMax)
+            $__tpEnvelope['Truncated'] = $true
+        }
+        $__tpEnvelope['Kind'] = 'text'
+        $__tpEnvelope['Text'] = $__tpText
+        $__tpRequest['Envelope'] = $__tpEnvelope
+        return
+    }
+
+    # One object is the result itself; several are an array (PowerShell's own rule).
+    if ($__tpOutput.Count -eq 1) { $__tpValue = $__tpOutput[0] } else { $__tpValue = $__tpOutput }
+    try {
+        $__tpJson = __Toolpack-ConvertToJson -Value $__tpValue -MaxChars $__tpMax
+        $__tpEnvelope['Kind'] = 'json'
+        $__tpEnvelope['Json'] = [string]$__tpJson['Json']
+        $__tpEnvelope['Truncated'] = [bool]$__tpJson['Truncated']
+    } catch {
+        $__tpEnvelope['Kind'] = 'error'
+        $__tpEnvelope['Error'] = "The tool's result could not be converted to JSON: $($_.Exception.Message)"
+    }
+    $__tpRequest['Envelope'] = $__tpEnvelope
+}
+
+# ---------------------------------------------------------------------------------------
+# The host itself.
+# ---------------------------------------------------------------------------------------
+
+function ConvertFrom-ToolpackJsonElement {
+    # JSON -> hashtables, object[] and primitives, keeping strings as strings
+    # (ConvertFrom-Json would turn date-like strings into DateTime).
+    param($Element)
+    $kind = [string]$Element.ValueKind
+    if ($kind -eq 'Object') {
+        $table = @{}
+        foreach ($property in $Element.EnumerateObject()) {
+            $table[$property.Name] = ConvertFrom-ToolpackJsonElement $property.Value
+        }
+        return $table
+    }
+    if ($kind -eq 'Array') {
+        $items = [System.Collections.Generic.List[object]]::new()
+        foreach ($item in $Element.EnumerateArray()) {
+            $items.Add((ConvertFrom-ToolpackJsonElement $item))
+        }
+        return , $items.ToArray()
+    }
+    if ($kind -eq 'String') { return [string]$Element.GetString() }
+    if ($kind -eq 'Number') {
+        $raw = [string]$Element.GetRawText()
+        if ($raw -notmatch '[.eE]') {
+            [long] $integer = 0
+            if ($Element.TryGetInt64([ref] $integer)) { return $integer }
+            [decimal] $exact = 0
+            if ($Element.TryGetDecimal([ref] $exact)) { return $exact }
+        }
+        return [double]$Element.GetDouble()
+    }
+    if ($kind -eq 'True') { return $true }
+    if ($kind -eq 'False') { return $false }
+    return $null
+}
+
+function Send-Message {
+    param([System.Collections.IDictionary] $Message)
+    $line = [string](__Toolpack-ConvertToJson -Value $Message -MaxChars 1073741823)['Json'] + "`n"
+    $script:Writer.Write($line)
+    $script:Writer.Flush()
+}
+
+function Send-Log {
+    param([hashtable] $Call, [string] $Level, [string] $Message)
+    if ($Call['LogCount'] -ge $script:MaxLogsPerCall) { return }
+    $Call['LogCount'] = [int]$Call['LogCount'] + 1
+    if ($Message.Length -gt $script:MaxLogChars) { $Message = $Message.Substring(0, $script:MaxLogChars) + ' [truncated]' }
+    Send-Message ([ordered]@{ type = 'log'; id = [string]$Call['Id']; level = $Level; message = $Message })
+}
+
+function Format-ErrorRecord {
+    param($Record)
+    $message = [string]$Record.Exception.Message
+    if ([string]::IsNullOrEmpty($message)) { $message = [string]$Record }
+    $info = $Record.InvocationInfo
+    if ($null -ne $info -and -not [string]::IsNullOrEmpty($info.ScriptName)) {
+        $message = "$message (at $($info.ScriptName):$($info.ScriptLineNumber))"
+    }
+    return $message
+}
+
+function Send-StreamRecords {
+    # Streams are drained (ReadAll) rather than indexed, so a chatty tool cannot grow them
+    # without bound while it runs.
+    param([hashtable] $Call)
+    $streams = $Call['Shell'].Streams
+    foreach ($record in $streams.Progress.ReadAll()) {
+        if ($record.RecordType -eq [System.Management.Automation.ProgressRecordType]::Completed) { continue }
+        $text = [string]$record.Activity
+        if (-not [string]::IsNullOrEmpty($record.StatusDescription)) { $text = "$text - $($record.StatusDescription)" }
+        if (-not [string]::IsNullOrEmpty($record.CurrentOperation)) { $text = "$text ($($record.CurrentOperation))" }
+        Send-Message ([ordered]@{ type = 'progress'; id = [string]$Call['Id']; percent = [int]$record.PercentComplete; message = $text })
+    }
+    foreach ($record in $streams.Error.ReadAll()) {
+        $Call['ErrorCount'] = [int]$Call['ErrorCount'] + 1
+        Send-Log $Call 'error' (Format-ErrorRecord $record)
+    }
+    foreach ($record in $streams.Warning.ReadAll()) { Send-Log $Call 'warning' ([string]$record.Message) }
+    foreach ($record in $streams.Information.ReadAll()) { Send-Log $Call 'info' ([string]$record.MessageData) }
+    foreach ($record in $streams.Verbose.ReadAll()) { Send-Log $Call 'debug' ([string]$record.Message) }
+    foreach ($record in $streams.Debug.ReadAll()) { Send-Log $Call 'debug' ([string]$record.Message) }
+}
+
+function New-ToolpackSessionState {
+    $state = [System.Management.Automation.Runspaces.InitialSessionState]::CreateDefault()
+    if ($IsWindows) { $state.ExecutionPolicy = [Microsoft.PowerShell.ExecutionPolicy]::Bypass }
+    foreach ($name in @('ToolpackProjectRoot', 'DotbotProjectRoot')) {
+        $state.Variables.Add([System.Management.Automation.Runspaces.SessionStateVariableEntry]::new($name, $ProjectRoot, 'The Toolpack project root'))
+    }
+    foreach ($name in @('__Toolpack-WriteJsonValue', '__Toolpack-ConvertToJson', '__Toolpack-InvokeTool')) {
+        $definition = (Get-Command -Name $name -CommandType Function).Definition
+        $state.Commands.Add([System.Management.Automation.Runspaces.SessionStateFunctionEntry]::new($name, $definition))
+    }
+    return $state
+}
+
+function Connect-Channel {
+    param([string] $Path)
+    if ($IsWindows) {
+        $name = $Path -replace '^\\\\\.\\pipe\\', ''
+        $pipe = [System.IO.Pipes.NamedPipeClientStream]::new('.', $name, [System.IO.Pipes.PipeDirection]::InOut, [System.IO.Pipes.PipeOptions]::Asynchronous)
+        $pipe.Connect(10000)
+        return $pipe
+    }
+    $socket = [System.Net.Sockets.Socket]::new([System.Net.Sockets.AddressFamily]::Unix, [System.Net.Sockets.SocketType]::Stream, [System.Net.Sockets.ProtocolType]::Unspecified)
+    $socket.Connect([System.Net.Sockets.UnixDomainSocketEndPoint]::new($Path))
+    return [System.Net.Sockets.NetworkStream]::new($socket, $true)
+}
+
+function New-ScriptRunspace {
+    $runspace = [System.Management.Automation.Runspaces.RunspaceFactory]::CreateRunspace($script:SessionState)
+    $runspace.OpenAsync()
+    return $runspace
+}
+
+function Update-Pool {
+    for ($index = $script:Pool.Count - 1; $index -ge 0; $index--) {
+        $runspace = $script:Pool[$index]
+        $state = $runspace.RunspaceStateInfo.State
+        if ($state -eq 'Broken' -or $state -eq 'Closed') {
+            $reason = 'the runspace could not be opened'
+            if ($null -ne $runspace.RunspaceStateInfo.Reason) { $reason = [string]$runspace.RunspaceStateInfo.Reason.Message }
+            $script:Pool.RemoveAt($index)
+            try { $runspace.Dispose() } catch { }
+            $script:PoolFailures = $script:PoolFailures + 1
+            # Fail a waiting call rather than let it wait for a pool that cannot fill.
+            if ($script:PendingScripts.Count -gt 0) {
+                $call = $script:PendingScripts[0]
+                $script:PendingScripts.RemoveAt(0)
+                Send-Failure $call "Cannot create a PowerShell runspace: $reason"
+            }
+        }
+    }
+    if ($script:PoolFailures -ge 3) { return }
+    while ($script:Pool.Count -lt $PoolSize) { $script:Pool.Add((New-ScriptRunspace)) }
+}
+
+function Get-OpenedRunspace {
+    for ($index = 0; $index -lt $script:Pool.Count; $index++) {
+        $runspace = $script:Pool[$index]
+        if ($runspace.RunspaceStateInfo.State -eq 'Opened') {
+            $script:Pool.RemoveAt($index)
+            $script:PoolFailures = 0
+            return $runspace
+        }
+    }
+    return $null
+}
+
+function Get-ModuleSlot {
+    param([string] $ModulePath)
+    if ($script:Modules.ContainsKey($ModulePath)) { return $script:Modules[$ModulePath] }
+    $state = $script:SessionState.Clone()
+    $state.ImportPSModule([string[]]@($ModulePath))
+    $state.ThrowOnRunspaceOpenError = $true
+    $runspace = [System.Management.Automation.Runspaces.RunspaceFactory]::CreateRunspace($state)
+    # One thread for the module's whole life: some modules keep thread-affine state.
+    $runspace.ThreadOptions = [System.Management.Automation.Runspaces.PSThreadOptions]::ReuseThread
+    $runspace.OpenAsync()
+    $slot = @{ Path = $ModulePath; Runspace = $runspace; Queue = [System.Collections.Generic.Queue[hashtable]]::new(); Busy = $null; Forgotten = $false }
+    $script:Modules[$ModulePath] = $slot
+    return $slot
+}
+
+function Update-ModuleSlot {
+    param([hashtable] $Slot)
+    if ($null -ne $Slot['Busy']) { return }
+    if ($Slot['Forgotten'] -and $Slot['Queue'].Count -eq 0) {
+        # A forgotten module's runspace ends once the calls already given to it are done.
+        [void]$script:RetiredSlots.Remove($Slot)
+        try { $Slot['Runspace'].Dispose() } catch { }
+        return
+    }
+    $state = $Slot['Runspace'].RunspaceStateInfo.State
+    if ($state -eq 'BeforeOpen' -or $state -eq 'Opening') { return }
+    if ($state -ne 'Opened') {
+        $reason = 'the runspace could not be opened'
+        if ($null -ne $Slot['Runspace'].RunspaceStateInfo.Reason) { $reason = [string]$Slot['Runspace'].RunspaceStateInfo.Reason.Message }
+        while ($Slot['Queue'].Count -gt 0) {
+            $queued = $Slot['Queue'].Dequeue()
+            Send-Failure $queued "Cannot import module $($Slot['Path']): $reason"
+        }
+        # Only a forgotten slot has left $script:Modules already (and a newer one may stand there).
+        if (-not $Slot['Forgotten']) { [void]$script:Modules.Remove([string]$Slot['Path']) }
+        [void]$script:RetiredSlots.Remove($Slot)
+        try { $Slot['Runspace'].Dispose() } catch { }
+        return
+    }
+    if ($Slot['Queue'].Count -gt 0) {
+        $call = $Slot['Queue'].Dequeue()
+        $Slot['Busy'] = $call['Id']
+        Start-ToolCall $call $Slot['Runspace']
+    }
+}
+
+function Send-Failure {
+    param([hashtable] $Call, [string] $Message)
+    [void]$script:Calls.Remove([string]$Call['Id'])
+    Send-Message ([ordered]@{
+            type = 'result'; id = [string]$Call['Id']; kind = 'error'; text = $null; json = $null; error = $Message
+            file = $null; line = 0; truncated = $false; stopped = $false; errorCount = 0
+        })
+}
+
+function Start-ToolCall {
+    param([hashtable] $Call, [System.Management.Automation.Runspaces.Runspace] $Runspace)
+    $Call['Runspace'] = $Runspace
+    try {
+        $shell = [System.Management.Automation.PowerShell]::Create()
+        $shell.Runspace = $Runspace
+        [void]$shell.AddCommand('__Toolpack-InvokeTool').AddParameter('__tpRequest', $Call['Request'])
+        $Call['Shell'] = $shell
+        $Call['Task'] = $shell.InvokeAsync()
+    } catch {
+        Send-Failure $Call "Cannot start the PowerShell pipeline: $($_.Exception.Message)"
+        Complete-Runspace $Call
+    }
+}
+
+function Complete-Runspace {
+    # Script runspaces are used once; module runspaces are handed to the module's next call.
+    param([hashtable] $Call)
+    if ($null -ne $Call['Slot']) {
+        $Call['Slot']['Busy'] = $null
+        return
+    }
+    $runspace = $Call['Runspace']
+    if ($null -eq $runspace) { return }
+    try {
+        $runspace.CloseAsync()
+        $script:Closing.Add($runspace)
+    } catch {
+        try { $runspace.Dispose() } catch { }
+    }
+}
+
+function Complete-ToolCall {
+    param([hashtable] $Call)
+    Send-StreamRecords $Call
+    $task = $Call['Task']
+    $response = [ordered]@{
+        type = 'result'; id = [string]$Call['Id']; kind = 'none'; text = $null; json = $null; error = $null
+        file = $null; line = 0; truncated = $false; stopped = $false; errorCount = [int]$Call['ErrorCount']
+    }
+    $envelope = $Call['Request']['Envelope']
+    if ($Call['Stopping']) {
+        $response['stopped'] = $true
+    } elseif ($null -ne $envelope) {
+        $response['kind'] = [string]$envelope['Kind']
+        if ($null -ne $envelope['Text']) { $response['text'] = [string]$envelope['Text'] }
+        if ($null -ne $envelope['Json']) { $response['json'] = [string]$envelope['Json'] }
+        if ($null -ne $envelope['Error']) { $response['error'] = [string]$envelope['Error'] }
+        if ($null -ne $envelope['File']) { $response['file'] = [string]$envelope['File'] }
+        $response['line'] = [int]$envelope['Line']
+        $response['truncated'] = [bool]$envelope['Truncated']
+    } elseif ($task.IsFaulted) {
+        $exception = $task.Exception.GetBaseException()
+        if ($exception -is [System.Management.Automation.PipelineStoppedException]) {
+            $response['stopped'] = $true
+        } else {
+            $response['kind'] = 'error'
+            $response['error'] = [string]$exception.Message
+        }
+    } else {
+        $response['kind'] = 'error'
+        $response['error'] = 'The tool ended without returning a result (did it call exit?).'
+    }
+    [void]$script:Calls.Remove([string]$Call['Id'])
+    try { $Call['Shell'].Dispose() } catch { }
+    Complete-Runspace $Call
+    Send-Message $response
+}
+
+function Register-ToolCall {
+    param([hashtable] $Message)
+    $id = [string]$Message['id']
+    $arguments = $Message['arguments']
+    if ($arguments -isnot [hashtable]) { $arguments = @{} }
+    $request = @{
+        Mode           = [string]$Message['mode']
+        ScriptPath     = [string]$Message['scriptPath']
+        FunctionName   = [string]$Message['functionName']
+        ToolName       = [string]$Message['toolName']
+        Arguments      = $arguments
+        MaxOutputChars = $MaxOutputChars
+        Envelope       = $null
+    }
+    $call = @{
+        Id = $id; Request = $request; Shell = $null; Task = $null; Runspace = $null; ModulePath = $null; Slot = $null
+        Stopping = $false; ErrorCount = 0; LogCount = 0
+    }
+    $script:Calls[$id] = $call
+    $script:PoolFailures = 0
+    if ($request['Mode'] -eq 'module') {
+        $call['ModulePath'] = [string]$Message['modulePath']
+        $slot = Get-ModuleSlot $call['ModulePath']
+        $call['Slot'] = $slot
+        $slot['Queue'].Enqueue($call)
+    } else {
+        $script:PendingScripts.Add($call)
+    }
+}
+
+function Stop-ToolCall {
+    param([string] $Id)
+    if (-not $script:Calls.ContainsKey($Id)) { return }
+    $call = $script:Calls[$Id]
+    if ($null -ne $call['Shell']) {
+        if (-not $call['Stopping']) {
+            $call['Stopping'] = $true
+            [void]$call['Shell'].BeginStop($null, $null)
+        }
+        return
+    }
+    # Not started yet: take it out of its queue and answer at once.
+    for ($index = $script:PendingScripts.Count - 1; $index -ge 0; $index--) {
+        if ([string]$script:PendingScripts[$index]['Id'] -eq $Id) { $script:PendingScripts.RemoveAt($index) }
+    }
+    foreach ($slot in (Get-AllModuleSlots)) {
+        $kept = [System.Collections.Generic.List[hashtable]]::new()
+        foreach ($queued in $slot['Queue'].ToArray()) {
+            if ([string]$queued['Id'] -ne $Id) { $kept.Add($queued) }
+        }
+        if ($kept.Count -ne $slot['Queue'].Count) {
+            $slot['Queue'].Clear()
+            foreach ($queued in $kept) { $slot['Queue'].Enqueue($queued) }
+        }
+    }
+    [void]$script:Calls.Remove($Id)
+    Send-Message ([ordered]@{
+            type = 'result'; id = $Id; kind = 'none'; text = $null; json = $null; error = $null
+            file = $null; line = 0; truncated = $false; stopped = $true; errorCount = 0
+        })
+}
+
+function Receive-Message {
+    param([string] $Line)
+    $options = [System.Text.Json.JsonDocumentOptions]@{ MaxDepth = 100000 }
+    $document = [System.Text.Json.JsonDocument]::Parse($Line, $options)
+    try {
+        $message = ConvertFrom-ToolpackJsonElement $document.RootElement
+    } finally {
+        $document.Dispose()
+    }
+    if ($message -isnot [hashtable]) { return }
+    $type = [string]$message['type']
+    if ($type -eq 'call') {
+        try {
+            Register-ToolCall $message
+        } catch {
+            Send-Failure @{ Id = [string]$message['id'] } "The PowerShell host could not accept the call: $($_.Exception.Message)"
+        }
+    } elseif ($type -eq 'stop') {
+        Stop-ToolCall ([string]$message['id'])
+    } elseif ($type -eq 'warm-module') {
+        [void](Get-ModuleSlot ([string]$message['modulePath']))
+    } elseif ($type -eq 'forget-modules') {
+        $paths = $message['modulePaths']
+        foreach ($slot in @($script:Modules.Values)) {
+            if ($null -ne $paths -and -not ($paths -contains [string]$slot['Path'])) { continue }
+            [void]$script:Modules.Remove([string]$slot['Path'])
+            $slot['Forgotten'] = $true
+            $script:RetiredSlots.Add($slot)
+        }
+    } elseif ($type -eq 'shutdown') {
+        $script:Running = $false
+    }
+}
+
+function Get-AllModuleSlots {
+    $all = [System.Collections.Generic.List[hashtable]]::new()
+    foreach ($slot in $script:Modules.Values) { $all.Add($slot) }
+    foreach ($slot in $script:RetiredSlots) { $all.Add($slot) }
+    return , $all.ToArray()
+}
+
+function Test-Opening {
+    foreach ($runspace in $script:Pool) {
+        if ($runspace.RunspaceStateInfo.State -ne 'Opened') { return $true }
+    }
+    foreach ($slot in $script:Modules.Values) {
+        $state = $slot['Runspace'].RunspaceStateInfo.State
+        if ($state -eq 'BeforeOpen' -or $state -eq 'Opening') { return $true }
+    }
+    return ($script:Closing.Count -gt 0 -or $script:PendingScripts.Count -gt 0)
+}
+
+function Clear-ClosedRunspaces {
+    for ($index = $script:Closing.Count - 1; $index -ge 0; $index--) {
+        $runspace = $script:Closing[$index]
+        $state = $runspace.RunspaceStateInfo.State
+        if ($state -eq 'Closed' -or $state -eq 'Broken') {
+            $script:Closing.RemoveAt($index)
+            try { $runspace.Dispose() } catch { }
+        }
+    }
+}
+
+$script:Calls = [System.Collections.Generic.Dictionary[string, hashtable]]::new()
+$script:PendingScripts = [System.Collections.Generic.List[hashtable]]::new()
+$script:Pool = [System.Collections.Generic.List[System.Management.Automation.Runspaces.Runspace]]::new()
+$script:Closing = [System.Collections.Generic.List[System.Management.Automation.Runspaces.Runspace]]::new()
+$script:Modules = [System.Collections.Generic.Dictionary[string, hashtable]]::new([System.StringComparer]::Ordinal)
+$script:RetiredSlots = [System.Collections.Generic.List[hashtable]]::new()
+$script:PoolFailures = 0
+$script:Running = $true
+
+try {
+    $utf8 = [System.Text.UTF8Encoding]::new($false)
+    $channel = Connect-Channel $ChannelPath
+    $script:Reader = [System.IO.StreamReader]::new($channel, $utf8, $false, 65536)
+    $script:Writer = [System.IO.StreamWriter]::new($channel, $utf8, 65536)
+    $script:SessionState = New-ToolpackSessionState
+    Send-Message ([ordered]@{ type = 'hello'; token = $script:Token; pid = [int]$PID; psVersion = [string]$PSVersionTable.PSVersion })
+    Update-Pool
+} catch {
+    [Console]::Error.WriteLine("Toolpack PowerShell host failed to start: $($_.Exception.Message)")
+    [System.Environment]::Exit(2)
+}
+
+try {
+    $readTask = $script:Reader.ReadLineAsync()
+    while ($script:Running) {
+        $waitList = [System.Collections.Generic.List[System.Threading.Tasks.Task]]::new()
+        $waitList.Add($readTask)
+        foreach ($call in $script:Calls.Values) {
+            if ($null -ne $call['Task']) { $waitList.Add($call['Task']) }
+        }
+        $timeout = 1000
+        if ($waitList.Count -gt 1 -or (Test-Opening)) { $timeout = 50 }
+        [void][System.Threading.Tasks.Task]::WaitAny($waitList.ToArray(), [int]$timeout)
+
+        while ($readTask.IsCompleted) {
+            if ($readTask.IsFaulted -or $readTask.IsCanceled) { $script:Running = $false; break }
+            $line = $readTask.Result
+            if ($null -eq $line) { $script:Running = $false; break }
+            $readTask = $script:Reader.ReadLineAsync()
+            if ($line.Length -eq 0) { continue }
+            try {
+                Receive-Message $line
+            } catch {
+                [Console]::Error.WriteLine("Toolpack PowerShell host: bad message: $($_.Exception.Message)")
+            }
+        }
+        if (-not $script:Running) { break }
+
+        foreach ($call in @($script:Calls.Values)) {
+            if ($null -eq $call['Task']) { continue }
+            if ($call['Task'].IsCompleted) { Complete-ToolCall $call } else { Send-StreamRecords $call }
+        }
+        Update-Pool
+        while ($script:PendingScripts.Count -gt 0) {
+            $runspace = Get-OpenedRunspace
+            if ($null -eq $runspace) { break }
+            $call = $script:PendingScripts[0]
+            $script:PendingScripts.RemoveAt(0)
+            Start-ToolCall $call $runspace
+        }
+        foreach ($slot in (Get-AllModuleSlots)) { Update-ModuleSlot $slot }
+        Clear-ClosedRunspaces
+    }
+} catch {
+    [Console]::Error.WriteLine("Toolpack PowerShell host stopped: $($_.Exception.Message) $($_.ScriptStackTrace)")
+    [System.Environment]::Exit(3)
+}
+[System.Environment]::Exit(0)

@@ -1,0 +1,240 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToolRunner, type ToolRunner } from '../index.ts';
+import type { ToolProgress } from '../runner-types.ts';
+import { firstText, makeTool } from '../test-helpers.ts';
+import { resolveWorkerEntry } from './node-worker-runner.ts';
+
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+// The fixtures import @toolpack/core, which resolves to its sources only under this condition.
+const workerOptions = {
+  execArgv: ['--conditions=@toolpack/source'],
+  resourceLimits: { maxOldGenerationSizeMb: 64 },
+};
+
+function workerTool(exportName: string, modulePath = 'tools.ts', timeoutMs?: number) {
+  return makeTool({
+    name: exportName,
+    invocation: { runner: 'node-worker', modulePath, exportName },
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
+}
+
+describe('node worker runner', () => {
+  let runner: ToolRunner;
+
+  beforeAll(() => {
+    runner = createToolRunner({ projectRoot: fixtures, worker: workerOptions, stopGraceMs: 300 });
+  });
+  afterAll(async () => {
+    await runner.close();
+  });
+
+  it('finds the worker entry next to the module (the .ts source here)', () => {
+    expect(resolveWorkerEntry().pathname.endsWith('/node-worker/worker-entry.ts')).toBe(true);
+  });
+
+  it('returns a string as text', async () => {
+    const result = await runner.call(workerTool('greet'), { name: 'Ada' });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
+  });
+
+  it('returns an object as structuredContent plus JSON text (bigints as strings)', async () => {
+    const result = await runner.call(workerTool('add'), { a: 2, b: 40 });
+    expect(result.structuredContent).toEqual({ sum: 42, big: '100000000000000000000' });
+    expect(JSON.parse(firstText(result))).toEqual(result.structuredContent);
+  });
+
+  it('returns an array as JSON text only, and undefined as no content', async () => {
+    expect(await runner.call(workerTool('listed'), {})).toEqual({
+      content: [{ type: 'text', text: '[1,2,3]' }],
+    });
+    expect(await runner.call(workerTool('nothing'), {})).toEqual({ content: [] });
+  });
+
+  it('passes an already formed CallToolResult through', async () => {
+    const result = await runner.call(workerTool('formed'), {});
+    expect(result).toEqual({ content: [{ type: 'text', text: 'made by hand' }], isError: true });
+  });
+
+  it('runs a plain .mjs module and gives the tool the project root', async () => {
+    const result = await runner.call(workerTool('shout', 'plain.mjs'), { text: 'hey' });
+    expect(result.structuredContent).toEqual({ text: 'HEY', root: fixtures.replace(/\/$/u, '') });
+  });
+
+  it('refuses bad arguments with the path named', async () => {
+    const tool = makeTool({
+      name: 'add',
+      invocation: { runner: 'node-worker', modulePath: 'tools.ts', exportName: 'add' },
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    });
+    const result = await runner.call(tool, { a: 'two' });
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toContain('/a must be number');
+    expect(firstText(result)).toContain('/b is required');
+  });
+
+  it('turns a thrown error into an error result with its message and place', async () => {
+    const result = await runner.call(workerTool('fail'), {});
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toMatch(
+      /^TypeError: the widget is not configured \(.*tools\.ts:\d+:\d+\)$/u,
+    );
+  });
+
+  it('explains an export that is not a tool, and a module that cannot load', async () => {
+    const missing = await runner.call(workerTool('notATool'), {});
+    expect(firstText(missing)).toContain('has no export "notATool" made with defineTool');
+    const broken = await runner.call(workerTool('anything', 'broken.ts'), {});
+    expect(broken.isError).toBe(true);
+    expect(firstText(broken)).toContain('this module cannot load');
+  });
+
+  it('forwards progress (strictly increasing) and logs', async () => {
+    const progress: ToolProgress[] = [];
+    const logs: string[] = [];
+    const result = await runner.call(
+      workerTool('report'),
+      {},
+      {
+        onProgress: (p) => progress.push(p),
+        onLog: (level, message) => logs.push(`${level}:${message}`),
+      },
+    );
+    expect(firstText(result)).toBe('reported');
+    expect(progress).toEqual([
+      { progress: 1, total: 3, message: 'first' },
+      { progress: 2, total: 3, message: 'second' },
+      { progress: 3, total: 3, message: 'done' },
+    ]);
+    expect(logs).toContain('warning:careful');
+  });
+
+  it('keeps console output away from stdout and the result', async () => {
+    const logs: string[] = [];
+    const result = await runner.call(
+      workerTool('noisy'),
+      {},
+      { onLog: (_level, message) => logs.push(message) },
+    );
+    expect(result.structuredContent).toEqual({ ok: true });
+    expect(logs.join('\n')).toContain('"jsonrpc":"2.0"');
+  });
+
+  it('shares module state between calls of one module', async () => {
+    const first = await runner.call(workerTool('count'), {});
+    const second = await runner.call(workerTool('count'), {});
+    expect((second.structuredContent as { calls: number }).calls).toBe(
+      (first.structuredContent as { calls: number }).calls + 1,
+    );
+  });
+
+  it('answers 50 concurrent calls, each with its own result', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, n) =>
+        runner.call(workerTool('slow'), { n, delayMs: 20 + (n % 5) * 10 }),
+      ),
+    );
+    expect(results.map((result) => (result.structuredContent as { n: number }).n)).toEqual(
+      Array.from({ length: 50 }, (_, n) => n),
+    );
+  });
+
+  it('aborts the signal of a tool that times out, without replacing a worker that honours it', async () => {
+    const before = await runner.call(workerTool('count'), {});
+    const result = await runner.call(
+      workerTool('slow'),
+      { n: 1, delayMs: 5_000 },
+      { timeoutMs: 100 },
+    );
+    expect(firstText(result)).toContain('timed out after 100 ms');
+    const after = await runner.call(workerTool('count'), {});
+    expect((after.structuredContent as { calls: number }).calls).toBe(
+      (before.structuredContent as { calls: number }).calls + 1,
+    );
+  });
+
+  it('replaces a worker stuck in an infinite loop; the next call succeeds', async () => {
+    const started = Date.now();
+    const result = await runner.call(workerTool('spin'), {}, { timeoutMs: 300 });
+    expect(firstText(result)).toContain('timed out after 300 ms');
+    expect(Date.now() - started).toBeLessThan(300 + 1_000);
+    const next = await runner.call(workerTool('greet'), { name: 'again' });
+    expect(firstText(next)).toBe('Hello, again!');
+    // State was lost with the old worker: the module was imported afresh.
+    expect((await runner.call(workerTool('count'), {})).structuredContent).toEqual({ calls: 1 });
+  });
+
+  it('fails the other calls on a replaced worker with a clear message', async () => {
+    const bystander = runner.call(workerTool('slow'), { n: 9, delayMs: 2_000 });
+    const stuck = await runner.call(workerTool('spin'), {}, { timeoutMs: 200 });
+    expect(firstText(stuck)).toContain('timed out');
+    const result = await bystander;
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toContain('was replaced because tool "spin" ignored its timeout');
+  });
+
+  it('survives process.exit() in a tool; the next call succeeds', async () => {
+    const result = await runner.call(workerTool('quit'), {});
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toContain('exited (code 7)');
+    expect(firstText(await runner.call(workerTool('greet'), { name: 'B' }))).toBe('Hello, B!');
+  });
+
+  it('survives an uncaught exception; the next call succeeds', async () => {
+    const result = await runner.call(workerTool('explode'), {});
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toContain('crashed (boom from a timer)');
+    expect(firstText(await runner.call(workerTool('greet'), { name: 'C' }))).toBe('Hello, C!');
+  });
+
+  it('bounds worker memory: a tool that allocates without end dies, the next call succeeds', async () => {
+    const result = await runner.call(workerTool('hog'), {}, { timeoutMs: 15_000 });
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toContain('ran out of memory (limit 64 MB)');
+    expect(firstText(await runner.call(workerTool('greet'), { name: 'D' }))).toBe('Hello, D!');
+  });
+
+  it('caps a 100 MB console flood and a 5 MB result without holding them', async () => {
+    const before = process.memoryUsage().rss;
+    const result = await runner.call(workerTool('flood'), {}, { timeoutMs: 20_000 });
+    const text = firstText(result);
+    expect(text).toContain('[output truncated:');
+    expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024 + 200);
+    expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('loads a module afresh after reloadModules(), letting running calls finish', async () => {
+    await runner.call(workerTool('count'), {});
+    const running = runner.call(workerTool('slow'), { n: 5, delayMs: 200 });
+    runner.reloadModules(['tools.ts']);
+    expect((await runner.call(workerTool('count'), {})).structuredContent).toEqual({ calls: 1 });
+    expect((await running).structuredContent).toEqual({ n: 5 });
+  });
+
+  it('warms a module so its worker is ready before the first call', async () => {
+    const fresh = createToolRunner({ projectRoot: fixtures, worker: workerOptions });
+    try {
+      await fresh.warm([workerTool('greet')]);
+      expect(fresh.stats().workers).toBe(1);
+      const started = Date.now();
+      expect(firstText(await fresh.call(workerTool('greet'), { name: 'E' }))).toBe('Hello, E!');
+      expect(Date.now() - started).toBeLessThan(200);
+    } finally {
+      await fresh.close();
+    }
+    expect(fresh.stats().workers).toBe(0);
+  });
+
+  it('close() stops running calls and terminates every worker', async () => {
+    const fresh = createToolRunner({ projectRoot: fixtures, worker: workerOptions });
+    const pending = fresh.call(workerTool('spin'), {});
+    const other = fresh.call(workerTool('shout', 'plain.mjs'), { text: 'x' });
+    await other;
+    expect(fresh.stats().workers).toBe(2);
+    await fresh.close();
+    expect(firstText(await pending)).toContain('shutting down');
+    expect(fresh.stats().workers).toBe(0);
+  });
+});

@@ -1,0 +1,286 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { extname, resolve } from 'node:path';
+import type { ToolCallResult, ToolInvocation } from '@toolpack/core';
+import { createHeadBuffer, createTailBuffer } from '../capped-output.ts';
+import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
+import {
+  USE_PROCESS_GROUPS,
+  killProcessTree,
+  trackProcessGroup,
+  untrackProcessGroup,
+} from '../process-tree.ts';
+import {
+  createErrorResult,
+  createResultFromOutput,
+  formatTruncationMarker,
+  sliceUtf8,
+} from '../results.ts';
+import type { KindRunner, RunnerCall } from '../runner-types.ts';
+import { describeStopReason } from '../runner-types.ts';
+
+type ProcessInvocation = Extract<ToolInvocation, { runner: 'process' }>;
+
+export interface ProcessRunnerOptions {
+  projectRoot: string;
+  maxOutputBytes: number;
+  concurrency: number;
+  /** Extension (`.bas`) -> argv prefix; the script path is appended. Merged over the defaults. */
+  interpreters: Readonly<Record<string, readonly string[]>>;
+  environment: Readonly<Record<string, string>>;
+}
+
+const STDERR_TAIL_BYTES = 8 * 1024;
+const STDERR_LOG_LIMIT_BYTES = 64 * 1024;
+/** After the child exits, how long its stdio may stay open (held by a straggler) before we stop waiting. */
+const CLOSE_WAIT_MS = 2_000;
+
+/** The argv prefix per extension when the project configures none. */
+export function getDefaultInterpreters(): Record<string, readonly string[]> {
+  const node = [process.execPath];
+  const typescript = process.features.typescript ? node : [...node, '--experimental-strip-types'];
+  const python = process.platform === 'win32' ? ['python'] : ['python3'];
+  return {
+    '.sh': ['bash'],
+    '.bash': ['bash'],
+    '.py': python,
+    '.js': node,
+    '.mjs': node,
+    '.cjs': node,
+    '.ts': typescript,
+    '.mts': typescript,
+    '.cts': typescript,
+  };
+}
+
+export function normalizeExtension(extension: string): string {
+  const trimmed = extension.trim().toLowerCase();
+  return trimmed.startsWith('.') ? trimmed : `.${trimmed}`;
+}
+
+export function createProcessRunner(options: ProcessRunnerOptions): KindRunner {
+  const interpreters = new Map<string, readonly string[]>();
+  for (const [extension, argv] of Object.entries({
+    ...getDefaultInterpreters(),
+    ...options.interpreters,
+  })) {
+    interpreters.set(normalizeExtension(extension), argv);
+  }
+  const limiter = createConcurrencyLimiter(options.concurrency);
+  const running = new Set<ChildProcess>();
+
+  return {
+    async execute(call) {
+      const invocation = call.tool.invocation as ProcessInvocation;
+      const scriptPath = resolve(options.projectRoot, invocation.scriptPath);
+      const extension = normalizeExtension(invocation.extension || extname(scriptPath));
+      const interpreter = interpreters.get(extension);
+      if (interpreter === undefined || interpreter.length === 0) {
+        return createErrorResult(
+          `No interpreter is configured for "${extension}" files, so tool "${call.tool.name}" (${scriptPath}) cannot run. ` +
+            `Configure one in toolpack.yaml, e.g. interpreters: { "${extension}": ["my-interpreter", "--run"] } ` +
+            '(the script path is appended; arguments arrive as one JSON object on stdin).',
+        );
+      }
+      const release = await limiter.acquire(call.signal);
+      if (release === undefined) return createStoppedResult(call);
+      try {
+        return await runProcess({ call, scriptPath, extension, interpreter, options, running });
+      } finally {
+        release();
+      }
+    },
+    async close() {
+      for (const child of running) {
+        if (child.pid !== undefined) killProcessTree(child.pid);
+      }
+      await Promise.all(
+        [...running].map(
+          (child) =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null || child.signalCode !== null) done();
+              else child.once('exit', () => done());
+            }),
+        ),
+      );
+    },
+  };
+}
+
+function createStoppedResult(call: RunnerCall): ToolCallResult {
+  const reason = describeStopReason(call.signal.reason);
+  return createErrorResult(
+    `Tool "${call.tool.name}" was stopped (${reason}) and its processes were killed.`,
+  );
+}
+
+interface RunProcessInput {
+  call: RunnerCall;
+  scriptPath: string;
+  extension: string;
+  interpreter: readonly string[];
+  options: ProcessRunnerOptions;
+  running: Set<ChildProcess>;
+}
+
+function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
+  const { call, scriptPath, extension, interpreter, options, running } = input;
+  const [command = '', ...prefix] = interpreter;
+  return new Promise((settle) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(command, [...prefix, scriptPath], {
+        cwd: options.projectRoot,
+        env: {
+          ...options.environment,
+          TOOLPACK_PROJECT_ROOT: options.projectRoot,
+          TOOLPACK_TOOL: call.tool.name,
+        },
+        detached: USE_PROCESS_GROUPS,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
+    } catch (error) {
+      settle(createSpawnErrorResult(call.tool.name, command, extension, error));
+      return;
+    }
+    const pid = child.pid;
+    running.add(child);
+    if (pid !== undefined && USE_PROCESS_GROUPS) trackProcessGroup(pid);
+
+    const stdout = createHeadBuffer(options.maxOutputBytes);
+    const stderr = createTailBuffer(STDERR_TAIL_BYTES);
+    const forwardStderr = createLineForwarder(
+      (line) => call.onLog('info', line),
+      STDERR_LOG_LIMIT_BYTES,
+    );
+    let spawnError: unknown;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let settled = false;
+    let closeTimer: NodeJS.Timeout | undefined;
+
+    const onAbort = (): void => {
+      if (pid !== undefined) killProcessTree(pid);
+    };
+    call.signal.addEventListener('abort', onAbort, { once: true });
+    if (call.signal.aborted) onAbort();
+
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(closeTimer);
+      call.signal.removeEventListener('abort', onAbort);
+      running.delete(child);
+      if (pid !== undefined) untrackProcessGroup(pid);
+      forwardStderr.flush();
+      if (spawnError !== undefined) {
+        settle(createSpawnErrorResult(call.tool.name, command, extension, spawnError));
+        return;
+      }
+      if (call.signal.aborted) {
+        settle(createStoppedResult(call));
+        return;
+      }
+      const truncated = stdout.droppedBytes > 0;
+      const text = sliceUtf8(stdout.toBuffer(), options.maxOutputBytes);
+      if (exit !== undefined && (exit.code !== 0 || exit.signal !== null)) {
+        settle(createExitErrorResult(call.tool.name, exit, stderr.toString(), text));
+        return;
+      }
+      settle(
+        createResultFromOutput(text, {
+          truncated,
+          ...(truncated
+            ? { note: formatTruncationMarker(options.maxOutputBytes, stdout.droppedBytes) }
+            : {}),
+        }),
+      );
+    };
+
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr.push(chunk);
+      forwardStderr.push(chunk);
+    });
+    // A tool that never reads stdin closes it early; EPIPE here is not the tool's failure.
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(`${JSON.stringify(call.args)}\n`);
+
+    child.once('error', (error) => {
+      spawnError ??= error;
+      if (pid === undefined) finish();
+    });
+    child.once('exit', (code, signal) => {
+      exit = { code, signal };
+      // Sweep whatever the tool left behind (a background `sleep &`): a call's processes end with it.
+      if (pid !== undefined && USE_PROCESS_GROUPS) killProcessTree(pid);
+      closeTimer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish();
+      }, CLOSE_WAIT_MS);
+      closeTimer.unref();
+    });
+    child.once('close', finish);
+  });
+}
+
+function createSpawnErrorResult(
+  toolName: string,
+  command: string,
+  extension: string,
+  error: unknown,
+): ToolCallResult {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') {
+    return createErrorResult(
+      `Cannot start "${command}" for tool "${toolName}": it is not installed or not on PATH. ` +
+        `Install it, or point toolpack.yaml at it: interpreters: { "${extension}": ["/full/path/to/${command}"] }.`,
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return createErrorResult(`Cannot start "${command}" for tool "${toolName}": ${message}.`);
+}
+
+function createExitErrorResult(
+  toolName: string,
+  exit: { code: number | null; signal: NodeJS.Signals | null },
+  stderrTail: string,
+  stdout: string,
+): ToolCallResult {
+  const how =
+    exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+  const parts = [`Tool "${toolName}" failed: the process ${how}.`];
+  const stderrText = stderrTail.trim();
+  if (stderrText !== '') parts.push(`stderr (last lines):\n${stderrText}`);
+  else if (stdout.trim() !== '') parts.push(`stdout:\n${stdout.trim().slice(-STDERR_TAIL_BYTES)}`);
+  return createErrorResult(parts.join('\n'));
+}
+
+/** Splits a byte stream into lines and hands over at most `limitBytes` of them. */
+function createLineForwarder(
+  forward: (line: string) => void,
+  limitBytes: number,
+): { push(chunk: Buffer): void; flush(): void } {
+  let pending = '';
+  let budget = limitBytes;
+  const emit = (line: string): void => {
+    const text = line.replace(/\r$/u, '');
+    if (text.trim() === '' || budget <= 0) return;
+    budget -= text.length;
+    forward(text);
+  };
+  return {
+    push(chunk) {
+      if (budget <= 0) return;
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) emit(line);
+      if (pending.length > limitBytes) pending = '';
+    },
+    flush() {
+      if (pending !== '') emit(pending);
+      pending = '';
+    },
+  };
+}

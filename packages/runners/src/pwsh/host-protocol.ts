@@ -1,0 +1,124 @@
+import type { ToolLogLevel } from '@toolpack/core';
+
+/** Messages Node sends the host; see the comment at the top of assets/host.ps1. */
+export type ToHostMessage =
+  | {
+      type: 'call';
+      id: string;
+      mode: 'script' | 'tool-folder' | 'module';
+      toolName: string;
+      scriptPath: string | null;
+      functionName: string | null;
+      modulePath: string | null;
+      arguments: Record<string, unknown>;
+    }
+  | { type: 'stop'; id: string }
+  | { type: 'warm-module'; modulePath: string }
+  /** Module runspaces to drop (all when null): the next call imports the module afresh. */
+  | { type: 'forget-modules'; modulePaths: string[] | null }
+  | { type: 'shutdown' };
+
+export interface HostHelloMessage {
+  type: 'hello';
+  token: string;
+  pid: number;
+  psVersion: string;
+}
+
+export interface HostProgressMessage {
+  type: 'progress';
+  id: string;
+  /** PowerShell's PercentComplete: -1 when the tool did not give one. */
+  percent: number;
+  message: string;
+}
+
+export interface HostLogMessage {
+  type: 'log';
+  id: string;
+  level: ToolLogLevel;
+  message: string;
+}
+
+export interface HostResultMessage {
+  type: 'result';
+  id: string;
+  kind: 'none' | 'text' | 'json' | 'error';
+  text: string | null;
+  json: string | null;
+  error: string | null;
+  file: string | null;
+  line: number;
+  truncated: boolean;
+  stopped: boolean;
+  /** Records the tool wrote to the error stream (Write-Error), forwarded as logs. */
+  errorCount: number;
+}
+
+export type FromHostMessage =
+  HostHelloMessage | HostProgressMessage | HostLogMessage | HostResultMessage;
+
+const LOG_LEVELS = new Set<string>(['debug', 'info', 'notice', 'warning', 'error']);
+
+/**
+ * Parses one line from the host. Returns undefined for anything that is not a well-formed
+ * message, so a damaged line can never throw inside the runner.
+ */
+export function parseHostMessage(line: string): FromHostMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const message = value as Record<string, unknown>;
+  switch (message.type) {
+    case 'hello':
+      return typeof message.token === 'string'
+        ? {
+            type: 'hello',
+            token: message.token,
+            pid: typeof message.pid === 'number' ? message.pid : 0,
+            psVersion: typeof message.psVersion === 'string' ? message.psVersion : '',
+          }
+        : undefined;
+    case 'progress':
+      return typeof message.id === 'string'
+        ? {
+            type: 'progress',
+            id: message.id,
+            percent: typeof message.percent === 'number' ? message.percent : -1,
+            message: typeof message.message === 'string' ? message.message : '',
+          }
+        : undefined;
+    case 'log':
+      return typeof message.id === 'string' && typeof message.message === 'string'
+        ? {
+            type: 'log',
+            id: message.id,
+            level: LOG_LEVELS.has(String(message.level)) ? (message.level as ToolLogLevel) : 'info',
+            message: message.message,
+          }
+        : undefined;
+    case 'result': {
+      if (typeof message.id !== 'string') return undefined;
+      const kind = message.kind;
+      return {
+        type: 'result',
+        id: message.id,
+        kind: kind === 'text' || kind === 'json' || kind === 'error' ? kind : 'none',
+        text: typeof message.text === 'string' ? message.text : null,
+        json: typeof message.json === 'string' ? message.json : null,
+        error: typeof message.error === 'string' ? message.error : null,
+        file: typeof message.file === 'string' && message.file !== '' ? message.file : null,
+        line: typeof message.line === 'number' ? message.line : 0,
+        truncated: message.truncated === true,
+        stopped: message.stopped === true,
+        errorCount: typeof message.errorCount === 'number' ? message.errorCount : 0,
+      };
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,346 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ToolLogLevel } from '@toolpack/core';
+import { createTailBuffer } from '../capped-output.ts';
+import {
+  USE_PROCESS_GROUPS,
+  killProcessTree,
+  trackProcessGroup,
+  untrackProcessGroup,
+} from '../process-tree.ts';
+import type { HostResultMessage, ToHostMessage } from './host-protocol.ts';
+import { parseHostMessage } from './host-protocol.ts';
+
+export interface PwshHostOptions {
+  pwshPath: string;
+  hostScriptPath: string;
+  projectRoot: string;
+  poolSize: number;
+  maxOutputBytes: number;
+  environment: Readonly<Record<string, string>>;
+  /** How long pwsh may take to start and connect back. */
+  startTimeoutMs: number;
+}
+
+export type PwshCallRequest = Omit<Extract<ToHostMessage, { type: 'call' }>, 'type' | 'id'>;
+
+export type PwshCallOutcome =
+  | { type: 'result'; message: HostResultMessage }
+  /** The host died or was killed while the call was on it. */
+  | { type: 'lost'; reason: string };
+
+export interface PwshCallHandlers {
+  onProgress(percent: number, message: string): void;
+  onLog(level: ToolLogLevel, message: string): void;
+}
+
+export interface PwshCallHandle {
+  readonly outcome: Promise<PwshCallOutcome>;
+  /** Asks the host to stop the call's pipeline; the outcome still arrives. */
+  stop(): void;
+}
+
+export interface PwshHost {
+  /** Resolves once the host has connected back; rejects with a readable message if it cannot start. */
+  readonly ready: Promise<void>;
+  readonly pid: number | undefined;
+  readonly alive: boolean;
+  startCall(request: PwshCallRequest, handlers: PwshCallHandlers): PwshCallHandle;
+  warmModule(modulePath: string): void;
+  /** Drops module runspaces (all when absent) so the next call imports the module again. */
+  forgetModules(modulePaths?: readonly string[]): void;
+  /** Kills the host and its process tree; every call on it ends as `lost` with `reason`. */
+  kill(reason: string): void;
+  /** Asks the host to exit, kills it if it does not within a second, and waits until it is gone. */
+  close(): Promise<void>;
+}
+
+interface PendingCall {
+  handlers: PwshCallHandlers;
+  settle(outcome: PwshCallOutcome): void;
+}
+
+const STDERR_TAIL_BYTES = 4 * 1024;
+const CHANNEL_CLOSE_GRACE_MS = 500;
+
+/**
+ * Starts `pwsh -File host.ps1` and connects to it over a private channel: Node listens on a
+ * Unix domain socket in a fresh 0700 temp folder (a named pipe on Windows), the host
+ * connects and proves itself with a random token passed in its environment. pwsh's stdout
+ * goes to the null device; its stderr is drained and only its tail kept, to explain a crash.
+ */
+export function startPwshHost(options: PwshHostOptions): PwshHost {
+  const token = randomBytes(24).toString('hex');
+  const pending = new Map<string, PendingCall>();
+  const stderrTail = createTailBuffer(STDERR_TAIL_BYTES);
+  let nextId = 1;
+  let child: ChildProcess | undefined;
+  let socket: Socket | undefined;
+  let alive = true;
+  let lostReason: string | undefined;
+  let exited = false;
+  let exitWaiters: Array<() => void> = [];
+  let outgoing: string[] = [];
+  let connected = false;
+
+  let resolveReady!: () => void;
+  let rejectReady!: (error: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    resolveReady = resolve;
+    rejectReady = reject;
+  });
+  // Callers that never await `ready` must not see an unhandled rejection.
+  ready.catch(() => {});
+
+  const socketFolder =
+    process.platform === 'win32' ? undefined : mkdtempSync(join(tmpdir(), 'toolpack-'));
+  const channelPath =
+    socketFolder === undefined
+      ? `\\\\.\\pipe\\toolpack-${process.pid}-${randomBytes(8).toString('hex')}`
+      : join(socketFolder, 'host.sock');
+
+  const removeSocketFolder = (): void => {
+    if (socketFolder !== undefined) rmSync(socketFolder, { recursive: true, force: true });
+  };
+
+  const describeStderr = (): string => {
+    const text = stderrTail.toString().trim();
+    return text === '' ? '' : `\npwsh stderr:\n${text}`;
+  };
+
+  const failEverything = (reason: string): void => {
+    if (!alive) return;
+    alive = false;
+    removeSocketFolder();
+    lostReason = reason;
+    rejectReady(new Error(reason));
+    for (const [id, call] of pending) {
+      pending.delete(id);
+      call.settle({ type: 'lost', reason });
+    }
+    server.close();
+    socket?.destroy();
+  };
+
+  const send = (message: ToHostMessage): void => {
+    const line = `${JSON.stringify(message)}\n`;
+    if (!connected) {
+      outgoing.push(line);
+      return;
+    }
+    socket?.write(line);
+  };
+
+  const handleLine = (line: string): void => {
+    const message = parseHostMessage(line);
+    if (message === undefined) return;
+    if (message.type === 'hello') return;
+    const call = pending.get(message.id);
+    if (call === undefined) return;
+    switch (message.type) {
+      case 'progress':
+        call.handlers.onProgress(message.percent, message.message);
+        break;
+      case 'log':
+        call.handlers.onLog(message.level, message.message);
+        break;
+      case 'result':
+        pending.delete(message.id);
+        call.settle({ type: 'result', message });
+        break;
+    }
+  };
+
+  const acceptConnection = (candidate: Socket): void => {
+    if (socket !== undefined) {
+      candidate.destroy();
+      return;
+    }
+    candidate.setEncoding('utf8');
+    let buffer = '';
+    let verified = false;
+    candidate.on('data', (chunk: string) => {
+      buffer += chunk;
+      let newline = buffer.indexOf('\n');
+      while (newline !== -1) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (!verified) {
+          const hello = parseHostMessage(line);
+          if (hello?.type !== 'hello' || hello.token !== token) {
+            candidate.destroy();
+            return;
+          }
+          verified = true;
+          socket = candidate;
+          connected = true;
+          // One host, one connection: nobody else may connect afterwards.
+          server.close();
+          removeSocketFolder();
+          for (const queued of outgoing) candidate.write(queued);
+          outgoing = [];
+          clearTimeout(startTimer);
+          resolveReady();
+        } else {
+          handleLine(line);
+        }
+        newline = buffer.indexOf('\n');
+      }
+    });
+    candidate.on('error', () => {});
+    candidate.on('close', () => {
+      if (candidate !== socket || !alive) return;
+      // The channel usually closes because pwsh is exiting: give its exit code (the better
+      // explanation) a moment to arrive before declaring the host lost.
+      const grace = setTimeout(() => {
+        failEverything(`the PowerShell host closed its channel unexpectedly.${describeStderr()}`);
+        if (!exited && child?.pid !== undefined) killProcessTree(child.pid);
+      }, CHANNEL_CLOSE_GRACE_MS);
+      grace.unref();
+    });
+  };
+
+  const server: Server = createServer(acceptConnection);
+  server.on('error', (error) =>
+    failEverything(`the PowerShell host channel failed: ${error.message}`),
+  );
+
+  const startTimer = setTimeout(() => {
+    failEverything(
+      `PowerShell did not start within ${options.startTimeoutMs} ms.${describeStderr()}`,
+    );
+    if (!exited && child?.pid !== undefined) killProcessTree(child.pid);
+  }, options.startTimeoutMs);
+  startTimer.unref();
+
+  const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+    exited = true;
+    clearTimeout(startTimer);
+    if (child?.pid !== undefined) untrackProcessGroup(child.pid);
+    const how = signal === null ? `exited with code ${code}` : `was killed by ${signal}`;
+    failEverything(`the PowerShell host ${how}.${describeStderr()}`);
+    removeSocketFolder();
+    for (const waiter of exitWaiters) waiter();
+    exitWaiters = [];
+  };
+
+  server.listen(channelPath, () => {
+    if (!alive) return;
+    const windows = process.platform === 'win32';
+    const args = [
+      '-NoLogo',
+      '-NoProfile',
+      '-NonInteractive',
+      ...(windows ? ['-ExecutionPolicy', 'Bypass'] : []),
+      '-File',
+      options.hostScriptPath,
+      '-ChannelPath',
+      channelPath,
+      '-ProjectRoot',
+      options.projectRoot,
+      '-PoolSize',
+      String(options.poolSize),
+      '-MaxOutputChars',
+      String(options.maxOutputBytes),
+    ];
+    try {
+      child = spawn(options.pwshPath, args, {
+        cwd: options.projectRoot,
+        env: {
+          ...options.environment,
+          TOOLPACK_PROJECT_ROOT: options.projectRoot,
+          TOOLPACK_HOST_TOKEN: token,
+        },
+        // What tools print to the console goes nowhere: nothing to read, nothing to buffer.
+        stdio: ['ignore', 'ignore', 'pipe'],
+        detached: USE_PROCESS_GROUPS,
+        windowsHide: true,
+      });
+    } catch (error) {
+      failEverything(
+        `PowerShell could not be started from ${options.pwshPath}: ${(error as Error).message}.`,
+      );
+      exited = true;
+      return;
+    }
+    if (child.pid !== undefined && USE_PROCESS_GROUPS) trackProcessGroup(child.pid);
+    // Drained so that a tool writing to stderr can never block the host on a full pipe.
+    child.stderr?.on('data', (chunk: Buffer) => stderrTail.push(chunk));
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      const why =
+        error.code === 'ENOENT'
+          ? 'the file does not exist'
+          : error.code === 'EACCES'
+            ? 'it is not executable'
+            : error.message;
+      failEverything(`PowerShell could not be started from ${options.pwshPath}: ${why}.`);
+      if (child?.pid === undefined) {
+        exited = true;
+        for (const waiter of exitWaiters) waiter();
+        exitWaiters = [];
+      }
+    });
+    child.once('exit', onExit);
+  });
+
+  return {
+    ready,
+    get pid() {
+      return child?.pid;
+    },
+    get alive() {
+      return alive;
+    },
+    startCall(request, handlers) {
+      const id = String(nextId++);
+      const outcome = new Promise<PwshCallOutcome>((settle) => {
+        if (!alive) {
+          settle({ type: 'lost', reason: lostReason ?? 'the PowerShell host is not running.' });
+          return;
+        }
+        pending.set(id, { handlers, settle });
+        send({ type: 'call', id, ...request });
+      });
+      return {
+        outcome,
+        stop() {
+          if (alive && pending.has(id)) send({ type: 'stop', id });
+        },
+      };
+    },
+    warmModule(modulePath) {
+      if (alive) send({ type: 'warm-module', modulePath });
+    },
+    forgetModules(modulePaths) {
+      if (alive)
+        send({
+          type: 'forget-modules',
+          modulePaths: modulePaths === undefined ? null : [...modulePaths],
+        });
+    },
+    kill(reason) {
+      failEverything(reason);
+      if (!exited && child?.pid !== undefined) killProcessTree(child.pid);
+    },
+    async close() {
+      if (alive && connected) {
+        socket?.end(`${JSON.stringify({ type: 'shutdown' } satisfies ToHostMessage)}\n`);
+      }
+      failEverything('the PowerShell host was closed with the runner.');
+      if (exited || child === undefined) {
+        removeSocketFolder();
+        return;
+      }
+      const gone = new Promise<void>((resolve) => exitWaiters.push(resolve));
+      const timer = setTimeout(() => {
+        if (!exited && child?.pid !== undefined) killProcessTree(child.pid);
+      }, 1_000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,390 @@
+// The PowerShell runner against a real pwsh. Every test here needs PowerShell 7 and is
+// skipped by name where it is not installed; pwsh-fake-host.test.ts covers the Node side
+// everywhere.
+import { fileURLToPath } from 'node:url';
+import type { JsonSchema } from '@toolpack/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findExecutable } from '../find-executable.ts';
+import { createToolRunner, type ToolRunner } from '../index.ts';
+import type { ToolProgress } from '../runner-types.ts';
+import {
+  firstText,
+  hasProc,
+  isProcessAlive,
+  listDescendants,
+  makeTool,
+  waitFor,
+} from '../test-helpers.ts';
+
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const projectRoot = fixtures.replace(/[\\/]$/u, '');
+const hasPwsh = findExecutable(process.platform === 'win32' ? 'pwsh.exe' : 'pwsh') !== undefined;
+const needsPwsh = '(skipped: pwsh not installed)';
+
+function scriptTool(
+  name: string,
+  properties: Record<string, JsonSchema> = {},
+  required?: string[],
+) {
+  return makeTool({
+    name: name.toLowerCase().replace(/-/gu, '_'),
+    invocation: { runner: 'pwsh', mode: 'script', scriptPath: `scripts/${name}.ps1` },
+    properties,
+    ...(required === undefined ? {} : { required }),
+  });
+}
+
+const counterModule = 'modules/Counter/Counter.psm1';
+const addCount = makeTool({
+  name: 'Add-Count',
+  invocation: {
+    runner: 'pwsh',
+    mode: 'module',
+    modulePath: counterModule,
+    functionName: 'Add-Count',
+  },
+  properties: { By: { type: 'integer' } },
+});
+
+describe('PowerShell runner without pwsh', () => {
+  it.skipIf(hasPwsh)(
+    'says how to install PowerShell 7 and keeps other runners working',
+    async () => {
+      const runner = createToolRunner({ projectRoot: fixtures });
+      try {
+        const result = await runner.call(scriptTool('Get-Greeting'), { Name: 'Ada' });
+        expect(result.isError).toBe(true);
+        expect(firstText(result)).toContain('PowerShell 7 (pwsh) is not installed or not on PATH');
+        expect(firstText(result)).toContain('dotnet tool install --global PowerShell');
+        const other = makeTool({
+          name: 'node_echo',
+          invocation: {
+            runner: 'process',
+            scriptPath: '../../process/fixtures/echo.mjs',
+            extension: '.mjs',
+          },
+        });
+        const echo = await runner.call(other, { ok: 1 });
+        expect(echo.structuredContent).toMatchObject({ received: { ok: 1 } });
+      } finally {
+        await runner.close();
+      }
+    },
+  );
+});
+
+describe('PowerShell runner with pwsh', () => {
+  let runner: ToolRunner;
+
+  beforeAll(async () => {
+    if (!hasPwsh) return;
+    runner = createToolRunner({
+      projectRoot: fixtures,
+      concurrency: { pwsh: 4 },
+      stopGraceMs: 1_000,
+    });
+    await runner.warm();
+  }, 60_000);
+  afterAll(async () => {
+    await runner?.close();
+  });
+
+  it.skipIf(!hasPwsh)(
+    `binds named parameters and returns a string as text ${needsPwsh}`,
+    async () => {
+      const tool = scriptTool(
+        'Get-Greeting',
+        { Name: { type: 'string' }, Shout: { type: 'boolean' } },
+        ['Name'],
+      );
+      expect(await runner.call(tool, { Name: 'Ada' })).toEqual({
+        content: [{ type: 'text', text: 'Hello, Ada!' }],
+      });
+      expect(firstText(await runner.call(tool, { Name: 'Ada', Shout: true }))).toBe('HELLO, ADA!');
+      expect(firstText(await runner.call(tool, { Name: 'Ada', Shout: false }))).toBe('Hello, Ada!');
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
+    `returns objects as structuredContent with the project root set ${needsPwsh}`,
+    async () => {
+      const result = await runner.call(scriptTool('Get-Info', { Count: { type: 'integer' } }), {
+        Count: 2,
+      });
+      expect(result.structuredContent).toEqual({
+        Count: 2,
+        Items: [
+          { Index: 1, Label: 'item 1' },
+          { Index: 2, Label: 'item 2' },
+        ],
+        Nested: { Enabled: true, Ratio: 0.5, Nothing: null },
+        When: '2024-01-02T03:04:05.0000000Z',
+        Kind: 'Friday',
+        Project: projectRoot,
+      });
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
+    `round-trips data nested deeper than ConvertTo-Json allows ${needsPwsh}`,
+    async () => {
+      const result = await runner.call(scriptTool('Get-Deep', { Depth: { type: 'integer' } }), {
+        Depth: 150,
+      });
+      let node = result.structuredContent as Record<string, unknown>;
+      for (let level = 1; level <= 150; level += 1) {
+        expect(node.Level).toBe(level);
+        node = node.Child as Record<string, unknown>;
+      }
+      expect(node).toEqual({ Value: 'bottom' });
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
+    `returns no content for $null and an array for several objects ${needsPwsh}`,
+    async () => {
+      expect(await runner.call(scriptTool('Get-Nothing'), {})).toEqual({ content: [] });
+      expect(await runner.call(scriptTool('Get-List'), {})).toEqual({
+        content: [{ type: 'text', text: '[1,"two",{"three":3}]' }],
+      });
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
+    `runs a dotbot tool folder with -Arguments and the dotbot globals ${needsPwsh}`,
+    async () => {
+      const tool = makeTool({
+        name: 'say_hello',
+        invocation: {
+          runner: 'pwsh',
+          mode: 'tool-folder',
+          scriptPath: 'tools/say-hello/script.ps1',
+          functionName: 'Invoke-SayHello',
+        },
+      });
+      const result = await runner.call(tool, { name: 'Ada', when: '2024-01-02T03:04:05Z' });
+      expect(result.structuredContent).toEqual({
+        Greeting: 'Hello, Ada!',
+        Root: projectRoot,
+        SameRoot: true,
+        // Strings stay strings (ConvertFrom-Json would have made this a DateTime).
+        WhenKept: '2024-01-02T03:04:05Z',
+      });
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
+    `refuses bad arguments before PowerShell sees them ${needsPwsh}`,
+    async () => {
+      const tool = scriptTool('Get-Info', { Count: { type: 'integer', maximum: 100 } });
+      const result = await runner.call(tool, { Count: 500 });
+      expect(firstText(result)).toContain('/Count must be <= 100');
+    },
+  );
+
+  it.skipIf(!hasPwsh)(`reports a terminating error with file and line ${needsPwsh}`, async () => {
+    const result = await runner.call(scriptTool('Invoke-Throw'), {});
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toContain('The widget is broken.');
+    expect(firstText(result)).toMatch(/Invoke-Throw\.ps1:7\)/u);
+  });
+
+  it.skipIf(!hasPwsh)(`applies the Write-Error rule ${needsPwsh}`, async () => {
+    const only = await runner.call(scriptTool('Write-ErrorOnly'), {});
+    expect(only.isError).toBe(true);
+    expect(firstText(only)).toContain('Could not reach the widget service.');
+    const withOutput = await runner.call(scriptTool('Write-ErrorWithOutput'), {});
+    expect(withOutput.isError).toBeUndefined();
+    expect(withOutput.structuredContent).toEqual({ Processed: 4 });
+    expect(withOutput.content[1]?.type === 'text' && withOutput.content[1].text).toContain(
+      'One widget was skipped.',
+    );
+  });
+
+  it.skipIf(!hasPwsh)(
+    `captures every stream as logs and Write-Progress as progress ${needsPwsh}`,
+    async () => {
+      const logs: string[] = [];
+      const progress: ToolProgress[] = [];
+      const result = await runner.call(
+        scriptTool('Write-Streams'),
+        {},
+        {
+          onLog: (level, message) => logs.push(`${level}:${message}`),
+          onProgress: (p) => progress.push(p),
+        },
+      );
+      expect(result.content[0]).toEqual({ type: 'text', text: 'finished' });
+      expect(result.content[1]).toEqual({ type: 'text', text: 'Warnings:\n- Disk almost full.' });
+      expect(logs).toEqual(
+        expect.arrayContaining([
+          'warning:Disk almost full.',
+          'debug:Verbose detail.',
+          'info:Some information.',
+          'info:Host text.',
+        ]),
+      );
+      expect(progress.map((p) => p.progress)).toEqual([10, 60]);
+      expect(progress[0]?.message).toContain('Copying - file 1');
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
+    `keeps console writes and native output away from the channel ${needsPwsh}`,
+    async () => {
+      const result = await runner.call(scriptTool('Write-Junk'), {});
+      expect(result).toEqual({ content: [{ type: 'text', text: 'clean result' }] });
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
+    `isolates script calls: each gets a fresh runspace ${needsPwsh}`,
+    async () => {
+      const first = await runner.call(scriptTool('Set-Global'), {});
+      const second = await runner.call(scriptTool('Set-Global'), {});
+      expect((first.structuredContent as { Counter: number }).Counter).toBe(1);
+      expect((second.structuredContent as { Counter: number }).Counter).toBe(1);
+      expect((first.structuredContent as { Runspace: string }).Runspace).not.toBe(
+        (second.structuredContent as { Runspace: string }).Runspace,
+      );
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
+    `shares state between calls of one module, one call at a time ${needsPwsh}`,
+    async () => {
+      const start = (
+        (await runner.call(addCount, { By: 0 })).structuredContent as { Count: number }
+      ).Count;
+      const results = await Promise.all(Array.from({ length: 5 }, () => runner.call(addCount, {})));
+      const counts = results.map((result) => (result.structuredContent as { Count: number }).Count);
+      expect(counts).toEqual([start + 1, start + 2, start + 3, start + 4, start + 5]);
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
+    `re-imports a module after reloadModules() ${needsPwsh}`,
+    async () => {
+      await runner.call(addCount, { By: 5 });
+      runner.reloadModules([counterModule]);
+      const getCount = makeTool({
+        name: 'Get-Count',
+        invocation: {
+          runner: 'pwsh',
+          mode: 'module',
+          modulePath: counterModule,
+          functionName: 'Get-Count',
+        },
+      });
+      expect((await runner.call(getCount, {}, { timeoutMs: 60_000 })).structuredContent).toEqual({
+        Count: 0,
+      });
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasPwsh)(
+    `runs 50 concurrent script calls in parallel runspaces ${needsPwsh}`,
+    async () => {
+      const tool = scriptTool('Get-Slow', { N: { type: 'integer' } });
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, n) => runner.call(tool, { N: n }, { timeoutMs: 60_000 })),
+      );
+      const runs = results.map(
+        (result) => result.structuredContent as { N: number; Started: number; Ended: number },
+      );
+      expect(runs.map((run) => run.N)).toEqual(Array.from({ length: 50 }, (_, n) => n));
+      // Parallel, not one after another: some calls ran while others were running.
+      const overlapping = runs.filter((run) =>
+        runs.some(
+          (other) => other !== run && other.Started < run.Ended && run.Started < other.Ended,
+        ),
+      );
+      expect(overlapping.length).toBeGreaterThan(1);
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasPwsh)(
+    `stops a pipeline at the timeout and keeps the host ${needsPwsh}`,
+    async () => {
+      const pid = runner.stats().pwshHostPid;
+      const started = Date.now();
+      const result = await runner.call(scriptTool('Wait-Stoppable'), {}, { timeoutMs: 500 });
+      expect(firstText(result)).toContain('timed out after 500 ms');
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(
+        firstText(
+          await runner.call(scriptTool('Get-Greeting', { Name: { type: 'string' } }), {
+            Name: 'x',
+          }),
+        ),
+      ).toBe('Hello, x!');
+      expect(runner.stats().pwshHostPid).toBe(pid);
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
+    `kills and restarts the host when a pipeline cannot be stopped ${needsPwsh}`,
+    async () => {
+      const pid = runner.stats().pwshHostPid as number;
+      const result = await runner.call(scriptTool('Wait-Unstoppable'), {}, { timeoutMs: 500 });
+      expect(firstText(result)).toContain('timed out after 500 ms');
+      if (hasProc) expect(await waitFor(() => !isProcessAlive(pid), 3_000)).toBe(true);
+      const next = await runner.call(
+        scriptTool('Get-Greeting', { Name: { type: 'string' } }),
+        { Name: 'y' },
+        { timeoutMs: 60_000 },
+      );
+      expect(firstText(next)).toBe('Hello, y!');
+      expect(runner.stats().pwshHostPid).not.toBe(pid);
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasPwsh)(
+    `survives a tool that exits the host process; the next call succeeds ${needsPwsh}`,
+    async () => {
+      const result = await runner.call(scriptTool('Stop-Host'), {});
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toContain('exited with code 3');
+      const next = await runner.call(
+        scriptTool('Get-Greeting', { Name: { type: 'string' } }),
+        { Name: 'z' },
+        { timeoutMs: 60_000 },
+      );
+      expect(firstText(next)).toBe('Hello, z!');
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasPwsh)(
+    `caps 100 MB of console output and a 5 MB result ${needsPwsh}`,
+    async () => {
+      const before = process.memoryUsage().rss;
+      const result = await runner.call(scriptTool('Write-Flood'), {}, { timeoutMs: 60_000 });
+      const text = firstText(result);
+      expect(text).toContain('[output truncated:');
+      expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024 + 200);
+      // Console output goes to the null device; only the capped result crosses the channel.
+      expect(process.memoryUsage().rss - before).toBeLessThan(48 * 1024 * 1024);
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasPwsh || !hasProc)(
+    `close() leaves no child process ${needsPwsh}`,
+    async () => {
+      const own = createToolRunner({ projectRoot: fixtures });
+      const before = new Set(listDescendants());
+      await own.warm();
+      const pid = own.stats().pwshHostPid as number;
+      const pending = own.call(scriptTool('Wait-Stoppable'), {});
+      await own.close();
+      expect(firstText(await pending)).toContain('shutting down');
+      expect(await waitFor(() => !isProcessAlive(pid), 3_000)).toBe(true);
+      expect(listDescendants().filter((child) => !before.has(child))).toEqual([]);
+    },
+    60_000,
+  );
+});

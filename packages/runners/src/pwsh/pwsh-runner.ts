@@ -1,0 +1,378 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { ToolCallResult, ToolContent, ToolInvocation } from '@toolpack/core';
+import { resolveHostScriptPath } from '../asset-paths.ts';
+import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
+import { findExecutable } from '../find-executable.ts';
+import {
+  createErrorResult,
+  formatTruncationMarker,
+  isPlainObject,
+  parseJson,
+  truncateText,
+} from '../results.ts';
+import type { KindRunner, RunnerCall } from '../runner-types.ts';
+import { describeStopReason } from '../runner-types.ts';
+import type { HostResultMessage } from './host-protocol.ts';
+import { startPwshHost, type PwshCallRequest, type PwshHost } from './pwsh-host.ts';
+
+type PwshInvocation = Extract<ToolInvocation, { runner: 'pwsh' }>;
+
+export interface PwshRunnerOptions {
+  projectRoot: string;
+  maxOutputBytes: number;
+  /** Script calls running at once; also the number of runspaces kept open in advance. */
+  concurrency: number;
+  environment: Readonly<Record<string, string>>;
+  /** The pwsh executable; found on PATH when absent. */
+  pwshPath?: string;
+  /** How long a stopped pipeline may take to end before the host is killed and restarted. */
+  stopGraceMs: number;
+  startTimeoutMs: number;
+}
+
+export interface PwshRunner extends KindRunner {
+  /** Starts the host (and opens the given modules' runspaces) if pwsh is installed; never rejects. */
+  warm(modulePaths?: readonly string[]): Promise<void>;
+  /** Re-imports these modules (all when absent) on their next call. */
+  reload(modulePaths?: readonly string[]): void;
+  readonly hostPid: number | undefined;
+  /** Hosts started after the first one (crashes, kills after a stuck timeout). */
+  readonly restarts: number;
+}
+
+const MAX_COLLECTED_MESSAGES = 20;
+
+export function formatMissingPwshMessage(toolName: string): string {
+  return (
+    `PowerShell 7 (pwsh) is not installed or not on PATH, so the PowerShell tool "${toolName}" cannot run. ` +
+    'Install PowerShell 7 (https://aka.ms/install-powershell), for example with ' +
+    '`dotnet tool install --global PowerShell`, `winget install Microsoft.PowerShell` (Windows) or ' +
+    '`brew install powershell/tap/powershell` (macOS), or set pwshPath to the pwsh executable. ' +
+    'Tools in other languages keep working.'
+  );
+}
+
+/** A module given by path is resolved against the project; a bare name is looked up on PSModulePath by pwsh. */
+export function resolveModuleReference(projectRoot: string, modulePath: string): string {
+  const looksLikePath =
+    isAbsolute(modulePath) || /[\\/]/u.test(modulePath) || /\.(psd1|psm1|dll)$/iu.test(modulePath);
+  return looksLikePath ? resolve(projectRoot, modulePath) : modulePath;
+}
+
+export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
+  const limiter = createConcurrencyLimiter(options.concurrency);
+  const moduleQueues = new Map<string, Promise<void>>();
+  const hostScriptPath = resolveHostScriptPath();
+  let host: PwshHost | undefined;
+  let hostsStarted = 0;
+  let closed = false;
+  let foundPwsh: string | undefined;
+
+  const findPwsh = (): string | undefined => {
+    if (options.pwshPath !== undefined) return options.pwshPath;
+    foundPwsh ??= findExecutable(process.platform === 'win32' ? 'pwsh.exe' : 'pwsh', {
+      ...process.env,
+      ...(options.environment.PATH === undefined ? {} : { PATH: options.environment.PATH }),
+    });
+    return foundPwsh;
+  };
+
+  const getHost = (pwshPath: string): PwshHost => {
+    if (host?.alive) return host;
+    host = startPwshHost({
+      pwshPath,
+      hostScriptPath,
+      projectRoot: options.projectRoot,
+      poolSize: options.concurrency,
+      maxOutputBytes: options.maxOutputBytes,
+      environment: options.environment,
+      startTimeoutMs: options.startTimeoutMs,
+    });
+    hostsStarted += 1;
+    return host;
+  };
+
+  const runOnHost = async (
+    call: RunnerCall,
+    request: PwshCallRequest,
+    pwshPath: string,
+  ): Promise<ToolCallResult> => {
+    if (closed)
+      return createErrorResult(`Tool "${call.tool.name}" was not run: the runner is closed.`);
+    const current = getHost(pwshPath);
+    const started = await waitUntilReady(current, call.signal);
+    if (started === 'aborted') return createStoppedResult(call);
+    if (started instanceof Error) {
+      return createErrorResult(
+        `PowerShell tool "${call.tool.name}" cannot run: ${started.message} ` +
+          'Check that pwshPath points at PowerShell 7.2 or later; the host is started again on the next call.',
+      );
+    }
+
+    const errors: string[] = [];
+    const warnings: string[] = [];
+    let unknownProgress = 0;
+    const handle = current.startCall(request, {
+      onProgress(percent, message) {
+        if (percent >= 0) call.onProgress({ progress: percent, total: 100, message });
+        else call.onProgress({ progress: (unknownProgress += 1), message });
+      },
+      onLog(level, message) {
+        if (level === 'error' && errors.length < MAX_COLLECTED_MESSAGES) errors.push(message);
+        if (level === 'warning' && warnings.length < MAX_COLLECTED_MESSAGES) warnings.push(message);
+        call.onLog(level, message);
+      },
+    });
+
+    let graceTimer: NodeJS.Timeout | undefined;
+    const onAbort = (): void => {
+      const reason = describeStopReason(call.signal.reason);
+      handle.stop();
+      graceTimer = setTimeout(() => {
+        current.kill(
+          `was restarted because tool "${call.tool.name}" did not stop within ${options.stopGraceMs} ms after its ${reason}`,
+        );
+      }, options.stopGraceMs);
+      graceTimer.unref();
+    };
+    call.signal.addEventListener('abort', onAbort, { once: true });
+    if (call.signal.aborted) onAbort();
+    const outcome = await handle.outcome;
+    clearTimeout(graceTimer);
+    call.signal.removeEventListener('abort', onAbort);
+
+    if (outcome.type === 'lost') {
+      return createErrorResult(
+        `PowerShell tool "${call.tool.name}" did not finish: the PowerShell host ${stripThePowerShellHost(outcome.reason)} ` +
+          'A new host starts with the next call; retry this one.',
+      );
+    }
+    if (outcome.message.stopped) return createStoppedResult(call);
+    return createResultFromHost({
+      toolName: call.tool.name,
+      message: outcome.message,
+      errors,
+      warnings,
+      maxOutputBytes: options.maxOutputBytes,
+    });
+  };
+
+  return {
+    async execute(call) {
+      const invocation = call.tool.invocation as PwshInvocation;
+      const pwshPath = findPwsh();
+      if (pwshPath === undefined)
+        return createErrorResult(formatMissingPwshMessage(call.tool.name));
+      const request = buildRequest(options.projectRoot, call, invocation);
+
+      if (invocation.mode === 'module') {
+        // One runspace per module, one call at a time: queue here so a call that times out
+        // while waiting never reaches the host.
+        const key = request.modulePath ?? '';
+        const previous = moduleQueues.get(key) ?? Promise.resolve();
+        let endTurn!: () => void;
+        const turn = new Promise<void>((resolveTurn) => (endTurn = resolveTurn));
+        // The next call waits for `previous` and for this turn, even if this call gives up early.
+        const tail = previous.then(() => turn);
+        moduleQueues.set(key, tail);
+        try {
+          await Promise.race([previous, abortedPromise(call.signal)]);
+          if (call.signal.aborted) return createStoppedResult(call);
+          return await runOnHost(call, request, pwshPath);
+        } finally {
+          endTurn();
+          if (moduleQueues.get(key) === tail) moduleQueues.delete(key);
+        }
+      }
+
+      const release = await limiter.acquire(call.signal);
+      if (release === undefined) return createStoppedResult(call);
+      try {
+        return await runOnHost(call, request, pwshPath);
+      } finally {
+        release();
+      }
+    },
+    async warm(modulePaths = []) {
+      const pwshPath = findPwsh();
+      if (pwshPath === undefined || closed) return;
+      const current = getHost(pwshPath);
+      try {
+        await current.ready;
+      } catch {
+        return;
+      }
+      for (const modulePath of modulePaths) {
+        current.warmModule(resolveModuleReference(options.projectRoot, modulePath));
+      }
+    },
+    reload(modulePaths) {
+      if (!host?.alive) return;
+      host.forgetModules(
+        modulePaths?.map((path) => resolveModuleReference(options.projectRoot, path)),
+      );
+    },
+    get hostPid() {
+      return host?.alive ? host.pid : undefined;
+    },
+    get restarts() {
+      return Math.max(0, hostsStarted - 1);
+    },
+    async close() {
+      closed = true;
+      await host?.close();
+    },
+  };
+}
+
+function buildRequest(
+  projectRoot: string,
+  call: RunnerCall,
+  invocation: PwshInvocation,
+): PwshCallRequest {
+  const base = { toolName: call.tool.name, arguments: call.args };
+  switch (invocation.mode) {
+    case 'tool-folder':
+      return {
+        ...base,
+        mode: 'tool-folder',
+        scriptPath: resolve(projectRoot, invocation.scriptPath),
+        functionName: invocation.functionName,
+        modulePath: null,
+      };
+    case 'script':
+      return {
+        ...base,
+        mode: 'script',
+        scriptPath: resolve(projectRoot, invocation.scriptPath),
+        functionName: null,
+        modulePath: null,
+      };
+    case 'module':
+      return {
+        ...base,
+        mode: 'module',
+        scriptPath: null,
+        functionName: invocation.functionName,
+        modulePath: resolveModuleReference(projectRoot, invocation.modulePath),
+      };
+  }
+}
+
+function waitUntilReady(host: PwshHost, signal: AbortSignal): Promise<'ready' | 'aborted' | Error> {
+  return Promise.race([
+    host.ready.then(
+      () => 'ready' as const,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    ),
+    abortedPromise(signal).then(() => 'aborted' as const),
+  ]);
+}
+
+function abortedPromise(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolveAbort) =>
+    signal.addEventListener('abort', () => resolveAbort(), { once: true }),
+  );
+}
+
+function createStoppedResult(call: RunnerCall): ToolCallResult {
+  return createErrorResult(
+    `Tool "${call.tool.name}" was stopped (${describeStopReason(call.signal.reason)}).`,
+  );
+}
+
+function stripThePowerShellHost(reason: string): string {
+  const text = reason.replace(/^the PowerShell host /u, '');
+  return /[.!?]$/u.test(text.trim()) ? text : `${text}.`;
+}
+
+export interface CreateResultFromHostInput {
+  toolName: string;
+  message: HostResultMessage;
+  /** Error-stream records (Write-Error) the tool wrote, as forwarded log lines. */
+  errors: readonly string[];
+  warnings: readonly string[];
+  maxOutputBytes: number;
+}
+
+/**
+ * The host's answer as a result. The Write-Error rule: records on the error stream make the
+ * result an error only when the tool returned nothing; with output, the output is the
+ * result and the errors are added as a separate text block (so JSON text stays parseable).
+ */
+export function createResultFromHost(input: CreateResultFromHostInput): ToolCallResult {
+  const { message, toolName, maxOutputBytes } = input;
+  const errorCount = Math.max(message.errorCount, input.errors.length);
+  const extra: ToolContent[] = [];
+  const listed = (items: readonly string[], total: number): string => {
+    const lines = items.map((item) => `- ${item}`);
+    if (total > items.length) lines.push(`- ... and ${total - items.length} more`);
+    return lines.join('\n');
+  };
+  if (input.warnings.length > 0)
+    extra.push({
+      type: 'text',
+      text: `Warnings:\n${listed(input.warnings, input.warnings.length)}`,
+    });
+
+  if (message.kind === 'error') {
+    const where =
+      message.file === null
+        ? ''
+        : ` (at ${message.file}${message.line > 0 ? `:${message.line}` : ''})`;
+    const errorBlock =
+      errorCount > 0
+        ? [
+            {
+              type: 'text' as const,
+              text: `Errors written before it failed:\n${listed(input.errors, errorCount)}`,
+            },
+          ]
+        : [];
+    return createErrorResult(
+      `PowerShell tool "${toolName}" failed: ${message.error ?? 'unknown error'}${where}`,
+      [...errorBlock, ...extra],
+    );
+  }
+
+  let content: ToolContent[] = [];
+  let structuredContent: Record<string, unknown> | undefined;
+  if (message.kind === 'text' && message.text !== null) {
+    const { text, truncated } = truncateText(message.text, maxOutputBytes);
+    const marked =
+      message.truncated && !truncated ? `${text}\n${formatTruncationMarker(maxOutputBytes)}` : text;
+    if (marked !== '') content = [{ type: 'text', text: marked }];
+  } else if (message.kind === 'json' && message.json !== null) {
+    const { text, truncated } = truncateText(message.json, maxOutputBytes);
+    if (message.truncated || truncated) {
+      content = [
+        {
+          type: 'text',
+          text: truncated ? text : `${text}\n${formatTruncationMarker(maxOutputBytes)}`,
+        },
+      ];
+    } else {
+      content = [{ type: 'text', text }];
+      const parsed = parseJson(text);
+      if (isPlainObject(parsed)) structuredContent = parsed;
+    }
+  }
+
+  if (errorCount > 0 && content.length === 0) {
+    return createErrorResult(
+      `PowerShell tool "${toolName}" wrote ${errorCount === 1 ? 'an error' : `${errorCount} errors`} and returned nothing:\n` +
+        listed(input.errors, errorCount),
+      extra,
+    );
+  }
+  if (errorCount > 0) {
+    extra.unshift({
+      type: 'text',
+      text: `Errors (written with Write-Error; the tool still returned output):\n${listed(input.errors, errorCount)}`,
+    });
+  }
+  const result: ToolCallResult = { content: [...content, ...extra] };
+  if (structuredContent !== undefined) result.structuredContent = structuredContent;
+  return result;
+}

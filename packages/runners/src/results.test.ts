@@ -1,0 +1,89 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createHeadBuffer, createTailBuffer } from './capped-output.ts';
+import {
+  createResultFromOutput,
+  createResultFromValue,
+  sliceUtf8,
+  truncateText,
+} from './results.ts';
+
+describe('results', () => {
+  it('turns a JSON object on stdout into structuredContent, and anything else into text', () => {
+    expect(createResultFromOutput('{"a":1}\n')).toEqual({
+      content: [{ type: 'text', text: '{"a":1}' }],
+      structuredContent: { a: 1 },
+    });
+    expect(createResultFromOutput('[1]')).toEqual({ content: [{ type: 'text', text: '[1]' }] });
+    expect(createResultFromOutput('{"a":')).toEqual({ content: [{ type: 'text', text: '{"a":' }] });
+    expect(createResultFromOutput('')).toEqual({ content: [] });
+  });
+
+  it('turns values into results', () => {
+    expect(createResultFromValue({ n: 1n }, 100)).toEqual({
+      content: [{ type: 'text', text: '{"n":"1"}' }],
+      structuredContent: { n: '1' },
+    });
+    expect(createResultFromValue('é'.repeat(100), 11).content[0]).toEqual({
+      type: 'text',
+      text: `${'é'.repeat(5)}\n[output truncated: 190 more bytes dropped; the limit is 11 bytes]`,
+    });
+  });
+
+  it('never cuts a UTF-8 character in half', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 200 }),
+        fc.integer({ min: 0, max: 600 }),
+        (text, limit) => {
+          const sliced = sliceUtf8(Buffer.from(text, 'utf8'), limit);
+          expect(Buffer.byteLength(sliced)).toBeLessThanOrEqual(limit);
+          expect(text.startsWith(sliced)).toBe(true);
+          const { text: cut, truncated } = truncateText(text, limit);
+          expect(truncated).toBe(Buffer.byteLength(text) > limit);
+          if (!truncated) expect(cut).toBe(text);
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('never throws on any output a tool may print', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string(), fc.json(), fc.string({ unit: 'binary' })),
+        fc.boolean(),
+        (output, truncated) => {
+          const result = createResultFromOutput(output, { truncated });
+          expect(Array.isArray(result.content)).toBe(true);
+          if (result.structuredContent !== undefined)
+            expect(typeof result.structuredContent).toBe('object');
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('keeps the head and the tail of a stream within their limits', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 40 }),
+        fc.integer({ min: 1, max: 500 }),
+        (chunks, limit) => {
+          const head = createHeadBuffer(limit);
+          const tail = createTailBuffer(limit);
+          for (const chunk of chunks) {
+            head.push(Buffer.from(chunk));
+            tail.push(Buffer.from(chunk));
+          }
+          const all = Buffer.concat(chunks.map((chunk) => Buffer.from(chunk)));
+          expect(head.toBuffer().equals(all.subarray(0, limit))).toBe(true);
+          expect(head.keptBytes + head.droppedBytes).toBe(all.length);
+          expect(tail.totalBytes).toBe(all.length);
+          expect(Buffer.byteLength(tail.toString())).toBeLessThanOrEqual(limit * 3);
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+});

@@ -1,0 +1,99 @@
+import type { ToolCallResult, ToolContent } from '@toolpack/core';
+
+/** A successful result with one text block, or none for an empty string. */
+export function createTextResult(text: string): ToolCallResult {
+  return text === '' ? { content: [] } : { content: [{ type: 'text', text }] };
+}
+
+/** A tool execution error: MCP's `isError: true` with a message the model can act on. */
+export function createErrorResult(
+  message: string,
+  extra: readonly ToolContent[] = [],
+): ToolCallResult {
+  return { content: [{ type: 'text', text: message }, ...extra], isError: true };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Turns a tool's printed output into a result: a JSON object becomes `structuredContent`
+ * (and stays the text, for clients that ignore structured output); anything else is text.
+ */
+export function createResultFromOutput(
+  output: string,
+  options: { truncated?: boolean; note?: string } = {},
+): ToolCallResult {
+  const text = output.replace(/\s+$/u, '');
+  const notes = options.note === undefined ? [] : [options.note];
+  if (!options.truncated && text.trimStart().startsWith('{')) {
+    const parsed = parseJson(text);
+    if (isPlainObject(parsed)) {
+      return { content: [{ type: 'text', text }], structuredContent: parsed };
+    }
+  }
+  const body = [text, ...notes].filter((part) => part !== '').join('\n');
+  return createTextResult(body);
+}
+
+/**
+ * A tool's return value as a result: strings as text, objects as `structuredContent` plus
+ * their JSON text, arrays and scalars as JSON text.
+ */
+export function createResultFromValue(value: unknown, maxOutputBytes: number): ToolCallResult {
+  if (value === undefined || value === null) return { content: [] };
+  if (typeof value === 'string') return createTextResult(truncateText(value, maxOutputBytes).text);
+  const json = JSON.stringify(value, replaceBigInt);
+  if (json === undefined) return { content: [] };
+  const { text, truncated } = truncateText(json, maxOutputBytes);
+  if (!truncated && isPlainObject(value)) {
+    return {
+      content: [{ type: 'text', text }],
+      structuredContent: JSON.parse(json) as Record<string, unknown>,
+    };
+  }
+  return createTextResult(text);
+}
+
+export function replaceBigInt(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The marker appended wherever output was cut, so neither the model nor a human mistakes it for all of it. */
+export function formatTruncationMarker(limitBytes: number, droppedBytes?: number): string {
+  const dropped = droppedBytes === undefined ? '' : `${droppedBytes} more bytes dropped; `;
+  return `[output truncated: ${dropped}the limit is ${limitBytes} bytes]`;
+}
+
+/** Cuts `text` to at most `maxBytes` of UTF-8 (on a character boundary) and marks the cut. */
+export function truncateText(text: string, maxBytes: number): { text: string; truncated: boolean } {
+  // Fast path: a UTF-8 character is at most 3 bytes per UTF-16 unit.
+  if (text.length * 3 <= maxBytes) return { text, truncated: false };
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= maxBytes) return { text, truncated: false };
+  const head = sliceUtf8(Buffer.from(text, 'utf8'), maxBytes);
+  return {
+    text: `${head}\n${formatTruncationMarker(maxBytes, bytes - Buffer.byteLength(head, 'utf8'))}`,
+    truncated: true,
+  };
+}
+
+/** Decodes at most `maxBytes` of `buffer` without leaving half a character at the end. */
+export function sliceUtf8(buffer: Buffer, maxBytes: number): string {
+  if (buffer.length <= maxBytes) return buffer.toString('utf8');
+  let end = maxBytes;
+  // Back off continuation bytes (10xxxxxx) so the cut falls before a character's first byte.
+  while (end > 0 && end > maxBytes - 4 && ((buffer[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+  return buffer.subarray(0, end).toString('utf8');
+}

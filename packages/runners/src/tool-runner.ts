@@ -1,0 +1,373 @@
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import type { ResourceLimits } from 'node:worker_threads';
+import {
+  ToolpackError,
+  createArgumentValidator,
+  type DiscoveredTool,
+  type ToolCallResult,
+  type ToolLogLevel,
+} from '@toolpack/core';
+import { buildToolEnvironment } from './environment.ts';
+import { createNodeWorkerRunner } from './node-worker/node-worker-runner.ts';
+import { createProcessRunner } from './process/process-runner.ts';
+import { createPwshRunner } from './pwsh/pwsh-runner.ts';
+import { createErrorResult } from './results.ts';
+import type { KindRunner, RunnerCall, StopReason, ToolProgress } from './runner-types.ts';
+import { describeStopReason } from './runner-types.ts';
+
+export interface ToolRunnerOptions {
+  /** The project the tools belong to: their working directory and `TOOLPACK_PROJECT_ROOT`. */
+  projectRoot: string;
+  /** Per-call timeout when neither the call nor the tool sets one. Default 30 000 ms. */
+  defaultTimeoutMs?: number;
+  /** Cap on a tool's output (stdout, returned text or JSON). Default 1 MiB. */
+  maxOutputBytes?: number;
+  /** Calls running at once per runner kind; further calls wait in a queue. */
+  concurrency?: { process?: number; pwsh?: number; worker?: number };
+  /** Extension -> argv prefix (`{ '.bas': ['basic', 'run'] }`); the script path is appended. */
+  interpreters?: Record<string, readonly string[]>;
+  /** Environment variable names (or `PREFIX*`) tools may see besides the defaults. */
+  envAllowList?: readonly string[];
+  /** Variables set for every tool (e.g. a pack's declared `env` values). */
+  env?: Record<string, string>;
+  /** The pwsh executable. Found on PATH when absent. */
+  pwshPath?: string;
+  /** Start the PowerShell host now rather than on the first PowerShell call. */
+  warm?: boolean;
+  /**
+   * How long a stopped call may take to end (pipeline stop, a worker honouring its signal)
+   * before its host or worker is killed and replaced. Default 2 000 ms.
+   */
+  stopGraceMs?: number;
+  /** How long pwsh may take to start. Default 30 000 ms. */
+  pwshStartTimeoutMs?: number;
+  /** Node worker settings: memory limits (default 512 MB old space) and Node flags. */
+  worker?: { resourceLimits?: ResourceLimits; execArgv?: string[] };
+}
+
+export interface ToolCallOptions {
+  /** Aborting it cancels the call (MCP `notifications/cancelled`). */
+  signal?: AbortSignal;
+  /** Overrides the tool's and the runner's timeout for this call. */
+  timeoutMs?: number;
+  /** Progress, strictly increasing (non-increasing reports are dropped, as MCP requires). */
+  onProgress?(progress: ToolProgress): void;
+  onLog?(level: ToolLogLevel, message: string): void;
+}
+
+export interface ToolRunnerStats {
+  /** Calls started and not yet answered. */
+  inFlight: number;
+  /** The PowerShell host's process id while it runs. */
+  pwshHostPid: number | undefined;
+  /** PowerShell hosts started after the first (crashes, kills after a stuck call). */
+  pwshRestarts: number;
+  /** Live Node workers (one per JS/TS module). */
+  workers: number;
+}
+
+export interface ToolRunner {
+  /**
+   * Validates the arguments and runs the tool. Never rejects for a tool's failure, a
+   * timeout or a cancellation: those come back as `isError: true` results. Throws
+   * `ToolpackError` only for misuse (a workflow or builtin tool, a closed runner).
+   */
+  call(
+    tool: DiscoveredTool,
+    args: Record<string, unknown> | undefined,
+    options?: ToolCallOptions,
+  ): Promise<ToolCallResult>;
+  /**
+   * Starts what the given tools need (the PowerShell host and module runspaces, Node
+   * workers with their modules imported) so the first calls are fast. Without tools, starts
+   * the PowerShell host if pwsh is installed. Never rejects.
+   */
+  warm(tools?: readonly DiscoveredTool[]): Promise<void>;
+  stats(): ToolRunnerStats;
+  /**
+   * Makes the next calls load these module files afresh (all modules when absent): JS/TS
+   * modules get a new worker, PowerShell modules a new runspace. Calls already running finish
+   * on the old one. Script and tool-folder tools need nothing: they are read on every call.
+   * For hot reload after the files changed.
+   */
+  reloadModules(paths?: readonly string[]): void;
+  /** Stops every call and kills every child process, host and worker. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+const DEFAULT_STOP_GRACE_MS = 2_000;
+const DEFAULT_PWSH_START_TIMEOUT_MS = 30_000;
+const DEFAULT_WORKER_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 512 };
+// setTimeout fires at once for anything above 2^31 - 1 ms.
+const MAX_TIMER_MS = 2_147_483_647;
+
+export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
+  if (typeof options?.projectRoot !== 'string' || options.projectRoot === '') {
+    throw new ToolpackError('E_RUNNER_OPTIONS', 'createToolRunner needs a projectRoot.', {
+      hint: 'Pass the folder that holds toolpack.yaml: createToolRunner({ projectRoot: process.cwd() }).',
+    });
+  }
+  // resolve() also drops a trailing separator, so tools see one spelling of the root.
+  const projectRoot = resolve(options.projectRoot);
+  const defaultTimeoutMs =
+    readPositive(options.defaultTimeoutMs, 'defaultTimeoutMs') ?? DEFAULT_TIMEOUT_MS;
+  const maxOutputBytes =
+    readPositive(options.maxOutputBytes, 'maxOutputBytes') ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const stopGraceMs = readPositive(options.stopGraceMs, 'stopGraceMs') ?? DEFAULT_STOP_GRACE_MS;
+  const cores = availableParallelism();
+  const environment = buildToolEnvironment({
+    source: process.env,
+    ...(options.envAllowList === undefined ? {} : { allowList: options.envAllowList }),
+    ...(options.env === undefined ? {} : { values: options.env }),
+  });
+
+  const processRunner = createProcessRunner({
+    projectRoot,
+    maxOutputBytes,
+    concurrency:
+      readPositive(options.concurrency?.process, 'concurrency.process') ?? Math.max(4, cores * 2),
+    interpreters: options.interpreters ?? {},
+    environment,
+  });
+  const workerRunner = createNodeWorkerRunner({
+    projectRoot,
+    maxOutputBytes,
+    concurrency:
+      readPositive(options.concurrency?.worker, 'concurrency.worker') ?? Math.max(8, cores * 4),
+    environment,
+    stopGraceMs,
+    resourceLimits: options.worker?.resourceLimits ?? DEFAULT_WORKER_LIMITS,
+    ...(options.worker?.execArgv === undefined ? {} : { execArgv: options.worker.execArgv }),
+  });
+  const pwshRunner = createPwshRunner({
+    projectRoot,
+    maxOutputBytes,
+    concurrency: readPositive(options.concurrency?.pwsh, 'concurrency.pwsh') ?? Math.max(2, cores),
+    environment,
+    ...(options.pwshPath === undefined ? {} : { pwshPath: options.pwshPath }),
+    stopGraceMs,
+    startTimeoutMs:
+      readPositive(options.pwshStartTimeoutMs, 'pwshStartTimeoutMs') ??
+      DEFAULT_PWSH_START_TIMEOUT_MS,
+  });
+
+  const stoppers = new Set<(reason: StopReason) => void>();
+  const executions = new Set<Promise<unknown>>();
+  let closed = false;
+  let closing: Promise<void> | undefined;
+
+  const pickRunner = (tool: DiscoveredTool): KindRunner => {
+    const invocation = tool.invocation as { runner?: unknown } | undefined;
+    switch (invocation?.runner) {
+      case 'process':
+        return processRunner;
+      case 'node-worker':
+        return workerRunner;
+      case 'pwsh':
+        return pwshRunner;
+      case 'workflow':
+      case 'builtin':
+        throw new ToolpackError(
+          'E_RUNNER',
+          `Tool "${tool.name}" is a ${invocation.runner} tool; runners execute scripts, modules and processes only.`,
+          {
+            hint: 'The server runs workflow and builtin tools itself; call the runner for their steps.',
+          },
+        );
+      default:
+        throw new ToolpackError(
+          'E_RUNNER',
+          `Tool "${tool.name}" has no invocation a runner knows.`,
+          {
+            hint: 'Pass a tool produced by @toolpack/discovery (its invocation says how to run it).',
+          },
+        );
+    }
+  };
+
+  const call: ToolRunner['call'] = async (tool, args, callOptions = {}) => {
+    if (closed) {
+      throw new ToolpackError('E_RUNNER_CLOSED', 'This tool runner is closed.', {
+        hint: 'Create a new runner with createToolRunner().',
+      });
+    }
+    const runner = pickRunner(tool);
+    const argumentsObject = args ?? {};
+    const problem = checkArguments(tool, argumentsObject);
+    if (problem !== undefined) return problem;
+
+    const timeoutMs = Math.min(
+      readPositive(callOptions.timeoutMs, 'timeoutMs') ??
+        readTimeout(tool.timeoutMs) ??
+        defaultTimeoutMs,
+      MAX_TIMER_MS,
+    );
+    if (callOptions.signal?.aborted)
+      return createInterruptedResult(tool.name, 'cancelled', timeoutMs);
+
+    const controller = new AbortController();
+    const stop = (reason: StopReason): void => {
+      if (!controller.signal.aborted) controller.abort(reason);
+    };
+    const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    const onCallerAbort = (): void => stop('cancelled');
+    callOptions.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    stoppers.add(stop);
+
+    // Notifications stop with the answer: after it, a client would see them for a finished request.
+    let answered = false;
+    let lastProgress = Number.NEGATIVE_INFINITY;
+    const runnerCall: RunnerCall = {
+      tool,
+      args: argumentsObject,
+      signal: controller.signal,
+      onProgress(progress) {
+        if (answered || callOptions.onProgress === undefined) return;
+        if (!Number.isFinite(progress.progress) || progress.progress <= lastProgress) return;
+        lastProgress = progress.progress;
+        callOptions.onProgress(progress);
+      },
+      onLog(level, message) {
+        if (answered || callOptions.onLog === undefined) return;
+        callOptions.onLog(level, message);
+      },
+    };
+
+    const execution = runner
+      .execute(runnerCall)
+      .catch((error: unknown) =>
+        createErrorResult(
+          `Tool "${tool.name}" failed inside the runner: ${error instanceof Error ? error.message : String(error)}.`,
+        ),
+      );
+    executions.add(execution);
+    void execution.finally(() => executions.delete(execution));
+
+    const interrupted = new Promise<StopReason>((resolveStop) => {
+      controller.signal.addEventListener(
+        'abort',
+        () => resolveStop(describeStopReason(controller.signal.reason)),
+        {
+          once: true,
+        },
+      );
+    });
+    try {
+      const outcome = await Promise.race([
+        execution.then((result) => ({ result })),
+        interrupted.then((reason) => ({ reason })),
+      ]);
+      return 'result' in outcome
+        ? outcome.result
+        : createInterruptedResult(tool.name, outcome.reason, timeoutMs);
+    } finally {
+      answered = true;
+      clearTimeout(timer);
+      callOptions.signal?.removeEventListener('abort', onCallerAbort);
+      stoppers.delete(stop);
+    }
+  };
+
+  if (options.warm === true) void pwshRunner.warm();
+
+  return {
+    call,
+    async warm(tools) {
+      if (closed) return;
+      if (tools === undefined) {
+        await pwshRunner.warm();
+        return;
+      }
+      const pwshModules = new Set<string>();
+      const jsModules = new Set<string>();
+      let needsPwsh = false;
+      for (const tool of tools) {
+        const invocation = tool.invocation;
+        if (invocation.runner === 'pwsh') {
+          needsPwsh = true;
+          if (invocation.mode === 'module') pwshModules.add(invocation.modulePath);
+        } else if (invocation.runner === 'node-worker') {
+          jsModules.add(invocation.modulePath);
+        }
+      }
+      await Promise.all([
+        needsPwsh ? pwshRunner.warm([...pwshModules]) : Promise.resolve(),
+        ...[...jsModules].map((modulePath) => workerRunner.warm(modulePath)),
+      ]);
+    },
+    reloadModules(paths) {
+      workerRunner.reload(paths);
+      pwshRunner.reload(paths);
+    },
+    stats() {
+      return {
+        inFlight: stoppers.size,
+        pwshHostPid: pwshRunner.hostPid,
+        pwshRestarts: pwshRunner.restarts,
+        workers: workerRunner.workerCount,
+      };
+    },
+    close() {
+      closing ??= (async () => {
+        closed = true;
+        for (const stop of [...stoppers]) stop('closed');
+        await Promise.all([processRunner.close(), workerRunner.close(), pwshRunner.close()]);
+        await Promise.allSettled([...executions]);
+      })();
+      return closing;
+    },
+  };
+}
+
+function checkArguments(tool: DiscoveredTool, args: unknown): ToolCallResult | undefined {
+  let validate: ReturnType<typeof createArgumentValidator>;
+  try {
+    validate = createArgumentValidator(tool.inputSchema);
+  } catch (error) {
+    return createErrorResult(
+      `Tool "${tool.name}" cannot be called: its input schema is not valid (${(error as Error).message}). Fix the tool's parameter declarations.`,
+    );
+  }
+  const validation = validate(args);
+  if (validation.valid) return undefined;
+  return createErrorResult(`Invalid arguments for tool "${tool.name}": ${validation.message}.`);
+}
+
+function createInterruptedResult(
+  toolName: string,
+  reason: StopReason,
+  timeoutMs: number,
+): ToolCallResult {
+  switch (reason) {
+    case 'timeout':
+      return createErrorResult(
+        `Tool "${toolName}" timed out after ${timeoutMs} ms and was stopped. ` +
+          'If it needs longer, raise its timeout (timeoutMs in the tool metadata), or ask for less work per call.',
+      );
+    case 'closed':
+      return createErrorResult(
+        `Tool "${toolName}" was stopped because the server is shutting down.`,
+      );
+    case 'cancelled':
+      return createErrorResult(`Tool "${toolName}" was cancelled.`);
+  }
+}
+
+function readPositive(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ToolpackError(
+      'E_RUNNER_OPTIONS',
+      `${name} must be a positive number, got ${String(value)}.`,
+    );
+  }
+  return value;
+}
+
+/** A tool's own timeout comes from a user's file: an unusable value falls back to the default. */
+function readTimeout(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+}
