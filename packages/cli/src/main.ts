@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { isToolpackError } from '@toolpack/core';
+import { createCallCommand } from './commands/call.ts';
 import { createCheckCommand } from './commands/check.ts';
 import { createListCommand } from './commands/list.ts';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
@@ -42,7 +43,7 @@ export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<n
     const { dir } = program.opts<{ dir?: string }>();
     if (dir !== undefined) io.cwd = path.resolve(outerIo.cwd, dir);
   });
-  for (const make of [createListCommand, createCheckCommand]) {
+  for (const make of [createListCommand, createCheckCommand, createCallCommand]) {
     program.addCommand(
       make(io, done)
         .exitOverride()

@@ -29,4 +29,7 @@ export type { DiscoverScriptRootOptions } from './adapters/script-root/discover-
 export { JS_MODULE_EXTENSIONS, discoverJsModule } from './adapters/js-module/discover-js-module.ts';
 export type { DiscoverJsModuleOptions } from './adapters/js-module/discover-js-module.ts';
 
+export { parseReference, scanReferences } from './adapters/workflows/index.ts';
+export type { ReferenceScan, WorkflowReference } from './adapters/workflows/index.ts';
+
 export type { ParseCache, SourceResult } from './types.ts';

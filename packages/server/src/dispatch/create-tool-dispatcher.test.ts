@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoverTools } from '@toolpack/discovery';
+import { createToolRunner, type ToolRunner } from '@toolpack/runners';
+import { createToolDispatcher } from './create-tool-dispatcher.ts';
+import type { ToolDispatcher } from './dispatch-types.ts';
+
+const fixtures = path.join(import.meta.dirname, 'fixtures');
+let runner: ToolRunner;
+let dispatcher: ToolDispatcher;
+
+beforeAll(async () => {
+  const { tools, diagnostics } = await discoverTools({
+    cwd: fixtures,
+    cache: false,
+    sources: [{ scripts: 'scripts' }, { workflows: 'workflows' }],
+  });
+  expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  runner = createToolRunner({ projectRoot: fixtures });
+  dispatcher = createToolDispatcher({ tools, runner });
+});
+afterAll(async () => {
+  await runner.close();
+});
+
+describe('createToolDispatcher', () => {
+  it('runs a workflow: defaults, whole-value and text references, $${ literals, an output template', async () => {
+    const result = await dispatcher.call('workflow_shout', { name: 'ada' });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toEqual({
+      shouted: 'HELLO, ADA',
+      echoed: '${literal} HELLO, ADA (10 chars)',
+      upper: { text: 'HELLO, ADA', length: 10 },
+    });
+  });
+
+  it('reports workflow progress step by step', async () => {
+    const progress: number[] = [];
+    await dispatcher.call(
+      'workflow_shout',
+      { name: 'x', greeting: 'hi' },
+      { onProgress: (p) => progress.push(p.progress) },
+    );
+    expect(progress).toEqual([0, 1, 2]);
+  });
+
+  it('runs workflows that call workflows', async () => {
+    const result = await dispatcher.call('workflow_nested', { name: 'bo' });
+    expect(result.content).toEqual([{ type: 'text', text: 'HELLO, BO' }]);
+  });
+
+  it('stops at the first failing step and says which one, where', async () => {
+    const result = await dispatcher.call('workflow_broken_step', { reason: 'testing' });
+    expect(result.isError).toBe(true);
+    expect(result.content[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringMatching(
+        /^Workflow workflow_broken_step stopped at step "second" \(fail, .*broken-step\.yaml:\d+\): .*failing because testing/s,
+      ),
+    });
+  });
+
+  it('validates workflow and built-in arguments before running anything', async () => {
+    expect(await dispatcher.call('workflow_shout', { name: 5 })).toMatchObject({
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: 'Invalid arguments for tool "workflow_shout": /name must be string.',
+        },
+      ],
+    });
+    expect((await dispatcher.call('find_tools', {})).isError).toBe(true);
+  });
+
+  it('answers find_tools and describe_tool from the catalogue', async () => {
+    const found = await dispatcher.call('find_tools', { query: 'upper case' });
+    expect((found.structuredContent as { tools: { name: string }[] }).tools[0]?.name).toBe('upper');
+    const described = await dispatcher.call('describe_tool', { name: 'upper' });
+    expect(described.structuredContent).toMatchObject({
+      name: 'upper',
+      description: 'Upper-cases a text.',
+    });
+    const missing = await dispatcher.call('describe_tool', { name: 'uper' });
+    expect(missing).toMatchObject({ isError: true });
+  });
+
+  it('throws E_UNKNOWN_TOOL with suggestions for a name no tool has', async () => {
+    await expect(dispatcher.call('workflow_shou', {})).rejects.toMatchObject({
+      code: 'E_UNKNOWN_TOOL',
+    });
+  });
+
+  it('hands every other tool to the runner', async () => {
+    const result = await dispatcher.call('upper', { text: 'abc' });
+    expect(result.structuredContent).toEqual({ text: 'ABC', length: 3 });
+  });
+});

@@ -1,0 +1,20 @@
+import type { ToolCallResult, ToolLogLevel, DiscoveredTool } from '@toolpack/core';
+import type { ToolProgress } from '@toolpack/runners';
+
+export interface DispatchCallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onProgress?(progress: ToolProgress): void;
+  onLog?(level: ToolLogLevel, message: string): void;
+}
+
+/** Calls any composed tool by name: built-ins, workflows and runner tools alike. */
+export interface ToolDispatcher {
+  readonly tools: readonly DiscoveredTool[];
+  get(name: string): DiscoveredTool | undefined;
+  /**
+   * Answers with an MCP result; failures of the tool (bad arguments included) are
+   * `isError` results. Throws `E_UNKNOWN_TOOL` for a name no tool has (JSON-RPC -32602).
+   */
+  call(name: string, args: unknown, options?: DispatchCallOptions): Promise<ToolCallResult>;
+}
