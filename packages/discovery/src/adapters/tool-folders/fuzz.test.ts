@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { applyEdits, textEdits } from '../../testing/fuzz-mutations.ts';
 import type { SourceResult } from '../../types.ts';
 import { describeToolFolder } from './describe-tool-folder.ts';
 
@@ -15,67 +16,26 @@ const metadataFiles = [
 ].map((file) => ({ file, content: readFileSync(join(FIXTURES, file), 'utf8') }));
 const ps1 = readFileSync(join(FIXTURES, 'tools/send-notification/script.ps1'), 'utf8');
 
-const edits = fc.array(
-  fc.record({
-    kind: fc.constantFrom('insert', 'delete', 'replace', 'duplicate-line', 'drop-line'),
-    at: fc.nat(),
-    text: fc.string({
-      unit: fc.constantFrom(
-        ':',
-        '-',
-        ' ',
-        '\n',
-        '\t',
-        '"',
-        "'",
-        '{',
-        '}',
-        '[',
-        ']',
-        '&',
-        '*',
-        '!',
-        '#',
-        'a',
-        '1',
-        '|',
-      ),
-      maxLength: 6,
-    }),
-  }),
-  { maxLength: 8 },
-);
-
-function mutate(
-  content: string,
-  changes: readonly { kind: string; at: number; text: string }[],
-): string {
-  let text = content;
-  for (const change of changes) {
-    const at = text.length === 0 ? 0 : change.at % (text.length + 1);
-    const lines = text.split('\n');
-    const line = lines.length === 0 ? 0 : change.at % lines.length;
-    switch (change.kind) {
-      case 'insert':
-        text = text.slice(0, at) + change.text + text.slice(at);
-        break;
-      case 'delete':
-        text = text.slice(0, at) + text.slice(at + 1 + (change.text.length % 5));
-        break;
-      case 'replace':
-        text = text.slice(0, at) + change.text + text.slice(at + change.text.length);
-        break;
-      case 'duplicate-line':
-        lines.splice(line, 0, lines[line] ?? '');
-        text = lines.join('\n');
-        break;
-      default:
-        lines.splice(line, 1);
-        text = lines.join('\n');
-    }
-  }
-  return text;
-}
+const edits = textEdits([
+  ':',
+  '-',
+  ' ',
+  '\n',
+  '\t',
+  '"',
+  "'",
+  '{',
+  '}',
+  '[',
+  ']',
+  '&',
+  '*',
+  '!',
+  '#',
+  'a',
+  '1',
+  '|',
+]);
 
 /** Metadata-shaped YAML with values of every kind in every place. */
 const anyValue = fc.oneof(
@@ -171,7 +131,7 @@ describe('describeToolFolder under fuzzing', () => {
         edits,
         async ({ file, content }, changes) => {
           expectOnlyDiagnostics(
-            await describeMetadata(mutate(content, changes), file.split('/').pop()),
+            await describeMetadata(applyEdits(content, changes), file.split('/').pop()),
           );
         },
       ),
@@ -189,7 +149,7 @@ describe('describeToolFolder under fuzzing', () => {
             metadataPath: `${folder}/metadata.yaml`,
             metadata,
             scriptPath: `${folder}/script.ps1`,
-            script: mutate(ps1, changes),
+            script: applyEdits(ps1, changes),
             scripts: ['script.ps1'],
           }),
         );

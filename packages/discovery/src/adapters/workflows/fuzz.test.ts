@@ -1,7 +1,7 @@
-import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { applyEdits, readFixtureFiles, textEdits } from '../../testing/fuzz-mutations.ts';
 import type { DiscoveredTool } from '@toolpack/core';
 import type { SourceResult } from '../../types.ts';
 import { checkWorkflowSteps } from './check-workflow-steps.ts';
@@ -9,69 +9,25 @@ import { describeWorkflow } from './describe-workflow.ts';
 import { scanReferences } from './workflow-references.ts';
 
 const GOOD = join(import.meta.dirname, 'fixtures', 'good');
-const fixtures = readdirSync(GOOD).map((file) => ({
-  file,
-  content: readFileSync(join(GOOD, file), 'utf8'),
-}));
+const fixtures = readFixtureFiles(GOOD);
 
-const edits = fc.array(
-  fc.record({
-    kind: fc.constantFrom('insert', 'delete', 'replace', 'duplicate-line', 'drop-line'),
-    at: fc.nat(),
-    text: fc.string({
-      unit: fc.constantFrom(
-        ':',
-        '-',
-        ' ',
-        '\n',
-        '"',
-        '{',
-        '}',
-        '$',
-        '[',
-        ']',
-        '.',
-        'a',
-        '1',
-        '&',
-        '*',
-      ),
-      maxLength: 6,
-    }),
-  }),
-  { maxLength: 8 },
-);
-
-function mutate(
-  content: string,
-  changes: readonly { kind: string; at: number; text: string }[],
-): string {
-  let text = content;
-  for (const change of changes) {
-    const at = text.length === 0 ? 0 : change.at % (text.length + 1);
-    const lines = text.split('\n');
-    const line = lines.length === 0 ? 0 : change.at % lines.length;
-    switch (change.kind) {
-      case 'insert':
-        text = text.slice(0, at) + change.text + text.slice(at);
-        break;
-      case 'delete':
-        text = text.slice(0, at) + text.slice(at + 1 + (change.text.length % 5));
-        break;
-      case 'replace':
-        text = text.slice(0, at) + change.text + text.slice(at + change.text.length);
-        break;
-      case 'duplicate-line':
-        lines.splice(line, 0, lines[line] ?? '');
-        text = lines.join('\n');
-        break;
-      default:
-        lines.splice(line, 1);
-        text = lines.join('\n');
-    }
-  }
-  return text;
-}
+const edits = textEdits([
+  ':',
+  '-',
+  ' ',
+  '\n',
+  '"',
+  '{',
+  '}',
+  '$',
+  '[',
+  ']',
+  '.',
+  'a',
+  '1',
+  '&',
+  '*',
+]);
 
 const reference = fc
   .tuple(
@@ -169,7 +125,7 @@ describe('workflows under fuzzing', () => {
     fc.assert(
       fc.property(fc.constantFrom(...fixtures), edits, ({ file, content }, changes) => {
         expectOnlyDiagnostics(
-          describeWorkflow({ path: join(GOOD, file), content: mutate(content, changes) }),
+          describeWorkflow({ path: join(GOOD, file), content: applyEdits(content, changes) }),
         );
       }),
       { numRuns: 1500 },
