@@ -23,9 +23,11 @@ export function renderTable(
   rows: readonly string[][],
   totalWidth: number,
 ): string {
+  // An infinite width (a pipe, a file) means nothing is cut.
+  const bounded = Number.isFinite(totalWidth);
   const widths = columns.map((column, i) =>
     Math.min(
-      column.max,
+      bounded ? column.max : Number.POSITIVE_INFINITY,
       Math.max(
         column.title.length,
         ...rows.map((row) => (row[i] ?? '').replace(/\s+/g, ' ').trim().length),
@@ -33,7 +35,7 @@ export function renderTable(
     ),
   );
   const flex = columns.findIndex((column) => column.flex);
-  if (flex >= 0) {
+  if (flex >= 0 && bounded) {
     const others =
       widths.reduce((sum, w, i) => (i === flex ? sum : sum + w), 0) + 2 * (columns.length - 1);
     widths[flex] = Math.max(20, Math.min(widths[flex] ?? 20, totalWidth - others));

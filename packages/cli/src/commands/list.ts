@@ -86,11 +86,12 @@ export function renderListReport(report: ListReport, io: CliIo): string {
       { title: 'NAME', max: 40 },
       { title: 'KIND', max: 11 },
       { title: 'SOURCE', max: 44, truncate: 'start' },
-      { title: 'DESCRIPTION', max: 200, flex: true },
+      { title: 'DESCRIPTION', max: 400, flex: true },
       { title: 'PROBLEMS', max: 12 },
     ],
     rows,
-    Math.max(80, io.stdout.columns ?? 120),
+    // A terminal gets a table that fits it; a pipe or a file gets whole descriptions.
+    io.stdout.isTTY ? Math.max(80, io.stdout.columns ?? 120) : Number.POSITIVE_INFINITY,
   );
   const shown = report.diagnostics.filter((d) => d.severity !== 'info');
   if (shown.length > 0) {
