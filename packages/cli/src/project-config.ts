@@ -27,6 +27,13 @@ const projectSchema = z.looseObject({
   exclude: patterns,
   maxTools: z.int().positive().optional(),
   strict: z.boolean().optional(),
+  /** Extension -> argv prefix of the interpreter that runs it (`.bas: [basic, --run]`). */
+  interpreters: z
+    .record(
+      z.string().regex(/^\.[A-Za-z0-9]+$/),
+      z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+    )
+    .optional(),
 });
 
 export interface ProjectConfig {
@@ -37,6 +44,7 @@ export interface ProjectConfig {
   exclude?: string[];
   maxTools?: number;
   strict?: boolean;
+  interpreters?: Record<string, string[]>;
 }
 
 /** Reads `toolpack.yaml` in `dir`, or returns undefined when there is none. */
@@ -83,5 +91,13 @@ export async function readProjectConfig(dir: string): Promise<ProjectConfig | un
   if (parsed.data.exclude) config.exclude = parsed.data.exclude;
   if (parsed.data.maxTools !== undefined) config.maxTools = parsed.data.maxTools;
   if (parsed.data.strict !== undefined) config.strict = parsed.data.strict;
+  if (parsed.data.interpreters !== undefined) {
+    config.interpreters = Object.fromEntries(
+      Object.entries(parsed.data.interpreters).map(([extension, argv]) => [
+        extension.toLowerCase(),
+        typeof argv === 'string' ? [argv] : argv,
+      ]),
+    );
+  }
   return config;
 }

@@ -68,6 +68,8 @@ export function addSourceFlags(command: Command, sources: SourceSpec[]): Command
 
 export interface ResolvedSources {
   options: DiscoverToolsOptions;
+  /** Interpreters per extension from `toolpack.yaml`, for the runner. */
+  interpreters?: Record<string, string[]>;
   /** Where the sources came from, for messages. */
   origin: 'flags' | 'project' | 'none';
 }
@@ -97,9 +99,13 @@ export async function resolveSources(
   }
   const project = await readProjectConfig(io.cwd);
   if (project === undefined) return { origin: 'none', options: { ...common, sources: [] } };
+  const interpreters = project.interpreters;
   return {
     origin: 'project',
+    ...(interpreters === undefined ? {} : { interpreters }),
     options: {
+      // Scripts of a configured interpreter (`.rb`, `.bas`) are served from script roots too.
+      ...(interpreters === undefined ? {} : { extraScriptExtensions: Object.keys(interpreters) }),
       ...common,
       sources: flags.prefix
         ? project.sources.map((s) => ({ ...s, prefix: true }))

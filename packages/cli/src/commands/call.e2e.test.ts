@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 const examples = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'examples');
 const bin = path.join(import.meta.dirname, '..', 'bin.ts');
 
-function mcp(args: string[]) {
-  const result = spawnSync(process.execPath, [bin, '-C', examples, 'call', ...args], {
+function mcp(args: string[], dir = examples) {
+  const result = spawnSync(process.execPath, [bin, '-C', dir, 'call', ...args], {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', PATH: process.env.PATH },
     timeout: 60_000,
@@ -91,5 +91,13 @@ describe('mcp call', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/timed out|did not finish/i);
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('runs a .bas tool with the interpreter configured in toolpack.yaml', () => {
+    const dir = path.join(import.meta.dirname, '..', 'fixtures', 'interpreted');
+    expect(mcp(['greet', '--arg', 'name=Ada'], dir)).toMatchObject({
+      code: 0,
+      stdout: '{"interpreted":true,"greeting":"Hello, Ada"}\n',
+    });
   });
 });

@@ -72,7 +72,10 @@ Exit codes: 0 the tool succeeded, 1 the result is an error (isError), 2 bad flag
       ...resolved.options,
       maxTools: Number.MAX_SAFE_INTEGER,
     });
-    const runner = createToolRunner({ projectRoot: io.cwd });
+    const runner = createToolRunner({
+      projectRoot: io.cwd,
+      ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
+    });
     const dispatcher = createToolDispatcher({ tools, runner });
     const tool = dispatcher.get(name);
     if (tool === undefined && hasErrors(diagnostics)) {

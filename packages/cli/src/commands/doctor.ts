@@ -1,0 +1,246 @@
+import { execFile } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Command } from 'commander';
+import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.ts';
+import { createPainter, type CliIo } from '../io.ts';
+import { readProjectConfig } from '../project-config.ts';
+
+type Status = 'ok' | 'warn' | 'fail';
+
+interface Check {
+  name: string;
+  status: Status;
+  detail: string;
+  hint?: string;
+}
+
+const PWSH_HINT =
+  'Install PowerShell 7 to run PowerShell tools: `dotnet tool install --global PowerShell`, `winget install Microsoft.PowerShell`, `brew install powershell/tap/powershell`, or see https://aka.ms/install-powershell.';
+
+/** Runs a probe command; resolves its trimmed output, or undefined when it is missing or fails. */
+function probe(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      { timeout: 15_000, env, windowsHide: true },
+      (error, stdout, stderr) => {
+        resolve(error ? undefined : `${stdout}${stderr}`.trim().split('\n')[0]);
+      },
+    );
+  });
+}
+
+async function checkNode(): Promise<Check> {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const ok = major > 22 || (major === 22 && minor >= 13);
+  return ok
+    ? { name: 'node', status: 'ok', detail: `Node ${process.version}` }
+    : {
+        name: 'node',
+        status: 'fail',
+        detail: `Node ${process.version} is older than 22.13`,
+        hint: 'Install Node 22.13 or newer (Node 24 LTS is tested).',
+      };
+}
+
+async function checkPwsh(env: NodeJS.ProcessEnv): Promise<Check> {
+  const version = await probe(
+    'pwsh',
+    ['-NoProfile', '-NonInteractive', '-Command', '$PSVersionTable.PSVersion.ToString()'],
+    env,
+  );
+  if (version === undefined)
+    return {
+      name: 'pwsh',
+      status: 'warn',
+      detail:
+        'PowerShell 7 (pwsh) is not on PATH: PowerShell tools cannot run (listing them works)',
+      hint: PWSH_HINT,
+    };
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > 7 || (major === 7 && minor >= 2)
+    ? { name: 'pwsh', status: 'ok', detail: `PowerShell ${version}` }
+    : {
+        name: 'pwsh',
+        status: 'warn',
+        detail: `PowerShell ${version} is older than 7.2, which the host needs`,
+        hint: PWSH_HINT,
+      };
+}
+
+async function checkCommand(
+  name: string,
+  args: string[],
+  purpose: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Check> {
+  const version = await probe(name, args, env);
+  return version === undefined
+    ? {
+        name,
+        status: 'warn',
+        detail: `${name} is not on PATH: ${purpose} cannot run`,
+        hint: `Install ${name}, or configure another interpreter under interpreters: in toolpack.yaml.`,
+      }
+    : { name, status: 'ok', detail: version };
+}
+
+async function checkInterpreters(io: CliIo): Promise<Check[]> {
+  const project = await readProjectConfig(io.cwd).catch(() => undefined);
+  const checks: Check[] = [];
+  for (const [extension, argv] of Object.entries(project?.interpreters ?? {})) {
+    const [command = ''] = argv;
+    const found = await commandExists(command, io);
+    checks.push(
+      found
+        ? { name: `interpreter ${extension}`, status: 'ok', detail: argv.join(' ') }
+        : {
+            name: `interpreter ${extension}`,
+            status: 'fail',
+            detail: `${command} (configured for ${extension} in toolpack.yaml) was not found`,
+            hint: `Install ${command}, or fix interpreters.${extension} in toolpack.yaml.`,
+          },
+    );
+  }
+  return checks;
+}
+
+async function commandExists(command: string, io: CliIo): Promise<boolean> {
+  if (command.includes('/') || command.includes('\\')) {
+    return stat(path.resolve(io.cwd, command)).then(
+      (s) => s.isFile(),
+      () => false,
+    );
+  }
+  const dirs = (io.env.PATH ?? '').split(path.delimiter).filter(Boolean);
+  const extensions =
+    process.platform === 'win32' ? (io.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';') : [''];
+  for (const dir of dirs) {
+    for (const extension of extensions) {
+      if (
+        await stat(path.join(dir, command + extension)).then(
+          (s) => s.isFile(),
+          () => false,
+        )
+      )
+        return true;
+    }
+  }
+  return false;
+}
+
+async function checkCache(io: CliIo): Promise<Check> {
+  const file = path.join(io.cwd, '.toolpack', 'cache', 'discovery-v1.json');
+  try {
+    const [text, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
+    const entries = Object.keys((JSON.parse(text) as { entries?: object }).entries ?? {}).length;
+    return {
+      name: 'cache',
+      status: 'ok',
+      detail: `${entries} parsed files cached in .toolpack/cache (${Math.round(info.size / 1024)} KB)`,
+    };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return {
+        name: 'cache',
+        status: 'ok',
+        detail: 'no discovery cache yet (the first mcp list or mcp serve makes one)',
+      };
+    }
+    return {
+      name: 'cache',
+      status: 'warn',
+      detail: `.toolpack/cache is unreadable: ${(error as Error).message}`,
+      hint: 'Delete .toolpack/cache; it is rebuilt on the next run.',
+    };
+  }
+}
+
+async function checkRegistry(io: CliIo): Promise<Check> {
+  const registry = io.env.TOOLPACK_REGISTRY ?? 'http://127.0.0.1:4873';
+  if (!/^https?:\/\//.test(registry)) {
+    const exists = await stat(path.resolve(io.cwd, registry)).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    return exists
+      ? { name: 'registry', status: 'ok', detail: `folder registry ${registry}` }
+      : {
+          name: 'registry',
+          status: 'warn',
+          detail: `folder registry ${registry} does not exist`,
+          hint: 'Set TOOLPACK_REGISTRY to a registry URL or a folder of packs.',
+        };
+  }
+  const url = new URL('/v0/packs?limit=1', registry);
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(3000) });
+    return response.ok
+      ? { name: 'registry', status: 'ok', detail: `${registry} answers` }
+      : {
+          name: 'registry',
+          status: 'warn',
+          detail: `${registry} answered ${response.status}`,
+          hint: 'Check TOOLPACK_REGISTRY.',
+        };
+  } catch (error) {
+    return {
+      name: 'registry',
+      status: 'warn',
+      detail: `${registry} is not reachable (${(error as Error).message})`,
+      hint: 'Start one with `pnpm registry`, or set TOOLPACK_REGISTRY; `mcp pack` commands also take --registry DIR.',
+    };
+  }
+}
+
+export function createDoctorCommand(io: CliIo, done: (code: number) => void): Command {
+  return new Command('doctor')
+    .description(
+      'Check what running tools needs here: Node, pwsh, Python, bash, configured interpreters, the cache, the registry',
+    )
+    .option('--json', 'print {"checks": [{ name, status, detail, hint? }]}')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  mcp doctor
+  TOOLPACK_REGISTRY=http://127.0.0.1:4873 mcp doctor --json
+
+Exit codes: 0 nothing failed (warnings allowed), 1 a check failed.`,
+    )
+    .action(async (flags: { json?: boolean }) => {
+      const checks = [
+        await checkNode(),
+        ...(await Promise.all([
+          checkPwsh(io.env),
+          checkCommand('python3', ['--version'], '.py tools', io.env),
+          checkCommand('bash', ['--version'], '.sh tools', io.env),
+        ])),
+        ...(await checkInterpreters(io)),
+        await checkCache(io),
+        await checkRegistry(io),
+      ];
+      if (flags.json) {
+        io.stdout.write(`${JSON.stringify({ checks }, null, 2)}\n`);
+      } else {
+        const paint = createPainter(io.stdout, io.env);
+        const mark = {
+          ok: paint('green', 'ok  '),
+          warn: paint('yellow', 'warn'),
+          fail: paint('red', 'FAIL'),
+        };
+        for (const check of checks) {
+          io.stdout.write(`${mark[check.status]}  ${check.name.padEnd(16)} ${check.detail}\n`);
+          if (check.hint !== undefined && check.status !== 'ok')
+            io.stdout.write(`      ${''.padEnd(16)} ${paint('dim', check.hint)}\n`);
+        }
+      }
+      done(checks.some((c) => c.status === 'fail') ? EXIT_FAILURE : EXIT_OK);
+    });
+}

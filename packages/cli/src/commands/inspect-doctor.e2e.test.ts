@@ -1,0 +1,108 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const examples = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'examples');
+const bin = path.join(import.meta.dirname, '..', 'bin.ts');
+
+function mcp(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('mcp inspect', () => {
+  it('shows a tool as a client sees it: parameters, hints, source file and line', () => {
+    const { code, stdout } = mcp(
+      ['inspect', 'New_Greeting', '--no-cache'],
+      path.join(examples, 'powershell-scripts'),
+    );
+    expect(code).toBe(0);
+    expect(stdout).toContain('New_Greeting\nWrites a greeting in the chosen language.\n');
+    expect(stdout).toContain('source   script New-Greeting.ps1:7\n');
+    expect(stdout).toContain('hints    readOnlyHint: true\n');
+    expect(stdout).toMatch(/Name\s+string\s+yes\s+minLength 1, maxLength 40\s+Who to greet\./);
+    expect(stdout).toMatch(
+      /Language\s+string\s+"en"\s+enum \["en","fr","de"\]\s+The language of the greeting\./,
+    );
+    expect(stdout).toContain('"additionalProperties": false');
+  });
+
+  it('prints the definition and its diagnostics as JSON', () => {
+    const { code, stdout } = mcp(
+      ['inspect', 'Widgets_Add_Widget', '--json', '--no-cache'],
+      path.join(examples, 'powershell-module'),
+    );
+    expect(code).toBe(0);
+    const shown = JSON.parse(stdout) as {
+      tool: { source: { path: string; line: number } };
+      diagnostics: { code: string }[];
+    };
+    expect(shown.tool.source).toEqual({
+      kind: 'ps-module',
+      path: 'Widgets/Widgets.psm1',
+      line: 17,
+    });
+    expect(shown.diagnostics.map((d) => d.code)).toContain('I_RENAMED');
+  });
+
+  it('exits 2 with a suggestion for an unknown tool', () => {
+    const { code, stderr } = mcp(
+      ['inspect', 'greeting', '--no-cache'],
+      path.join(examples, 'powershell-scripts'),
+    );
+    expect(code).toBe(2);
+    expect(stderr).toContain('Did you mean New_Greeting');
+  });
+});
+
+describe('mcp doctor', () => {
+  it('reports Node, pwsh, Python, bash, the cache and the registry, with how to fix what is missing', () => {
+    const { code, stdout } = mcp(['doctor', '--json'], examples, {
+      TOOLPACK_REGISTRY: 'http://127.0.0.1:9',
+    });
+    expect(code).toBe(0);
+    const { checks } = JSON.parse(stdout) as {
+      checks: { name: string; status: string; hint?: string }[];
+    };
+    expect(checks.map((c) => c.name)).toEqual([
+      'node',
+      'pwsh',
+      'python3',
+      'bash',
+      'cache',
+      'registry',
+    ]);
+    expect(checks[0]?.status).toBe('ok');
+    const pwsh = checks[1];
+    if (pwsh?.status !== 'ok')
+      expect(pwsh?.hint).toContain('dotnet tool install --global PowerShell');
+    expect(checks.find((c) => c.name === 'registry')).toMatchObject({
+      status: 'warn',
+      hint: expect.stringContaining('pnpm registry'),
+    });
+  });
+
+  it('fails on a configured interpreter that does not exist', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'toolpack-doctor-'));
+    try {
+      writeFileSync(
+        path.join(dir, 'toolpack.yaml'),
+        'sources: []\ninterpreters:\n  .bas: [no-such-basic-interpreter]\n',
+      );
+      const { code, stdout } = mcp(['doctor'], dir, { TOOLPACK_REGISTRY: dir });
+      expect(code).toBe(1);
+      expect(stdout).toMatch(
+        /FAIL\s+interpreter \.bas\s+no-such-basic-interpreter \(configured for \.bas in toolpack\.yaml\) was not found/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
