@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
   format: 'esm',
   platform: 'node',
   target: 'node22',

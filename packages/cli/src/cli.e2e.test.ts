@@ -163,7 +163,9 @@ describe('usage errors exit 2 with one sentence and a hint', () => {
       writeFileSync(path.join(dir, 'toolpack.yaml'), 'sources:\n  - script: .\n');
       const { code, stderr } = mcp(['list'], dir);
       expect(code).toBe(2);
-      expect(stderr).toMatch(/toolpack\.yaml: toolpack\.yaml has problems: sources\.0/);
+      expect(stderr).toMatch(
+        /toolpack\.yaml:2: error E_MANIFEST_FIELD: sources\.0: unknown key "script" \(a source is one of tools:, scripts:, module:, workflows:/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,12 +1,40 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { isToolpackError } from '@toolpack/core';
-import { createCallCommand } from './commands/call.ts';
-import { createCheckCommand } from './commands/check.ts';
-import { createListCommand } from './commands/list.ts';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import { createPainter, type CliIo } from './io.ts';
+
+type CommandFactory = (io: CliIo, done: (code: number) => void) => Command;
+
+// Each command is loaded only when it runs (or for help): `mcp list` must not pay for the
+// MCP SDK, nor `mcp serve` for tar. Start-up is what every client that spawns us waits on.
+const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
+  list: async () => (await import('./commands/list.ts')).createListCommand,
+  check: async () => (await import('./commands/check.ts')).createCheckCommand,
+  call: async () => (await import('./commands/call.ts')).createCallCommand,
+  inspect: async () => (await import('./commands/inspect.ts')).createInspectCommand,
+  doctor: async () => (await import('./commands/doctor.ts')).createDoctorCommand,
+  serve: async () => (await import('./commands/serve.ts')).createServeCommand,
+  config: async () => (await import('./commands/config.ts')).createConfigCommand,
+  pack: async () => (await import('./commands/pack/index.ts')).createPackCommand,
+};
+
+/** The command `argv` runs, when it names one; otherwise every command (help, suggestions). */
+function pickCommands(argv: readonly string[]): string[] {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '-C' || arg === '--dir') {
+      i++;
+      continue;
+    }
+    if (arg.startsWith('-')) {
+      if (arg === '-v' || arg === '--version') return [];
+      continue;
+    }
+    return arg in COMMANDS ? [arg] : Object.keys(COMMANDS);
+  }
+  return Object.keys(COMMANDS);
+}
 
 // Library errors that mean "your input is wrong" rather than "the work failed".
 const USAGE_ERROR_CODES = new Set([
@@ -43,7 +71,8 @@ export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<n
     const { dir } = program.opts<{ dir?: string }>();
     if (dir !== undefined) io.cwd = path.resolve(outerIo.cwd, dir);
   });
-  for (const make of [createListCommand, createCheckCommand, createCallCommand]) {
+  const factories = await Promise.all(pickCommands(argv).map((name) => COMMANDS[name]!()));
+  for (const make of factories) {
     program.addCommand(
       make(io, done)
         .exitOverride()
@@ -69,6 +98,7 @@ export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<n
       return EXIT_USAGE;
     }
     const paint = createPainter(io.stderr, io.env);
+    const { isToolpackError } = await import('@toolpack/core');
     if (isToolpackError(error)) {
       const where = error.location === undefined ? '' : `${error.location}: `;
       io.stderr.write(`${paint('red', 'error')} ${where}${error.message}\n`);

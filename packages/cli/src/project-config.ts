@@ -1,41 +1,10 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
-import { z } from 'zod';
-import { ToolpackError } from '@toolpack/core';
+import { ToolpackError, formatDiagnostic, type Diagnostic } from '@toolpack/core';
 import type { SourceSpec } from '@toolpack/discovery';
+import { MANIFEST_FILE, readManifest, type Manifest } from '@toolpack/packs';
 
-export const PROJECT_FILE = 'toolpack.yaml';
+export const PROJECT_FILE = MANIFEST_FILE;
 
-const patterns = z.array(z.string().min(1)).optional();
-const sourceOptions = {
-  include: patterns,
-  exclude: patterns,
-  prefix: z.union([z.boolean(), z.string().regex(/^[A-Za-z0-9_-]{1,32}$/)]).optional(),
-};
-const sourceSchema = z.union([
-  z.strictObject({ tools: z.string().min(1), ...sourceOptions }),
-  z.strictObject({ scripts: z.string().min(1), ...sourceOptions }),
-  z.strictObject({ module: z.string().min(1), ...sourceOptions }),
-  z.strictObject({ workflows: z.string().min(1), ...sourceOptions }),
-]);
-
-/** The part of `toolpack.yaml` that says what to serve; packs add the rest of the manifest. */
-const projectSchema = z.looseObject({
-  sources: z.array(sourceSchema).default([]),
-  include: patterns,
-  exclude: patterns,
-  maxTools: z.int().positive().optional(),
-  strict: z.boolean().optional(),
-  /** Extension -> argv prefix of the interpreter that runs it (`.bas: [basic, --run]`). */
-  interpreters: z
-    .record(
-      z.string().regex(/^\.[A-Za-z0-9]+$/),
-      z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
-    )
-    .optional(),
-});
-
+/** What a command needs of the project's `toolpack.yaml` (parsed by @toolpack/packs). */
 export interface ProjectConfig {
   file: string;
   root: string;
@@ -45,59 +14,44 @@ export interface ProjectConfig {
   maxTools?: number;
   strict?: boolean;
   interpreters?: Record<string, string[]>;
+  manifest: Manifest;
+  /** Warnings about the manifest (unknown keys, ...): the project still loads. */
+  diagnostics: Diagnostic[];
 }
 
-/** Reads `toolpack.yaml` in `dir`, or returns undefined when there is none. */
+/**
+ * Reads `toolpack.yaml` in `dir`, or returns undefined when there is none. A manifest with
+ * errors throws `E_MANIFEST` listing every one with its line: serving half a project
+ * would hide the mistake.
+ */
 export async function readProjectConfig(dir: string): Promise<ProjectConfig | undefined> {
-  const file = path.join(dir, PROJECT_FILE);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  const read = await readManifest(dir);
+  if (!read.exists) return undefined;
+  const errors = read.diagnostics.filter((d) => d.severity === 'error');
+  if (read.manifest === undefined || errors.length > 0) {
+    const first = errors[0];
     throw new ToolpackError(
       'E_MANIFEST',
-      `Cannot read ${PROJECT_FILE}: ${(error as Error).message}`,
-      { path: file, cause: error },
-    );
-  }
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter });
-  if (document.errors.length > 0) {
-    const first = document.errors[0];
-    const line = first?.linePos?.[0]?.line;
-    throw new ToolpackError(
-      'E_MANIFEST',
-      `${PROJECT_FILE} is not valid YAML: ${first?.message.split('\n')[0]}`,
+      `${PROJECT_FILE} has ${errors.length === 1 ? 'a problem' : `${errors.length} problems`}:\n${errors.map((d) => `  ${formatDiagnostic(d)}`).join('\n')}`,
       {
-        path: file,
-        ...(line === undefined ? {} : { line }),
-        hint: 'Fix the YAML syntax at that line.',
+        hint:
+          first?.hint ??
+          'Each source is one of `tools: DIR`, `scripts: DIR`, `module: PATH` or `workflows: DIR`.',
       },
     );
   }
-  const parsed = projectSchema.safeParse(document.toJS() ?? {});
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
-    );
-    throw new ToolpackError('E_MANIFEST', `${PROJECT_FILE} has problems: ${problems.join('; ')}.`, {
-      path: file,
-      hint: 'Each source is one of `tools: DIR`, `scripts: DIR`, `module: PATH` or `workflows: DIR`.',
-    });
-  }
-  const config: ProjectConfig = { file, root: dir, sources: parsed.data.sources };
-  if (parsed.data.include) config.include = parsed.data.include;
-  if (parsed.data.exclude) config.exclude = parsed.data.exclude;
-  if (parsed.data.maxTools !== undefined) config.maxTools = parsed.data.maxTools;
-  if (parsed.data.strict !== undefined) config.strict = parsed.data.strict;
-  if (parsed.data.interpreters !== undefined) {
-    config.interpreters = Object.fromEntries(
-      Object.entries(parsed.data.interpreters).map(([extension, argv]) => [
-        extension.toLowerCase(),
-        typeof argv === 'string' ? [argv] : argv,
-      ]),
-    );
-  }
+  const { manifest } = read;
+  const config: ProjectConfig = {
+    file: read.file,
+    root: dir,
+    sources: manifest.sources,
+    manifest,
+    diagnostics: read.diagnostics,
+  };
+  if (manifest.include) config.include = manifest.include;
+  if (manifest.exclude) config.exclude = manifest.exclude;
+  if (manifest.maxTools !== undefined) config.maxTools = manifest.maxTools;
+  if (manifest.strict !== undefined) config.strict = manifest.strict;
+  if (manifest.interpreters !== undefined) config.interpreters = manifest.interpreters;
   return config;
 }

@@ -1,5 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import type { Diagnostic } from '@toolpack/core';
 import type { DiscoverToolsOptions, SourceSpec } from '@toolpack/discovery';
+import { resolveProjectSources } from '@toolpack/packs';
 import type { CliIo } from './io.ts';
 import { PROJECT_FILE, readProjectConfig } from './project-config.ts';
 
@@ -68,13 +70,21 @@ export function addSourceFlags(command: Command, sources: SourceSpec[]): Command
 
 export interface ResolvedSources {
   options: DiscoverToolsOptions;
-  /** Interpreters per extension from `toolpack.yaml`, for the runner. */
+  /** Interpreters per extension from `toolpack.yaml` and installed packs, for the runner. */
   interpreters?: Record<string, string[]>;
+  /** Environment variables installed packs declare: the runner lets these through to tools. */
+  envAllowList: string[];
+  /** Problems of the manifest and of installed packs (warnings: what is fine still loads). */
+  diagnostics: Diagnostic[];
   /** Where the sources came from, for messages. */
   origin: 'flags' | 'project' | 'none';
 }
 
-/** Flags win; without source flags, `toolpack.yaml` in the current folder says what to serve. */
+/**
+ * Flags win; without source flags, `toolpack.yaml` in the current folder says what to
+ * serve: the tools of its installed packs (as `<alias>_<tool>`) and then its own sources,
+ * so a project's tool wins a name collision with a pack's.
+ */
 export async function resolveSources(
   sources: SourceSpec[],
   flags: SourceFlagValues,
@@ -89,6 +99,8 @@ export async function resolveSources(
   if (sources.length > 0) {
     return {
       origin: 'flags',
+      envAllowList: [],
+      diagnostics: [],
       options: {
         ...common,
         sources: flags.prefix ? sources.map((s) => ({ ...s, prefix: true })) : sources,
@@ -98,18 +110,30 @@ export async function resolveSources(
     };
   }
   const project = await readProjectConfig(io.cwd);
-  if (project === undefined) return { origin: 'none', options: { ...common, sources: [] } };
-  const interpreters = project.interpreters;
+  if (project === undefined) {
+    return {
+      origin: 'none',
+      envAllowList: [],
+      diagnostics: [],
+      options: { ...common, sources: [] },
+    };
+  }
+  const packs = await resolveProjectSources(io.cwd);
+  const interpreters = mergeInterpreters([
+    ...packs.packs.map((p) => p.interpreters),
+    project.interpreters,
+  ]);
+  const own = flags.prefix ? project.sources.map((s) => ({ ...s, prefix: true })) : project.sources;
   return {
     origin: 'project',
     ...(interpreters === undefined ? {} : { interpreters }),
+    envAllowList: [...new Set(packs.packs.flatMap((p) => p.env.map((e) => e.name)))],
+    diagnostics: [...project.diagnostics, ...packs.diagnostics],
     options: {
       // Scripts of a configured interpreter (`.rb`, `.bas`) are served from script roots too.
       ...(interpreters === undefined ? {} : { extraScriptExtensions: Object.keys(interpreters) }),
       ...common,
-      sources: flags.prefix
-        ? project.sources.map((s) => ({ ...s, prefix: true }))
-        : project.sources,
+      sources: [...packs.sources, ...own],
       include: [...(project.include ?? []), ...(flags.include ?? [])],
       exclude: [...(project.exclude ?? []), ...(flags.exclude ?? [])],
       ...(flags.maxTools === undefined && project.maxTools !== undefined
@@ -118,6 +142,15 @@ export async function resolveSources(
       ...(flags.strict || project.strict ? { strict: true } : {}),
     },
   };
+}
+
+/** Later entries win: the project's own interpreters override a pack's for the same extension. */
+function mergeInterpreters(
+  all: readonly (Record<string, string[]> | undefined)[],
+): Record<string, string[]> | undefined {
+  const merged: Record<string, string[]> = {};
+  for (const entry of all) Object.assign(merged, entry ?? {});
+  return Object.keys(merged).length === 0 ? undefined : merged;
 }
 
 export function describeNoSources(): string {

@@ -74,6 +74,7 @@ Exit codes: 0 the tool succeeded, 1 the result is an error (isError), 2 bad flag
     });
     const runner = createToolRunner({
       projectRoot: io.cwd,
+      envAllowList: resolved.envAllowList,
       ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
     });
     const dispatcher = createToolDispatcher({ tools, runner });

@@ -76,7 +76,7 @@ Exit codes: 0 shown, 2 unknown tool or bad flags.`,
       });
     }
     const view = toToolView(tool, io.cwd);
-    const problems = diagnostics
+    const problems = [...resolved.diagnostics, ...diagnostics]
       .filter((d) => d.path === tool.source.path)
       .map((d) => toDiagnosticView(d, io.cwd));
     if (flags.json) {

@@ -28,7 +28,9 @@ export async function collectListReport(
   const result = await discoverTools(resolved.options);
   return {
     tools: result.tools.map((tool) => toToolView(tool, io.cwd)),
-    diagnostics: result.diagnostics.map((d) => toDiagnosticView(d, io.cwd)),
+    diagnostics: [...resolved.diagnostics, ...result.diagnostics].map((d) =>
+      toDiagnosticView(d, io.cwd),
+    ),
   };
 }
 

@@ -1,0 +1,80 @@
+import { Command } from 'commander';
+import { addPack, parsePackSpecifier } from '@toolpack/packs';
+import { EXIT_OK } from '../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../io.ts';
+import { displayPath } from '../../tool-view.ts';
+import {
+  addRegistryOption,
+  createCommandCache,
+  createDownloadProgress,
+  listProjectToolNames,
+  openCommandRegistry,
+  plural,
+} from './shared.ts';
+
+export function createAddCommand(io: CliIo, done: (code: number) => void): Command {
+  const command = new Command('add')
+    .description('Add a pack to this project and install it')
+    .argument(
+      '<name[@range]>',
+      'the pack, optionally with a semver range (jira, jira@^1.2.0, acme/jira@1.x)',
+    )
+    .option('--as <alias>', "serve the pack's tools as <alias>_<tool> (default: the pack's name)");
+  addRegistryOption(command);
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  mcp pack add jira                         # the latest version, recorded as ^<version>
+  mcp pack add jira@~1.2 --as tracker       # tools served as tracker_*
+  mcp pack add json --registry ./registry/packs
+
+Writes toolpack.yaml (the range), toolpack.lock (the exact version and its integrity) and
+.toolpack/packs/<alias>/. Nothing changes when anything fails.
+
+Exit codes: 0 added, 1 it could not be added, 2 bad input.`,
+  );
+  command.action(async (specifier: string, flags: { as?: string; registry?: string }) => {
+    const { name, range } = parsePackSpecifier(specifier);
+    const registry = await openCommandRegistry(io, flags.registry);
+    const progress = createDownloadProgress(io);
+    let report;
+    try {
+      report = await addPack({
+        projectDir: io.cwd,
+        name,
+        ...(range === undefined ? {} : { range }),
+        ...(flags.as === undefined ? {} : { alias: flags.as }),
+        registry,
+        cache: createCommandCache(io),
+        existingToolNames: (alias) => listProjectToolNames(io, alias),
+        onDownload: progress.onDownload,
+        env: io.env,
+      });
+    } finally {
+      progress.stop();
+    }
+    const paint = createPainter(io.stdout, io.env);
+    const warn = createPainter(io.stderr, io.env);
+    const verb = report.unchanged
+      ? 'already installed'
+      : report.previousVersion
+        ? `updated from ${report.previousVersion} to`
+        : 'added';
+    io.stdout.write(
+      `${paint('green', verb)} ${report.name}@${report.version}${report.alias === report.name ? '' : ` as ${report.alias}`} (${report.range}) in ${displayPath(report.dir, io.cwd)}: ${plural(report.tools.length, 'tool')}\n`,
+    );
+    for (const tool of report.tools) io.stdout.write(`  ${tool}\n`);
+    if (report.deprecated !== undefined)
+      io.stderr.write(
+        `${warn('yellow', 'warning')} ${report.name}@${report.version} is deprecated: ${report.deprecated}\n`,
+      );
+    for (const env of report.missingEnv) {
+      io.stderr.write(
+        `${warn('yellow', 'warning')} ${report.alias} needs ${env.name}${env.secret ? ' (a secret)' : ''}, which is not set: set it before serving${env.description ? ` (${env.description})` : ''}.\n`,
+      );
+    }
+    done(EXIT_OK);
+  });
+  return command;
+}

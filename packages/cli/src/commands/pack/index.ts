@@ -1,0 +1,52 @@
+import { Command } from 'commander';
+import type { CliIo } from '../../io.ts';
+import { createAddCommand } from './add.ts';
+import { createInfoCommand } from './info.ts';
+import { createInstallCommand } from './install.ts';
+import { createListPacksCommand } from './list.ts';
+import { createPackPackCommand } from './pack.ts';
+import { createPublishCommand } from './publish.ts';
+import { createRemoveCommand } from './remove.ts';
+import { createSearchCommand } from './search.ts';
+import { createUpdateCommand } from './update.ts';
+
+/** `mcp pack <sub>`: find, add and share tool packs. */
+export function createPackCommand(io: CliIo, done: (code: number) => void): Command {
+  const command = new Command('pack').description(
+    'Find, add, install and share tool packs (toolpack.yaml packs:)',
+  );
+  for (const make of [
+    createSearchCommand,
+    createAddCommand,
+    createRemoveCommand,
+    createListPacksCommand,
+    createUpdateCommand,
+    createInfoCommand,
+    createInstallCommand,
+    createPackPackCommand,
+    createPublishCommand,
+  ]) {
+    // addCommand does not pass these settings down (commander's .command() would).
+    command.addCommand(
+      make(io, done)
+        .exitOverride()
+        .configureOutput({
+          writeOut: (text) => io.stdout.write(text),
+          writeErr: (text) => io.stderr.write(text),
+        }),
+    );
+  }
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  mcp pack search --tag MCPTools
+  mcp pack add jira --registry ./registry/packs
+  mcp pack list
+  mcp pack install --frozen
+
+The registry is --registry, else $TOOLPACK_REGISTRY, else registry: in toolpack.yaml, else
+http://127.0.0.1:4873. A folder of pack sources works as a registry too.`,
+  );
+  return command;
+}

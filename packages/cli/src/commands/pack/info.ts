@@ -1,0 +1,98 @@
+import { Command } from 'commander';
+import { ToolpackError } from '@toolpack/core';
+import {
+  parsePackSpecifier,
+  selectVersion,
+  sortVersionsDescending,
+  type VersionDoc,
+} from '@toolpack/packs';
+import { EXIT_OK } from '../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../io.ts';
+import { addRegistryOption, openCommandRegistry, plural } from './shared.ts';
+
+export function createInfoCommand(io: CliIo, done: (code: number) => void): Command {
+  const command = new Command('info')
+    .description('Show a pack: versions, deprecations, env it needs, and each tool with its schema')
+    .argument('<name[@version]>', 'the pack, optionally a version or range (default: the latest)')
+    .option('--json', 'print {"pack": PackDoc, "version": VersionDoc}');
+  addRegistryOption(command);
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  mcp pack info jira
+  mcp pack info jira@1.0.0 --json
+
+Exit codes: 0 shown, 1 no such pack or version, 2 bad input.`,
+  );
+  command.action(async (specifier: string, flags: { json?: boolean; registry?: string }) => {
+    const { name, range } = parsePackSpecifier(specifier);
+    const registry = await openCommandRegistry(io, flags.registry);
+    const pack = await registry.getPack(name);
+    // An exact version shows even when yanked; a range shows what `mcp pack add` would install.
+    const chosen =
+      range === undefined
+        ? (pack.latest ?? sortVersionsDescending(Object.keys(pack.versions))[0])
+        : range in pack.versions
+          ? range
+          : selectVersion(pack, range);
+    if (chosen === undefined)
+      throw new ToolpackError('E_PACK_NOT_FOUND', `${name} has no versions.`);
+    const doc = pack.versions[chosen] ?? (await registry.getVersion(name, chosen));
+    if (flags.json) {
+      io.stdout.write(`${JSON.stringify({ pack, version: doc }, null, 2)}\n`);
+      done(EXIT_OK);
+      return;
+    }
+    io.stdout.write(renderInfo(pack.latest, Object.values(pack.versions), doc, io));
+    done(EXIT_OK);
+  });
+  return command;
+}
+
+function renderInfo(
+  latest: string | undefined,
+  versions: VersionDoc[],
+  doc: VersionDoc,
+  io: CliIo,
+): string {
+  const paint = createPainter(io.stdout, io.env);
+  const lines: string[] = [];
+  lines.push(`${paint('bold', `${doc.name}@${doc.version}`)}  ${doc.description}`);
+  if (doc.deprecated !== undefined) lines.push(paint('yellow', `deprecated: ${doc.deprecated}`));
+  if (doc.yanked) lines.push(paint('red', 'yanked: ranges no longer resolve to this version'));
+  if (doc.tags.length > 0) lines.push(`tags: ${doc.tags.join(', ')}`);
+  const byVersion = new Map(versions.map((v) => [v.version, v]));
+  const described = sortVersionsDescending([...byVersion.keys()]).map((version) => {
+    const v = byVersion.get(version)!;
+    const marks = [
+      version === latest ? 'latest' : undefined,
+      v.deprecated === undefined ? undefined : 'deprecated',
+      v.yanked ? 'yanked' : undefined,
+    ].filter(Boolean);
+    return marks.length === 0 ? version : `${version} (${marks.join(', ')})`;
+  });
+  lines.push(`versions: ${described.join(', ')}`);
+  lines.push(`tarball: ${doc.dist.fileCount} files, ${doc.dist.size} bytes, ${doc.dist.integrity}`);
+  if (doc.env.length > 0) {
+    lines.push('env:');
+    for (const env of doc.env) {
+      const marks = [env.required ? 'required' : 'optional', env.secret ? 'secret' : undefined]
+        .filter(Boolean)
+        .join(', ');
+      lines.push(`  ${env.name} (${marks})${env.description ? ` ${env.description}` : ''}`);
+    }
+  }
+  lines.push(`install: mcp pack add ${doc.name}${doc.version === latest ? '' : `@${doc.version}`}`);
+  lines.push('', paint('bold', plural(doc.tools.length, 'tool')));
+  for (const tool of doc.tools) {
+    lines.push(`  ${paint('cyan', tool.name)}  ${tool.description}`);
+    const hints = Object.entries(tool.annotations ?? {})
+      .filter(([key]) => key.endsWith('Hint'))
+      .map(([key, value]) => `${key}: ${String(value)}`);
+    if (hints.length > 0) lines.push(`    hints: ${hints.join(', ')}`);
+    const schema = JSON.stringify(tool.inputSchema, null, 2).split('\n');
+    lines.push(`    input: ${schema[0]}`, ...schema.slice(1).map((line) => `    ${line}`));
+  }
+  return `${lines.join('\n')}\n`;
+}

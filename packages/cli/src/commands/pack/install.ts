@@ -1,0 +1,87 @@
+import { Command } from 'commander';
+import { installPacks, type RegistryClient } from '@toolpack/packs';
+import { EXIT_OK } from '../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../io.ts';
+import {
+  addRegistryOption,
+  createCommandCache,
+  createDownloadProgress,
+  openCommandRegistry,
+  plural,
+} from './shared.ts';
+
+export function createInstallCommand(io: CliIo, done: (code: number) => void): Command {
+  const command = new Command('install')
+    .alias('i')
+    .description('Install exactly the packs toolpack.lock names into .toolpack/packs/')
+    .option('--frozen', 'fail when toolpack.lock does not match toolpack.yaml (for CI)')
+    .option('--offline', 'use only the pack cache; never download');
+  addRegistryOption(command);
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  mcp pack install                          # after a clone: what toolpack.lock says
+  mcp pack install --frozen                 # CI: refuse a lockfile that drifted from toolpack.yaml
+  mcp pack install --offline                # from the cache only
+
+Tarballs come from the content-addressed cache ($TOOLPACK_CACHE_DIR, else ~/.cache/toolpack)
+when it has them, and every tarball's integrity is checked against toolpack.lock.
+
+Exit codes: 0 installed, 1 it could not be installed (nothing changed), 2 bad input.`,
+  );
+  command.action(async (flags: { frozen?: boolean; offline?: boolean; registry?: string }) => {
+    const progress = createDownloadProgress(io);
+    let report;
+    try {
+      report = await installPacks({
+        projectDir: io.cwd,
+        ...(flags.frozen ? { frozen: true } : {}),
+        ...(flags.offline ? { offline: true } : {}),
+        cache: createCommandCache(io),
+        onDownload: progress.onDownload,
+        env: io.env,
+        ...(await registryFor(io, flags)),
+      });
+    } finally {
+      progress.stop();
+    }
+    const paint = createPainter(io.stdout, io.env);
+    const warn = createPainter(io.stderr, io.env);
+    for (const p of report.installed)
+      io.stdout.write(
+        `${paint('green', 'installed')} ${p.name}@${p.version}${p.alias === p.name ? '' : ` as ${p.alias}`}${p.fromCache ? ' (from the cache)' : ''}\n`,
+      );
+    for (const alias of report.removed)
+      io.stdout.write(`${paint('green', 'removed')} ${alias} (no longer in toolpack.yaml)\n`);
+    for (const { alias, env } of report.missingEnv)
+      io.stderr.write(
+        `${warn('yellow', 'warning')} ${alias} needs ${env.name}${env.secret ? ' (a secret)' : ''}, which is not set: set it before serving.\n`,
+      );
+    io.stdout.write(
+      `${plural(report.installed.length, 'pack')} installed, ${report.upToDate.length} up to date${report.lockChanged ? ', toolpack.lock updated' : ''}\n`,
+    );
+    done(EXIT_OK);
+  });
+  return command;
+}
+
+/**
+ * The registry, for packs toolpack.lock does not name yet. A registry that cannot be opened
+ * is an error only then: installing what the lock names needs none.
+ */
+async function registryFor(
+  io: CliIo,
+  flags: { registry?: string },
+): Promise<{ registry: () => RegistryClient }> {
+  const opened = await openCommandRegistry(io, flags.registry).then(
+    (registry) => ({ registry }),
+    (error: unknown) => ({ error }),
+  );
+  return {
+    registry: () => {
+      if ('error' in opened) throw opened.error;
+      return opened.registry;
+    },
+  };
+}

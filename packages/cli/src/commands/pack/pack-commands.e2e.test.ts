@@ -1,0 +1,555 @@
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { discoverTools, type SourceSpec } from '@toolpack/discovery';
+import { createPackTarball, resolveProjectSources } from '@toolpack/packs';
+import { buildTarball, startTestRegistry, type TestRegistry } from '@toolpack/packs/testing';
+import { describePackTools } from './shared.ts';
+
+const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..', '..');
+const officialPacks = path.join(repo, 'registry', 'packs');
+const fixturePacks = path.join(import.meta.dirname, 'fixtures', 'packs');
+const bin = path.resolve(import.meta.dirname, '..', '..', 'bin.ts');
+
+const made: string[] = [];
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `toolpack-pack-e2e-${prefix}-`));
+  made.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+let cacheDir: string;
+function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const clean = { ...process.env };
+  for (const name of [
+    'TOOLPACK_REGISTRY',
+    'TOOLPACK_TOKEN',
+    'JIRA_BASE_URL',
+    'JIRA_EMAIL',
+    'JIRA_API_TOKEN',
+  ])
+    delete clean[name];
+  return { ...clean, NO_COLOR: '1', TOOLPACK_CACHE_DIR: cacheDir, ...extra };
+}
+
+/** Spawns the real `mcp` (from source) in `cwd`. */
+function mcp(args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: env(extra),
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The same, asynchronously: the loopback registry runs in this process and must keep answering. */
+function mcpAsync(args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd, env: env(extra) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function tree(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (relative: string) => {
+    for (const entry of readdirSync(path.join(dir, relative), { withFileTypes: true })) {
+      const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      out.push(entry.isDirectory() ? `${child}/` : child);
+      if (entry.isDirectory()) walk(child);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+let registry: TestRegistry;
+beforeAll(async () => {
+  cacheDir = mkdtempSync(path.join(os.tmpdir(), 'toolpack-pack-e2e-cache-'));
+  registry = await startTestRegistry({
+    packs: [path.join(fixturePacks, 'hello'), path.join(officialPacks, 'json')],
+    describeTools: describePackTools,
+    tokens: { 'tok-acme': 'acme' },
+    tarballDelayMs: 0,
+  });
+});
+afterAll(async () => {
+  await registry.close();
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+describe('mcp pack search', { timeout: 60_000 }, () => {
+  it('lists the official packs tagged MCPTools from a folder registry', () => {
+    const { code, stdout } = mcp(
+      ['pack', 'search', '--tag', 'MCPTools', '--registry', officialPacks],
+      repo,
+    );
+    expect(code).toBe(0);
+    expect(stdout.split('\n')[0]).toMatch(/^NAME\s+VERSION\s+TOOLS\s+TAGS\s+DESCRIPTION$/);
+    expect(stdout).toMatch(
+      /^jira\s+1\.0\.0\s+5\s+MCPTools, jira, atlassian, issues\s+Jira issue tools/m,
+    );
+    expect(stdout).toMatch(/^json\s+1\.0\.0\s+3\s+MCPTools, json, data\s+JSON tools/m);
+  });
+
+  it('needs every tag, matches words, and prints the API answer with --json', async () => {
+    const both = await mcpAsync(
+      [
+        'pack',
+        'search',
+        '--tag',
+        'mcptools',
+        '--tag',
+        'JSON',
+        '--json',
+        '--registry',
+        registry.url,
+      ],
+      repo,
+    );
+    expect(both.code).toBe(0);
+    expect(JSON.parse(both.stdout)).toEqual({
+      packs: [
+        {
+          name: 'json',
+          version: '1.0.0',
+          description: expect.stringMatching(/^JSON tools/),
+          tags: ['MCPTools', 'json', 'data'],
+          toolCount: 3,
+        },
+      ],
+      metadata: { count: 1, nextCursor: null },
+    });
+    const words = await mcpAsync(['pack', 'search', 'greets', '--registry', registry.url], repo);
+    expect(words.stdout).toMatch(/^hello\s+1\.0\.0\s+1\s/m);
+    const none = await mcpAsync(
+      ['pack', 'search', '--tag', 'nothing-has-this', '--registry', registry.url],
+      repo,
+    );
+    expect(none).toMatchObject({ code: 0, stdout: `No packs match in ${registry.url}.\n` });
+  });
+
+  it('takes the registry from TOOLPACK_REGISTRY, and says when it cannot be reached', () => {
+    expect(
+      mcp(['pack', 'search', '--tag', 'MCPTools'], repo, { TOOLPACK_REGISTRY: officialPacks })
+        .stdout,
+    ).toMatch(/^jira\s/m);
+    const down = mcp(['pack', 'search'], repo, { TOOLPACK_REGISTRY: 'http://127.0.0.1:1' });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/^error Cannot reach the registry at http:\/\/127\.0\.0\.1:1/);
+  });
+});
+
+describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60_000 }, () => {
+  it('adds jira from ./registry/packs, serves jira_* tools, and removing it restores the folder', async () => {
+    const project = tempDir('jira');
+    const added = mcp(['pack', 'add', 'jira', '--registry', officialPacks], project);
+    expect(added.stderr).toContain(
+      'warning jira needs JIRA_API_TOKEN (a secret), which is not set',
+    );
+    expect(added.code).toBe(0);
+    expect(added.stdout).toBe(
+      'added jira@1.0.0 (^1.0.0) in .toolpack/packs/jira: 5 tools\n  jira_add_comment\n  jira_create_issue\n  jira_get_issue\n  jira_search_issues\n  jira_transition_issue\n',
+    );
+    expect(
+      tree(project).filter(
+        (f) => !f.startsWith('.toolpack/packs/jira/') || f === '.toolpack/packs/jira/',
+      ),
+    ).toEqual([
+      '.toolpack/',
+      '.toolpack/packs/',
+      '.toolpack/packs/jira/',
+      'toolpack.lock',
+      'toolpack.yaml',
+    ]);
+    expect(tree(path.join(project, '.toolpack', 'packs', 'jira'))).toEqual([
+      'README.md',
+      'src/',
+      'src/jira-tools.mjs',
+      'toolpack.yaml',
+    ]);
+    expect(readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')).toBe(
+      'packs:\n  jira: ^1.0.0\n',
+    );
+    const lock = JSON.parse(readFileSync(path.join(project, 'toolpack.lock'), 'utf8'));
+    expect(lock.packs.jira).toEqual({
+      name: 'jira',
+      version: '1.0.0',
+      resolved: `file:${path.relative(project, path.join(officialPacks, 'jira')).split(path.sep).join('/')}`,
+      integrity: expect.stringMatching(/^sha512-/),
+    });
+
+    // What mcp list / mcp serve get once the CLI reads the project's packs.
+    const sources = await resolveProjectSources(project);
+    expect(sources.sources).toEqual([
+      { module: '.toolpack/packs/jira/src/jira-tools.mjs', pack: 'jira' },
+    ]);
+    const listed = await discoverTools({
+      sources: sources.sources as SourceSpec[],
+      cwd: project,
+      cache: false,
+    });
+    expect(
+      listed.tools
+        .filter((t) => t.source.pack === 'jira')
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual([
+      'jira_add_comment',
+      'jira_create_issue',
+      'jira_get_issue',
+      'jira_search_issues',
+      'jira_transition_issue',
+    ]);
+
+    // And what the real `mcp list` shows there: the pack's tools, namespaced, with source.pack.
+    const served = mcp(['list', '--json'], project);
+    expect(served.code).toBe(0);
+    const report = JSON.parse(served.stdout) as {
+      tools: { name: string; source: { kind: string; path: string; pack?: string } }[];
+    };
+    expect(
+      report.tools
+        .filter((t) => t.source.pack === 'jira')
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual([
+      'jira_add_comment',
+      'jira_create_issue',
+      'jira_get_issue',
+      'jira_search_issues',
+      'jira_transition_issue',
+    ]);
+    expect(report.tools.find((t) => t.name === 'jira_get_issue')?.source).toMatchObject({
+      kind: 'js-module',
+      path: '.toolpack/packs/jira/src/jira-tools.mjs',
+      pack: 'jira',
+    });
+    rmSync(path.join(project, '.toolpack', 'cache'), { recursive: true, force: true });
+
+    const list = mcp(['pack', 'list'], project);
+    expect(list.stdout).toMatch(/^jira\s+jira\s+\^1\.0\.0\s+1\.0\.0\s+installed$/m);
+
+    const removed = mcp(['pack', 'remove', 'jira'], project);
+    expect(removed).toMatchObject({ code: 0, stdout: 'removed jira@1.0.0\n' });
+    expect(tree(project)).toEqual([]);
+  });
+
+  it('shows a pack with its versions, env and each tool with its schema', () => {
+    const info = mcp(['pack', 'info', 'jira', '--registry', officialPacks], repo);
+    expect(info.code).toBe(0);
+    expect(info.stdout).toMatch(/^jira@1\.0\.0 {2}Jira issue tools/);
+    expect(info.stdout).toContain('versions: 1.0.0 (latest)');
+    expect(info.stdout).toContain('  JIRA_API_TOKEN (required, secret) An API token');
+    expect(info.stdout).toMatch(/ {2}search_issues {2}Finds Jira issues with a JQL query/);
+    expect(info.stdout).toMatch(
+      /hints: readOnlyHint: true, idempotentHint: true, openWorldHint: true/,
+    );
+    expect(info.stdout).toContain('"jql": {');
+    const json = JSON.parse(
+      mcp(['pack', 'info', 'jira', '--json', '--registry', officialPacks], repo).stdout,
+    );
+    expect(json.version.tools.map((t: { name: string }) => t.name)).toEqual([
+      'add_comment',
+      'create_issue',
+      'get_issue',
+      'search_issues',
+      'transition_issue',
+    ]);
+  });
+
+  it('adds from a loopback registry under an alias, with a progress line for a slow download', async () => {
+    const slow = await startTestRegistry({
+      packs: [path.join(fixturePacks, 'hello')],
+      describeTools: describePackTools,
+      tarballDelayMs: 1500,
+    });
+    try {
+      const project = tempDir('slow');
+      const added = await mcpAsync(
+        ['pack', 'add', 'hello@^1.0.0', '--as', 'hi', '--registry', slow.url],
+        project,
+        { TOOLPACK_CACHE_DIR: tempDir('cache') },
+      );
+      expect(added.code).toBe(0);
+      expect(added.stdout).toMatch(
+        /^added hello@1\.0\.0 as hi \(\^1\.0\.0\) in \.toolpack\/packs\/hi: 1 tool\n {2}hi_greet\n$/,
+      );
+      expect(added.stderr).toMatch(/downloading hello@1\.0\.0 {2}\d+% \(/);
+      expect(readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')).toBe(
+        'packs:\n  hi: hello@^1.0.0\n',
+      );
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('refuses an alias or tool-name collision, changing nothing', async () => {
+    const project = tempDir('collide');
+    mkdirSync(path.join(project, 'scripts'));
+    writeFileSync(
+      path.join(project, 'scripts', 'hello_greet.mjs'),
+      '// DESCRIPTION "Our own greeting."\n// PARAM name AS string DESCRIPTION "Who."\nconsole.log("hi")\n',
+    );
+    writeFileSync(path.join(project, 'toolpack.yaml'), '# ours\nsources:\n  - scripts: scripts\n');
+    const before = tree(project);
+    const clash = await mcpAsync(['pack', 'add', 'hello', '--registry', registry.url], project);
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toMatch(
+      /^error hello@1\.0\.0 would serve hello_greet, which the project already serves; nothing was installed\.\nhint: Serve the pack under another alias/,
+    );
+    expect(tree(project)).toEqual(before);
+    expect(
+      (await mcpAsync(['pack', 'add', 'hello', '--as', 'hey', '--registry', registry.url], project))
+        .code,
+    ).toBe(0);
+    const alias = await mcpAsync(
+      ['pack', 'add', 'json', '--as', 'hey', '--registry', registry.url],
+      project,
+    );
+    expect(alias).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/The alias hey is already used by the pack hello/),
+    });
+  });
+
+  it('refuses a hostile tarball and leaves the folder as it was', async () => {
+    registry.addRaw(
+      { name: 'evil', version: '1.0.0' },
+      buildTarball([
+        {
+          path: 'package/toolpack.yaml',
+          data: 'name: evil\nversion: 1.0.0\ndescription: x\nsources: [{ scripts: s }]\n',
+        },
+        { path: 'package/../../../escaped.txt', data: 'gotcha' },
+        { path: 'package/s/link', type: 'SymbolicLink', linkpath: '/etc/passwd' },
+      ]),
+    );
+    const project = tempDir('evil');
+    writeFileSync(path.join(project, 'toolpack.yaml'), 'packs: {}\n');
+    const result = await mcpAsync(['pack', 'add', 'evil', '--registry', registry.url], project);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'The tarball of evil@1.0.0 was refused and nothing was installed:',
+    );
+    expect(result.stderr).toMatch(/climbs out of the pack/);
+    expect(result.stderr).toMatch(/is a symbolic link \(to "\/etc\/passwd"\)/);
+    expect(tree(project)).toEqual(['toolpack.yaml']);
+    expect(existsSync(path.join(project, '..', '..', '..', 'escaped.txt'))).toBe(false);
+  });
+
+  it('exits 2 for bad input', () => {
+    const project = tempDir('usage');
+    expect(mcp(['pack', 'add', 'Bad_Name'], project)).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/"Bad_Name" is not a valid pack name/),
+    });
+    expect(mcp(['pack', 'add', 'jira@^x', '--registry', officialPacks], project).stderr).toMatch(
+      /"\^x" is not a valid semver range/,
+    );
+    writeFileSync(path.join(project, 'toolpack.yaml'), 'packs:\n  jira: "^x"\n');
+    const broken = mcp(['pack', 'add', 'json', '--registry', officialPacks], project);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(
+      /toolpack\.yaml:2: error E_MANIFEST_FIELD: packs\.jira: "\^x" is not a valid semver range/,
+    );
+    expect(mcp(['pack', 'remove', 'nope'], tempDir('none')).code).toBe(1);
+  });
+});
+
+describe('mcp pack install and update', { timeout: 60_000 }, () => {
+  it('installs exactly the lock from the cache offline, and --frozen refuses drift', async () => {
+    const project = tempDir('install');
+    expect(
+      (await mcpAsync(['pack', 'add', 'json', '--registry', registry.url], project)).code,
+    ).toBe(0);
+    rmSync(path.join(project, '.toolpack'), { recursive: true });
+    const offline = mcp(['pack', 'install', '--offline', '--frozen'], project);
+    expect(offline).toMatchObject({
+      code: 0,
+      stdout: 'installed json@1.0.0 (from the cache)\n1 pack installed, 0 up to date\n',
+    });
+    expect(
+      existsSync(path.join(project, '.toolpack', 'packs', 'json', 'scripts', 'query.mjs')),
+    ).toBe(true);
+
+    const empty = mcp(['pack', 'install', '--offline'], project, {
+      TOOLPACK_CACHE_DIR: tempDir('empty'),
+    });
+    expect(empty.stdout).toContain('0 packs installed, 1 up to date');
+    rmSync(path.join(project, '.toolpack'), { recursive: true });
+    const missing = mcp(['pack', 'install', '--offline'], project, {
+      TOOLPACK_CACHE_DIR: tempDir('empty'),
+    });
+    expect(missing).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/json@1\.0\.0 is not in the pack cache/),
+    });
+
+    writeFileSync(path.join(project, 'toolpack.yaml'), 'packs:\n  json: ^2.0.0\n');
+    const frozen = mcp(['pack', 'install', '--frozen'], project);
+    expect(frozen.code).toBe(1);
+    expect(frozen.stderr).toContain(
+      'toolpack.lock does not match toolpack.yaml (--frozen):\n  - json is locked at 1.0.0, outside ^2.0.0 in toolpack.yaml',
+    );
+  });
+
+  it('updates within the range when a new version is published', async () => {
+    const own = await startTestRegistry({
+      packs: [path.join(fixturePacks, 'hello')],
+      describeTools: describePackTools,
+    });
+    try {
+      const project = tempDir('update');
+      expect((await mcpAsync(['pack', 'add', 'hello', '--registry', own.url], project)).code).toBe(
+        0,
+      );
+      const current = await mcpAsync(['pack', 'update', '--registry', own.url], project);
+      expect(current.stdout).toBe('hello is up to date (1.0.0)\n');
+      const next = path.join(tempDir('next'), 'hello');
+      cpSync(path.join(fixturePacks, 'hello'), next, { recursive: true });
+      const manifest = path.join(next, 'toolpack.yaml');
+      writeFileSync(
+        manifest,
+        readFileSync(manifest, 'utf8').replace('version: 1.0.0', 'version: 1.1.0'),
+      );
+      await own.add((await createPackTarball({ dir: next })).tarball!);
+      const updated = await mcpAsync(['pack', 'update', 'hello', '--registry', own.url], project);
+      expect(updated).toMatchObject({ code: 0, stdout: 'updated hello 1.0.0 -> 1.1.0\n' });
+      expect(readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')).toBe(
+        'packs:\n  hello: ^1.0.0\n',
+      );
+      expect(mcp(['pack', 'list', '--json'], project).stdout).toContain('"version": "1.1.0"');
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('mcp pack pack and publish', { timeout: 60_000 }, () => {
+  it('makes a byte-identical .tgz twice and prints its integrity', () => {
+    const out = tempDir('out');
+    const first = mcp(
+      ['pack', 'pack', path.join(officialPacks, 'jira'), '--out', path.join(out, 'a.tgz')],
+      repo,
+    );
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^jira@1\.0\.0 {2}Jira issue tools/);
+    expect(first.stdout).toContain(
+      '5 tools: add_comment, create_issue, get_issue, search_issues, transition_issue',
+    );
+    expect(first.stdout).toMatch(/ {2}integrity: sha512-[A-Za-z0-9+/]{86}==\n/);
+    const second = JSON.parse(
+      mcp(
+        [
+          'pack',
+          'pack',
+          path.join(officialPacks, 'jira'),
+          '--out',
+          path.join(out, 'b.tgz'),
+          '--json',
+        ],
+        repo,
+      ).stdout,
+    );
+    expect(
+      readFileSync(path.join(out, 'a.tgz')).equals(readFileSync(path.join(out, 'b.tgz'))),
+    ).toBe(true);
+    expect(first.stdout).toContain(second.integrity);
+    expect(second.files).toEqual(['README.md', 'src/jira-tools.mjs', 'toolpack.yaml']);
+    const named = mcp(['pack', 'pack', path.join(officialPacks, 'json')], out);
+    expect(named.stdout).toContain('wrote json-1.0.0.tgz');
+  });
+
+  it('refuses to pack a folder with problems, listing each', () => {
+    const dir = tempDir('bad-pack');
+    writeFileSync(
+      path.join(dir, 'toolpack.yaml'),
+      'name: Bad\nversion: 1\nsources: [{ scripts: scripts }]\n',
+    );
+    const result = mcp(['pack', 'pack', dir], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /toolpack\.yaml:1: error E_MANIFEST_FIELD: name: "Bad" is not a valid pack name/,
+    );
+    expect(result.stderr).toMatch(
+      /toolpack\.yaml:2: error E_MANIFEST_FIELD: version: 1 is not a semver version/,
+    );
+    expect(result.stderr).toMatch(/description: a pack needs a description/);
+  });
+
+  it("publishes with a token, and prints the registry's problems when it refuses", async () => {
+    const dir = path.join(tempDir('publish'), 'acme-tools');
+    cpSync(path.join(fixturePacks, 'hello'), dir, { recursive: true });
+    const manifest = path.join(dir, 'toolpack.yaml');
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, 'utf8').replace('name: hello', 'name: acme/tools'),
+    );
+    const published = await mcpAsync(
+      ['pack', 'publish', dir, '--registry', registry.url, '--token', 'tok-acme'],
+      repo,
+    );
+    expect(published.stdout).toMatch(
+      /^published acme\/tools@1\.0\.0 to http:\/\/127\.0\.0\.1:\d+ \(1 tools, sha512-/,
+    );
+    expect(published.code).toBe(0);
+    const again = await mcpAsync(['pack', 'publish', dir, '--registry', registry.url], repo, {
+      TOOLPACK_TOKEN: 'tok-acme',
+    });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(
+      /^error The registry at .* refused the pack \(409: this version already exists .*\nhint: Raise `version:`/,
+    );
+    const denied = await mcpAsync(
+      ['pack', 'publish', dir, '--registry', registry.url, '--token', 'wrong'],
+      repo,
+    );
+    expect(denied).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/\(401: the token is missing or not valid\)/),
+    });
+    const strict = await startTestRegistry({ tokens: { t: '*' }, limits: { maxFileBytes: 50 } });
+    try {
+      const refused = await mcpAsync(
+        ['pack', 'publish', dir, '--registry', strict.url, '--token', 't'],
+        repo,
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        /refused the pack \(422: the pack has problems\): The pack has problems\.\n {2}- /,
+      );
+      expect(refused.stderr).toMatch(
+        /\n {2}- The tarball:package\/scripts\/greet\.mjs: scripts\/greet\.mjs is \d+ B; one file may be at most 50 B\.\n/,
+      );
+    } finally {
+      await strict.close();
+    }
+    expect(mcp(['pack', 'publish', dir, '--registry', registry.url], repo)).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/Publishing needs a token/),
+    });
+    expect(
+      mcp(['pack', 'publish', dir, '--registry', officialPacks, '--token', 't'], repo).stderr,
+    ).toMatch(/publishing needs a registry URL/);
+  });
+});

@@ -1,0 +1,55 @@
+import { Command } from 'commander';
+import { updatePacks } from '@toolpack/packs';
+import { EXIT_OK } from '../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../io.ts';
+import {
+  addRegistryOption,
+  createCommandCache,
+  createDownloadProgress,
+  openCommandRegistry,
+} from './shared.ts';
+
+export function createUpdateCommand(io: CliIo, done: (code: number) => void): Command {
+  const command = new Command('update')
+    .description('Move packs to the highest version their toolpack.yaml range allows')
+    .argument('[names...]', 'aliases or names (default: every pack)');
+  addRegistryOption(command);
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  mcp pack update                           # every pack, within its range
+  mcp pack update jira
+
+To move past a range, add the pack again with a new one: mcp pack add jira@^2.0.0
+
+Exit codes: 0 updated or already current, 1 an update failed (nothing changed), 2 bad input.`,
+  );
+  command.action(async (names: string[], flags: { registry?: string }) => {
+    const registry = await openCommandRegistry(io, flags.registry);
+    const progress = createDownloadProgress(io);
+    let report;
+    try {
+      report = await updatePacks({
+        projectDir: io.cwd,
+        only: names,
+        registry,
+        cache: createCommandCache(io),
+        onDownload: progress.onDownload,
+      });
+    } finally {
+      progress.stop();
+    }
+    const paint = createPainter(io.stdout, io.env);
+    for (const u of report.updated) {
+      io.stdout.write(`${paint('green', 'updated')} ${u.alias} ${u.from ?? '(none)'} -> ${u.to}\n`);
+      if (u.deprecated !== undefined)
+        io.stderr.write(`warning ${u.name}@${u.to} is deprecated: ${u.deprecated}\n`);
+    }
+    for (const c of report.current) io.stdout.write(`${c.alias} is up to date (${c.version})\n`);
+    if (report.updated.length === 0 && report.current.length === 0)
+      io.stdout.write('No packs in toolpack.yaml.\n');
+    done(EXIT_OK);
+  });
+  return command;
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { computeIntegrity } from '../integrity/integrity.ts';
+import { findLockDrift, parseLockfile, serializeLockfile, type Lockfile } from './lockfile.ts';
+
+const integrity = computeIntegrity(Buffer.from('x'));
+const lock: Lockfile = {
+  lockfileVersion: 1,
+  packs: {
+    tracker: {
+      name: 'acme/jira',
+      version: '2.1.3',
+      resolved: 'http://r/v0/packs/acme%2Fjira/-/acme-jira-2.1.3.tgz',
+      integrity,
+    },
+    json: { name: 'json', version: '1.0.0', resolved: 'file:../registry/packs/json', integrity },
+  },
+};
+
+describe('toolpack.lock', () => {
+  it('is JSON with aliases sorted, and reads back', () => {
+    const text = serializeLockfile(lock);
+    expect(text.indexOf('"json"')).toBeLessThan(text.indexOf('"tracker"'));
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(parseLockfile(text, 'toolpack.lock')).toEqual({ lock, diagnostics: [] });
+  });
+
+  it('reports what is wrong with a damaged one', () => {
+    expect(parseLockfile('{', 'toolpack.lock').diagnostics[0]?.message).toMatch(/not valid JSON/);
+    const bad = parseLockfile(
+      JSON.stringify({
+        lockfileVersion: 9,
+        packs: { x: { name: 'x', version: '1', resolved: 'r', integrity: 'md5-x' } },
+      }),
+      'toolpack.lock',
+    );
+    expect(bad.diagnostics.map((d) => d.message)).toEqual([
+      'lockfileVersion: lockfileVersion 9 is not supported (this version of Toolpack reads 1).',
+      'packs.x.version: not a valid semver version.',
+      'packs.x.integrity: not a sha512 integrity (sha512-<base64>).',
+    ]);
+  });
+
+  it('finds drift between the manifest ranges and the lock', () => {
+    expect(
+      findLockDrift(
+        [
+          { alias: 'tracker', name: 'acme/jira', range: '^2.0.0' },
+          { alias: 'json', name: 'json', range: '^2.0.0' },
+          { alias: 'wiki', name: 'wiki', range: '^1.0.0' },
+        ],
+        lock,
+      ).map((d) => d.message),
+    ).toEqual([
+      'json is locked at 1.0.0, outside ^2.0.0 in toolpack.yaml',
+      'wiki (wiki@^1.0.0) is in toolpack.yaml but not in toolpack.lock',
+    ]);
+    expect(
+      findLockDrift([{ alias: 'json', name: 'other', range: '*' }], lock).map((d) => d.kind),
+    ).toEqual(['other-pack', 'not-in-manifest']);
+  });
+});

@@ -1,0 +1,189 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import semver from 'semver';
+import { z } from 'zod';
+import { createDiagnostic, type Diagnostic } from '@toolpack/core';
+import { isValidIntegrity } from '../integrity/integrity.ts';
+import {
+  isValidAlias,
+  isValidPackName,
+  isValidVersion,
+  type PackDependency,
+} from '../names/pack-names.ts';
+
+export const LOCK_FILE = 'toolpack.lock';
+export const LOCKFILE_VERSION = 1;
+
+/** What `mcp pack install` reproduces exactly: one installed pack. */
+export interface LockEntry {
+  name: string;
+  version: string;
+  /** Where the tarball came from: an http(s) URL, or `file:<folder>` relative to the project. */
+  resolved: string;
+  /** `sha512-<base64>` of the tarball. */
+  integrity: string;
+}
+
+/**
+ * `toolpack.lock` is JSON: `{ "lockfileVersion": 1, "packs": { "<alias>": LockEntry } }`,
+ * aliases sorted, so it diffs and merges line by line.
+ */
+export interface Lockfile {
+  lockfileVersion: number;
+  packs: Record<string, LockEntry>;
+}
+
+const lockSchema = z.object({
+  lockfileVersion: z.literal(LOCKFILE_VERSION, {
+    error: (issue) =>
+      `lockfileVersion ${JSON.stringify(issue.input)} is not supported (this version of Toolpack reads ${LOCKFILE_VERSION})`,
+  }),
+  packs: z.record(
+    z.string().refine(isValidAlias, {
+      error: (issue) => `${JSON.stringify(issue.input)} is not a valid alias`,
+    }),
+    z.object({
+      name: z.string().refine(isValidPackName, { error: 'not a valid pack name' }),
+      version: z.string().refine(isValidVersion, { error: 'not a valid semver version' }),
+      resolved: z.string().min(1),
+      integrity: z
+        .string()
+        .refine(isValidIntegrity, { error: 'not a sha512 integrity (sha512-<base64>)' }),
+    }),
+  ),
+});
+
+export function createEmptyLockfile(): Lockfile {
+  return { lockfileVersion: LOCKFILE_VERSION, packs: {} };
+}
+
+export function parseLockfile(
+  text: string,
+  file: string,
+): { lock?: Lockfile; diagnostics: Diagnostic[] } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return {
+      diagnostics: [
+        createDiagnostic(
+          'error',
+          'E_LOCKFILE',
+          `${LOCK_FILE} is not valid JSON: ${(error as Error).message}.`,
+          { path: file },
+          'Delete it and run mcp pack install to write it again.',
+        ),
+      ],
+    };
+  }
+  const parsed = lockSchema.safeParse(json);
+  if (!parsed.success) {
+    return {
+      diagnostics: parsed.error.issues.map((issue) =>
+        createDiagnostic(
+          'error',
+          'E_LOCKFILE',
+          `${issue.path.map(String).join('.') || '(root)'}: ${issue.message.replace(/^Invalid input: /, '')}.`,
+          { path: file },
+          'Delete toolpack.lock and run mcp pack install to write it again.',
+        ),
+      ),
+    };
+  }
+  return { lock: parsed.data, diagnostics: [] };
+}
+
+export interface ReadLockfileResult {
+  file: string;
+  exists: boolean;
+  lock?: Lockfile;
+  text?: string;
+  diagnostics: Diagnostic[];
+}
+
+export async function readLockfile(dir: string): Promise<ReadLockfileResult> {
+  const file = path.join(dir, LOCK_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { file, exists: false, diagnostics: [] };
+    return {
+      file,
+      exists: true,
+      diagnostics: [
+        createDiagnostic(
+          'error',
+          'E_LOCKFILE',
+          `Cannot read ${LOCK_FILE}: ${(error as Error).message}`,
+          { path: file },
+        ),
+      ],
+    };
+  }
+  return { file, exists: true, text, ...parseLockfile(text, file) };
+}
+
+export function serializeLockfile(lock: Lockfile): string {
+  const packs: Record<string, LockEntry> = {};
+  for (const alias of Object.keys(lock.packs).sort()) {
+    const entry = lock.packs[alias]!;
+    packs[alias] = {
+      name: entry.name,
+      version: entry.version,
+      resolved: entry.resolved,
+      integrity: entry.integrity,
+    };
+  }
+  return `${JSON.stringify({ lockfileVersion: LOCKFILE_VERSION, packs }, null, 2)}\n`;
+}
+
+/** One difference between toolpack.yaml's `packs:` and toolpack.lock. */
+export interface LockDrift {
+  alias: string;
+  kind: 'not-locked' | 'not-in-manifest' | 'other-pack' | 'out-of-range';
+  message: string;
+}
+
+/** What `--frozen` refuses: the lockfile no longer says what the manifest asks for. */
+export function findLockDrift(
+  dependencies: readonly PackDependency[],
+  lock: Lockfile | undefined,
+): LockDrift[] {
+  const drift: LockDrift[] = [];
+  const locked = lock?.packs ?? {};
+  for (const dependency of dependencies) {
+    const entry = locked[dependency.alias];
+    if (entry === undefined) {
+      drift.push({
+        alias: dependency.alias,
+        kind: 'not-locked',
+        message: `${dependency.alias} (${dependency.name}@${dependency.range}) is in toolpack.yaml but not in toolpack.lock`,
+      });
+    } else if (entry.name !== dependency.name) {
+      drift.push({
+        alias: dependency.alias,
+        kind: 'other-pack',
+        message: `${dependency.alias} is ${dependency.name} in toolpack.yaml but ${entry.name} in toolpack.lock`,
+      });
+    } else if (!semver.satisfies(entry.version, dependency.range, { includePrerelease: true })) {
+      drift.push({
+        alias: dependency.alias,
+        kind: 'out-of-range',
+        message: `${dependency.alias} is locked at ${entry.version}, outside ${dependency.range} in toolpack.yaml`,
+      });
+    }
+  }
+  const wanted = new Set(dependencies.map((d) => d.alias));
+  for (const alias of Object.keys(locked)) {
+    if (!wanted.has(alias))
+      drift.push({
+        alias,
+        kind: 'not-in-manifest',
+        message: `${alias} is in toolpack.lock but not in toolpack.yaml`,
+      });
+  }
+  return drift;
+}

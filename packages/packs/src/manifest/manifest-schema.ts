@@ -1,0 +1,209 @@
+import { z } from 'zod';
+import {
+  isValidPackName,
+  isValidVersion,
+  readPackDependency,
+  type PackDependency,
+} from '../names/pack-names.ts';
+
+const quote = (value: unknown): string =>
+  typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
+
+const patterns = z.array(z.string().min(1, { error: 'an empty pattern matches nothing' }));
+
+const LOCATION_KEYS = ['tools', 'scripts', 'module', 'workflows'] as const;
+export type SourceLocationKey = (typeof LOCATION_KEYS)[number];
+
+const sourceSchema = z
+  .strictObject({
+    tools: z.string().min(1).optional(),
+    scripts: z.string().min(1).optional(),
+    module: z.string().min(1).optional(),
+    workflows: z.string().min(1).optional(),
+    include: patterns.optional(),
+    exclude: patterns.optional(),
+    prefix: z
+      .union([
+        z.boolean(),
+        z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, {
+          error: 'a prefix is 1-32 letters, digits, "_" or "-"',
+        }),
+      ])
+      .optional(),
+  })
+  .superRefine((source, context) => {
+    const given = LOCATION_KEYS.filter((key) => source[key] !== undefined);
+    if (given.length !== 1) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          given.length === 0
+            ? 'a source needs one of tools:, scripts:, module: or workflows:'
+            : `a source has one location, not ${given.join(' and ')}: split it into ${given.length} sources`,
+      });
+    }
+  });
+
+const envSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+    error: (issue) => `${quote(issue.input)} is not an environment variable name`,
+  }),
+  required: z.boolean().default(false),
+  secret: z.boolean().default(false),
+  description: z.string().optional(),
+});
+
+const policySchema = z.strictObject({
+  allow: patterns.optional(),
+  deny: patterns.optional(),
+  readOnly: z.boolean().optional(),
+});
+
+const tagSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9+#._-]{0,49}$/, {
+  error: (issue) =>
+    `${quote(issue.input)} is not a valid tag: use letters, digits and . _ - + # (at most 50)`,
+});
+
+/**
+ * `toolpack.yaml`, for a project and for a pack (DESIGN.md "Projects and packs"). Unknown
+ * top-level keys are allowed here and reported as warnings by `parseManifest`, so a newer
+ * manifest still loads in an older CLI.
+ */
+export const manifestSchema = z.looseObject({
+  name: z
+    .string()
+    .refine(isValidPackName, {
+      error: (issue) =>
+        `${quote(issue.input)} is not a valid pack name: use lowercase letters, digits and hyphens (at most 64), optionally owner/name`,
+    })
+    .optional(),
+  version: z
+    .string({ error: (issue) => `${quote(issue.input)} is not a semver version: quote it ("1.0")` })
+    .refine(isValidVersion, {
+      error: (issue) => `${quote(issue.input)} is not a valid semver version (e.g. 1.2.0)`,
+    })
+    .optional(),
+  description: z.string().trim().min(1, { error: 'the description is empty' }).optional(),
+  tags: z
+    .array(tagSchema)
+    .max(20, { error: 'at most 20 tags' })
+    .transform((tags) => dedupeCaseInsensitive(tags))
+    .default([]),
+  sources: z.array(sourceSchema).default([]),
+  env: z.array(envSchema).default([]),
+  packs: z
+    .record(z.string(), z.string({ error: 'a pack range is a string such as "^1.2.0"' }))
+    .superRefine((packs, context) => {
+      const aliases = new Map<string, string>();
+      for (const [key, value] of Object.entries(packs)) {
+        const read = readPackDependency(key, value);
+        if (typeof read === 'string') {
+          context.addIssue({ code: 'custom', message: read, path: [key] });
+          continue;
+        }
+        const earlier = aliases.get(read.alias);
+        if (earlier !== undefined) {
+          context.addIssue({
+            code: 'custom',
+            message: `${key} and ${earlier} would both be served as ${read.alias}_*: give one an alias (alias: name@range)`,
+            path: [key],
+          });
+        }
+        aliases.set(read.alias, key);
+      }
+    })
+    .nullish()
+    .transform((packs) => packs ?? {}),
+  policy: policySchema.optional(),
+  include: patterns.optional(),
+  exclude: patterns.optional(),
+  maxTools: z.int().positive().optional(),
+  strict: z.boolean().optional(),
+  interpreters: z
+    .record(
+      z.string().regex(/^\.[A-Za-z0-9]{1,16}$/, {
+        error: (issue) => `${quote(issue.input)} is not a file extension such as ".bas"`,
+      }),
+      z.union([
+        z
+          .string()
+          .min(1)
+          .transform((command) => [command]),
+        z
+          .array(z.string().min(1))
+          .min(1, { error: 'an interpreter is a command: ["name", ...args]' }),
+      ]),
+    )
+    .optional(),
+  registry: z.string().min(1).optional(),
+});
+
+export const MANIFEST_KEYS: readonly string[] = Object.keys(manifestSchema.shape);
+
+export type ManifestSource = {
+  include?: string[];
+  exclude?: string[];
+  prefix?: boolean | string;
+} & ({ tools: string } | { scripts: string } | { module: string } | { workflows: string });
+
+export interface EnvRequirement {
+  name: string;
+  required: boolean;
+  secret: boolean;
+  description?: string;
+}
+
+export interface PackPolicy {
+  allow?: string[];
+  deny?: string[];
+  readOnly?: boolean;
+}
+
+/** A parsed `toolpack.yaml`. A pack's has `name` and `version`; a project's may not. */
+export interface Manifest {
+  name?: string;
+  version?: string;
+  description?: string;
+  /** Exact, case-insensitively unique, in the author's spelling. */
+  tags: string[];
+  sources: ManifestSource[];
+  env: EnvRequirement[];
+  /** The raw `packs:` entries (key -> range or name@range); `dependencies` reads them. */
+  packs: Record<string, string>;
+  /** `packs:` read: alias, pack name and range of each entry. */
+  dependencies: PackDependency[];
+  policy?: PackPolicy;
+  include?: string[];
+  exclude?: string[];
+  maxTools?: number;
+  strict?: boolean;
+  interpreters?: Record<string, string[]>;
+  /** The registry URL or folder this project installs from. */
+  registry?: string;
+}
+
+/** A pack's manifest: name and version are present. */
+export type PackManifest = Manifest & { name: string; version: string; description: string };
+
+function dedupeCaseInsensitive(tags: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return tags.filter((tag) => {
+    const key = tag.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Which kind of source an entry is, and the path (or glob, or module) it names. */
+export function getSourceLocation(source: ManifestSource): {
+  key: SourceLocationKey;
+  location: string;
+} {
+  for (const key of LOCATION_KEYS) {
+    const location = (source as Partial<Record<SourceLocationKey, string>>)[key];
+    if (location !== undefined) return { key, location };
+  }
+  // The schema guarantees exactly one location; this only satisfies the type checker.
+  throw new Error('A manifest source without a location.');
+}

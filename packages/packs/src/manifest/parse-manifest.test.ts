@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseManifest } from './parse-manifest.ts';
+
+const fixture = (name: string) => {
+  const file = path.join(import.meta.dirname, 'fixtures', name);
+  return { file, text: readFileSync(file, 'utf8') };
+};
+
+describe('parseManifest', () => {
+  it('reads a pack manifest with every field', () => {
+    const { file, text } = fixture('pack.yaml');
+    const { manifest, diagnostics } = parseManifest(text, { path: file, kind: 'pack' });
+    expect(manifest).toMatchObject({
+      name: 'jira',
+      version: '1.2.0',
+      description: 'Jira issue tools',
+      sources: [
+        { tools: 'tools' },
+        { scripts: 'scripts', include: ['get_*'] },
+        { module: 'src/index.ts', prefix: false },
+        { workflows: 'workflows' },
+      ],
+      env: [
+        { name: 'JIRA_API_TOKEN', required: true, secret: true },
+        {
+          name: 'JIRA_BASE_URL',
+          required: true,
+          secret: false,
+          description: 'The site, e.g. https://acme.atlassian.net',
+        },
+      ],
+      policy: { deny: ['*_delete*'], readOnly: false },
+      interpreters: { '.bas': ['basic', '--run'] },
+    });
+    // Tags match case-insensitively: the duplicate is dropped, the author's spelling kept.
+    expect(manifest?.tags).toEqual(['MCPTools', 'jira', 'Atlassian']);
+    expect(diagnostics.map((d) => [d.code, d.line])).toEqual([['W_DUPLICATE_TAG', 5]]);
+  });
+
+  it('reads a project manifest with packs, aliases and composition settings', () => {
+    const { file, text } = fixture('project.yaml');
+    const { manifest, diagnostics } = parseManifest(text, { path: file });
+    expect(diagnostics).toEqual([]);
+    expect(manifest?.dependencies).toEqual([
+      { alias: 'jira', name: 'jira', range: '^1.2.0' },
+      { alias: 'tracker', name: 'acme/issues', range: '~2.1' },
+      { alias: 'wiki', name: 'acme/wiki', range: '1.x' },
+    ]);
+    expect(manifest).toMatchObject({
+      maxTools: 80,
+      strict: true,
+      registry: './registry/packs',
+      exclude: ['*_delete*'],
+    });
+  });
+
+  it('reports every problem at once, each with its path and line', () => {
+    const { file, text } = fixture('broken.yaml');
+    const { manifest, diagnostics } = parseManifest(text, { path: file, kind: 'pack' });
+    expect(manifest).toBeUndefined();
+    const lines = diagnostics.map((d) => `${d.line}: ${d.severity} ${d.message}`);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^1: error name: "Jira Tools" is not a valid pack name/),
+        expect.stringMatching(/^2: error version: 1\.2 is not a semver version: quote it/),
+        '3: error description: the description is empty',
+        expect.stringMatching(/^4: error tags\.1: "no spaces allowed" is not a valid tag/),
+        expect.stringMatching(/^6: error sources\.0: .*script/),
+        expect.stringMatching(
+          /^7: error sources\.1: a source has one location, not tools and scripts/,
+        ),
+        expect.stringMatching(
+          /^10: error env\.0\.name: "1BAD" is not an environment variable name/,
+        ),
+        expect.stringMatching(/^10: error env\.0\.required: expected boolean/),
+        '12: error packs.jira: "^x" is not a valid semver range',
+        '13: error packs.j2: "" is not a valid semver range',
+        expect.stringMatching(/^14: error policy\.deny: expected array/),
+        expect.stringMatching(/^15: error maxTools: /),
+        '17: error interpreters.bas: "bas" is not a file extension such as ".bas"',
+        '18: warning tgas: unknown key, ignored.',
+      ]),
+    );
+    expect(diagnostics.find((d) => d.code === 'W_MANIFEST_UNKNOWN_KEY')?.hint).toBe(
+      'Did you mean tags?',
+    );
+    expect(diagnostics.every((d) => d.path === file)).toBe(true);
+  });
+
+  it('requires name, version, description and sources of a pack, not of a project', () => {
+    const { diagnostics } = parseManifest('tags: [x]\n', { path: 'toolpack.yaml', kind: 'pack' });
+    expect(diagnostics.map((d) => d.message)).toEqual([
+      'name: a pack needs a name.',
+      'version: a pack needs a version.',
+      'description: a pack needs a description.',
+      'sources: a pack without sources has no tools.',
+    ]);
+    expect(parseManifest('tags: [x]\n', { path: 'toolpack.yaml' }).diagnostics).toEqual([]);
+  });
+
+  it('refuses pack sources outside the pack and module names looked up elsewhere', () => {
+    const { file, text } = fixture('escaping-pack.yaml');
+    const { manifest, diagnostics } = parseManifest(text, { path: file, kind: 'pack' });
+    expect(manifest).toBeUndefined();
+    expect(diagnostics.map((d) => `${d.line} ${d.message}`)).toEqual([
+      '5 sources.0.tools: "../../other-project/tools" leaves the pack folder.',
+      '6 sources.1.scripts: "/etc" is not relative to the pack folder.',
+      '7 sources.2.module: "PSReadLine" is not a module file (.psd1, .psm1, .js, .mjs, .ts): a module name would be looked up outside the pack.',
+    ]);
+  });
+
+  it('reports YAML syntax errors with their line, and an empty file as an empty project', () => {
+    const { diagnostics } = parseManifest('name: x\n  bad: [\n', { path: 'toolpack.yaml' });
+    expect(diagnostics[0]).toMatchObject({ severity: 'error', code: 'E_MANIFEST_YAML' });
+    expect(diagnostics[0]?.line).toBeGreaterThan(0);
+    expect(parseManifest('', { path: 'toolpack.yaml' }).manifest).toMatchObject({
+      sources: [],
+      packs: {},
+      dependencies: [],
+    });
+    expect(parseManifest('- a\n', { path: 'toolpack.yaml' }).diagnostics[0]?.message).toMatch(
+      /must be a mapping/,
+    );
+  });
+
+  it('refuses two packs: entries served under one alias', () => {
+    const { diagnostics } = parseManifest('packs:\n  jira: ^1.0.0\n  acme/jira: ^2.0.0\n', {
+      path: 'toolpack.yaml',
+    });
+    expect(diagnostics.map((d) => d.message)).toEqual([
+      'packs.acme/jira: acme/jira and jira would both be served as jira_*: give one an alias (alias: name@range)',
+    ]);
+  });
+});

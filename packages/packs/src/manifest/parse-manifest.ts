@@ -1,0 +1,309 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createDiagnostic, type Diagnostic } from '@toolpack/core';
+import { readPackDependency, type PackDependency } from '../names/pack-names.ts';
+import { parseLocatedYaml, type LocatedYaml } from './located-yaml.ts';
+import {
+  MANIFEST_KEYS,
+  getSourceLocation,
+  manifestSchema,
+  type Manifest,
+  type PackManifest,
+} from './manifest-schema.ts';
+
+export const MANIFEST_FILE = 'toolpack.yaml';
+
+export interface ParseManifestOptions {
+  /** The file, for diagnostics. */
+  path: string;
+  /** `pack` also requires name, version and description, and sources inside the pack. */
+  kind?: 'project' | 'pack';
+}
+
+export interface ManifestResult<M extends Manifest = Manifest> {
+  /** Undefined when any diagnostic is an error. */
+  manifest: M | undefined;
+  /** Every problem at once, each with its path in the file and its line. */
+  diagnostics: Diagnostic[];
+}
+
+/** Parses and validates `toolpack.yaml` text. Never throws: problems are diagnostics. */
+export function parseManifest(
+  text: string,
+  options: ParseManifestOptions & { kind: 'pack' },
+): ManifestResult<PackManifest>;
+export function parseManifest(text: string, options: ParseManifestOptions): ManifestResult;
+export function parseManifest(text: string, options: ParseManifestOptions): ManifestResult {
+  const file = options.path;
+  const located = parseLocatedYaml(text);
+  if (located.errors.length > 0) {
+    return {
+      manifest: undefined,
+      diagnostics: located.errors.map((error) =>
+        createDiagnostic(
+          'error',
+          'E_MANIFEST_YAML',
+          `${MANIFEST_FILE} is not valid YAML: ${error.message}`,
+          { path: file, ...(error.line === undefined ? {} : { line: error.line }) },
+          'Fix the YAML syntax at that line.',
+        ),
+      ),
+    };
+  }
+  const value = located.value ?? {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return {
+      manifest: undefined,
+      diagnostics: [
+        createDiagnostic(
+          'error',
+          'E_MANIFEST_FIELD',
+          `${MANIFEST_FILE} must be a mapping of keys (name:, sources:, packs: ...), not ${Array.isArray(value) ? 'a list' : 'a single value'}.`,
+          { path: file, line: 1 },
+        ),
+      ],
+    };
+  }
+  const diagnostics: Diagnostic[] = [];
+  const at = (segments: readonly PropertyKey[]) => {
+    const line = located.lineOf(segments);
+    return { path: file, ...(line === undefined ? {} : { line }) };
+  };
+  const parsed = manifestSchema.safeParse(value);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const where = issue.path.map(String).join('.') || '(root)';
+      const message =
+        issue.code === 'unrecognized_keys'
+          ? `unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}${describeKnownKeys(issue.path)}`
+          : issue.code === 'invalid_key'
+            ? (issue.issues[0]?.message ?? issue.message)
+            : issue.message.replace(/^Invalid input: /, '');
+      diagnostics.push(
+        createDiagnostic('error', 'E_MANIFEST_FIELD', `${where}: ${message}`, at(issue.path)),
+      );
+    }
+  }
+  diagnostics.push(...findUnknownKeys(located, file), ...findDuplicateTags(value, at));
+  if (options.kind === 'pack')
+    diagnostics.push(...findMissingPackFields(value as Record<string, unknown>, at));
+  if (!parsed.success) return { manifest: undefined, diagnostics };
+
+  const { packs, ...rest } = parsed.data;
+  const manifest = {
+    ...(JSON.parse(JSON.stringify(rest)) as Omit<Manifest, 'packs' | 'dependencies'>),
+    packs,
+    dependencies: Object.entries(packs)
+      .map(([key, range]) => readPackDependency(key, range))
+      .filter((d): d is PackDependency => typeof d !== 'string'),
+  } as Manifest;
+  if (options.kind === 'pack') diagnostics.push(...checkPackManifest(manifest, at));
+  const failed = diagnostics.some((d) => d.severity === 'error');
+  return { manifest: failed ? undefined : manifest, diagnostics };
+}
+
+export interface ReadManifestResult<M extends Manifest = Manifest> extends ManifestResult<M> {
+  file: string;
+  /** False when there is no toolpack.yaml (then `manifest` is undefined and no diagnostic says so). */
+  exists: boolean;
+  /** The file's text, for edits that keep its comments. */
+  text?: string;
+}
+
+/** Reads `<dir>/toolpack.yaml`. A missing file is `exists: false`, not a problem. */
+export async function readManifest(
+  dir: string,
+  options: { kind: 'pack' },
+): Promise<ReadManifestResult<PackManifest>>;
+export async function readManifest(
+  dir: string,
+  options?: { kind?: 'project' | 'pack' },
+): Promise<ReadManifestResult>;
+export async function readManifest(
+  dir: string,
+  options: { kind?: 'project' | 'pack' } = {},
+): Promise<ReadManifestResult> {
+  const file = path.join(dir, MANIFEST_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return { file, exists: false, manifest: undefined, diagnostics: [] };
+    return {
+      file,
+      exists: true,
+      manifest: undefined,
+      diagnostics: [
+        createDiagnostic(
+          'error',
+          'E_MANIFEST_READ',
+          `Cannot read ${MANIFEST_FILE}: ${(error as Error).message}`,
+          { path: file },
+        ),
+      ],
+    };
+  }
+  return { file, exists: true, text, ...parseManifest(text, { path: file, ...options }) };
+}
+
+function describeKnownKeys(path: readonly PropertyKey[]): string {
+  if (path[0] === 'sources')
+    return ' (a source is one of tools:, scripts:, module:, workflows:, with include:, exclude:, prefix:)';
+  if (path[0] === 'env') return ' (an env entry has name:, required:, secret:, description:)';
+  if (path[0] === 'policy') return ' (a policy has allow:, deny:, readOnly:)';
+  return '';
+}
+
+function findUnknownKeys(located: LocatedYaml, file: string): Diagnostic[] {
+  return located
+    .keysOf([])
+    .filter(({ key }) => !MANIFEST_KEYS.includes(key))
+    .map(({ key, line }) => {
+      const closest = findClosest(key, MANIFEST_KEYS);
+      return createDiagnostic(
+        'warning',
+        'W_MANIFEST_UNKNOWN_KEY',
+        `${key}: unknown key, ignored.`,
+        { path: file, ...(line === undefined ? {} : { line }) },
+        closest === undefined
+          ? `Known keys: ${MANIFEST_KEYS.join(', ')}.`
+          : `Did you mean ${closest}?`,
+      );
+    });
+}
+
+function findDuplicateTags(
+  value: object,
+  at: (segments: readonly PropertyKey[]) => { path: string; line?: number },
+): Diagnostic[] {
+  const tags = (value as { tags?: unknown }).tags;
+  if (!Array.isArray(tags)) return [];
+  const seen = new Map<string, string>();
+  const diagnostics: Diagnostic[] = [];
+  tags.forEach((tag, index) => {
+    if (typeof tag !== 'string') return;
+    const earlier = seen.get(tag.toLowerCase());
+    if (earlier === undefined) {
+      seen.set(tag.toLowerCase(), tag);
+      return;
+    }
+    diagnostics.push(
+      createDiagnostic(
+        'warning',
+        'W_DUPLICATE_TAG',
+        `tags.${index}: "${tag}" repeats "${earlier}" (tags match case-insensitively); kept once as "${earlier}".`,
+        at(['tags', index]),
+        `Remove "${tag}".`,
+      ),
+    );
+  });
+  return diagnostics;
+}
+
+/** What a pack needs beyond a project: identity, a description and sources (checked on the raw value, so they come with the other problems). */
+function findMissingPackFields(
+  value: Record<string, unknown>,
+  at: (segments: readonly PropertyKey[]) => { path: string; line?: number },
+): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const missing = (key: string, example: string) =>
+    createDiagnostic(
+      'error',
+      'E_PACK_FIELD_MISSING',
+      `${key}: a pack needs a ${key}.`,
+      at([]),
+      `Add \`${key}: ${example}\` to toolpack.yaml.`,
+    );
+  const absent = (key: string) => value[key] === undefined || value[key] === null;
+  if (absent('name')) diagnostics.push(missing('name', 'my-pack'));
+  if (absent('version')) diagnostics.push(missing('version', '1.0.0'));
+  if (absent('description')) diagnostics.push(missing('description', 'What these tools do'));
+  if (absent('sources') || (Array.isArray(value.sources) && value.sources.length === 0)) {
+    diagnostics.push(
+      createDiagnostic(
+        'error',
+        'E_PACK_NO_SOURCES',
+        'sources: a pack without sources has no tools.',
+        at([]),
+        'Add `sources: [{ tools: tools }]` (or scripts:, module:, workflows:).',
+      ),
+    );
+  }
+  return diagnostics;
+}
+
+/** A pack's sources must stay inside it; a pack cannot depend on packs. */
+function checkPackManifest(
+  manifest: Manifest,
+  at: (segments: readonly PropertyKey[]) => { path: string; line?: number },
+): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  manifest.sources.forEach((source, index) => {
+    const { key, location } = getSourceLocation(source);
+    const problem = findPackPathProblem(location, key === 'module');
+    if (problem !== undefined) {
+      diagnostics.push(
+        createDiagnostic(
+          'error',
+          'E_PACK_SOURCE_PATH',
+          `sources.${index}.${key}: ${JSON.stringify(location)} ${problem}.`,
+          at(['sources', index, key]),
+          'A pack serves only files it contains: use a path relative to the pack folder.',
+        ),
+      );
+    }
+  });
+  if (Object.keys(manifest.packs).length > 0) {
+    diagnostics.push(
+      createDiagnostic(
+        'warning',
+        'W_PACK_DEPENDENCIES',
+        'packs: a pack cannot depend on other packs; these entries are ignored when it is installed.',
+        at(['packs']),
+        'Ask the users of this pack to add those packs to their project instead.',
+      ),
+    );
+  }
+  return diagnostics;
+}
+
+/** Why `location` cannot be a source of an installed pack, or undefined when it can. */
+export function findPackPathProblem(location: string, isModule: boolean): string | undefined {
+  if (/^([A-Za-z]:|[\\/]|~)/.test(location)) return 'is not relative to the pack folder';
+  if (location.includes('\\')) return 'uses "\\": write paths with "/"';
+  if (location.split('/').some((segment) => segment === '..')) return 'leaves the pack folder';
+  if (isModule && !/\.(psd1|psm1|[cm]?[jt]s)$/i.test(location))
+    return 'is not a module file (.psd1, .psm1, .js, .mjs, .ts): a module name would be looked up outside the pack';
+  return undefined;
+}
+
+function findClosest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 3 || a.length > 64 || b.length > 64) return 99;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1;
+      current.push(
+        Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 99;
+}

@@ -1,0 +1,225 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolpackError } from '@toolpack/core';
+import type { PackCache } from '../cache/pack-cache.ts';
+import { createEmptyLockfile, serializeLockfile, type LockEntry } from '../lock/lockfile.ts';
+import { setManifestPack } from '../manifest/edit-manifest.ts';
+import type { EnvRequirement } from '../manifest/manifest-schema.ts';
+import {
+  defaultAlias,
+  isValidAlias,
+  isValidPackName,
+  isValidRange,
+  toServedToolName,
+  writePackDependency,
+} from '../names/pack-names.ts';
+import { fileReferenceToPath } from '../registry/folder-registry.ts';
+import type { RegistryClient } from '../registry/registry-client.ts';
+import type { PackDist } from '../registry/registry-types.ts';
+import { selectVersion } from '../resolve/resolve-version.ts';
+import type { PackLimits } from '../tarball/limits.ts';
+import {
+  commitProjectChange,
+  ensurePacksDir,
+  packInstallDir,
+  readInstalledIdentity,
+  readProjectState,
+} from './project-files.ts';
+import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
+
+export interface AddPackOptions {
+  projectDir: string;
+  name: string;
+  /** A semver range; absent: the latest version, recorded as `^<version>`. */
+  range?: string;
+  /** Serve the pack's tools as `<alias>_<tool>` (default: the pack's name without its owner). */
+  alias?: string;
+  registry: RegistryClient;
+  cache?: PackCache;
+  /**
+   * The tools the project serves now, leaving out this alias's own pack (its own sources and
+   * its other packs). A pack tool served under one of these names is refused. The CLI lists
+   * them with discovery, which this package cannot depend on.
+   */
+  existingToolNames?: (alias: string) => Promise<Iterable<string>>;
+  onDownload?: DownloadListener;
+  /** Checked for the pack's required `env` entries (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  limits?: Partial<PackLimits>;
+}
+
+export interface InstalledPackReport {
+  alias: string;
+  name: string;
+  version: string;
+  range: string;
+  resolved: string;
+  integrity: string;
+  /** `.toolpack/packs/<alias>`. */
+  dir: string;
+  /** The names its tools are served under. */
+  tools: string[];
+  /** The version installed before, when this replaced one. */
+  previousVersion?: string;
+  /** Nothing had to be downloaded or unpacked. */
+  unchanged: boolean;
+  fromCache: boolean;
+  /** Required `env` entries that are not set. */
+  missingEnv: EnvRequirement[];
+  deprecated?: string;
+}
+
+/**
+ * `mcp pack add`: resolves `range`, refuses an alias or tool-name collision, downloads (or
+ * takes from the cache), verifies the integrity, unpacks safely into `.toolpack/packs/<alias>`,
+ * and records the range in toolpack.yaml and the exact version in toolpack.lock. All or
+ * nothing: on any failure the manifest, the lockfile and `.toolpack/` are left as they were.
+ */
+export async function addPack(options: AddPackOptions): Promise<InstalledPackReport> {
+  const { projectDir, registry, name } = options;
+  if (!isValidPackName(name)) {
+    throw new ToolpackError('E_USAGE', `"${name}" is not a valid pack name.`, {
+      hint: 'Pack names are lowercase letters, digits and hyphens, optionally owner/name.',
+    });
+  }
+  if (options.range !== undefined && !isValidRange(options.range))
+    throw new ToolpackError('E_USAGE', `"${options.range}" is not a valid semver range.`);
+  const alias = options.alias ?? defaultAlias(name);
+  if (!isValidAlias(alias)) {
+    throw new ToolpackError('E_USAGE', `"${alias}" is not a valid alias.`, {
+      hint: 'An alias is lowercase letters, digits and hyphens (at most 64), e.g. --as tracker.',
+    });
+  }
+  const state = await readProjectState(projectDir);
+  const dependencies = state.manifest.manifest?.dependencies ?? [];
+  const current = dependencies.find((d) => d.alias === alias);
+  if (current !== undefined && current.name !== name) {
+    throw new ToolpackError(
+      'E_ALIAS_TAKEN',
+      `The alias ${alias} is already used by the pack ${current.name}, so ${name} cannot be served as ${alias}_*.`,
+      {
+        hint: `Pick another alias: mcp pack add ${name} --as <alias>.`,
+      },
+    );
+  }
+
+  const pack = await registry.getPack(name);
+  const version = selectVersion(pack, options.range);
+  const doc = pack.versions[version] ?? (await registry.getVersion(name, version));
+  const range = options.range ?? `^${version}`;
+  const tools = doc.tools.map((tool) => toServedToolName(alias, tool.name));
+  if (options.existingToolNames) {
+    const existing = new Set(await options.existingToolNames(alias));
+    const clashes = tools.filter((tool) => existing.has(tool));
+    if (clashes.length > 0) {
+      throw new ToolpackError(
+        'E_TOOL_COLLISION',
+        `${name}@${version} would serve ${clashes.join(', ')}, which the project already serves; nothing was installed.`,
+        {
+          hint: `Serve the pack under another alias (mcp pack add ${name} --as <alias>), or rename or exclude the project's tool.`,
+        },
+      );
+    }
+  }
+
+  const lock = structuredClone(state.lock.lock ?? createEmptyLockfile());
+  const locked = lock.packs[alias];
+  const dir = packInstallDir(projectDir, alias);
+  const installed = await readInstalledIdentity(dir);
+  const resolved = toLockResolved(registry, doc.dist, projectDir);
+  const entry: LockEntry = { name, version, resolved, integrity: doc.dist.integrity };
+  const manifestText = setManifestPack(
+    state.manifest.text,
+    { alias, name, range },
+    current ? { replaceKey: writePackDependency(current).key } : {},
+  );
+  const report: Omit<InstalledPackReport, 'unchanged' | 'fromCache'> = {
+    alias,
+    name,
+    version,
+    range,
+    resolved,
+    integrity: doc.dist.integrity,
+    dir,
+    tools,
+    missingEnv: doc.env.filter((env) => env.required && !(options.env ?? process.env)[env.name]),
+    ...(installed !== undefined && installed.version !== version
+      ? { previousVersion: installed.version }
+      : {}),
+    ...(doc.deprecated === undefined ? {} : { deprecated: doc.deprecated }),
+  };
+
+  const alreadyThere =
+    locked?.name === name &&
+    locked.version === version &&
+    locked.integrity === entry.integrity &&
+    installed?.name === name &&
+    installed.version === version;
+  if (alreadyThere) {
+    await commitProjectChange(projectDir, {
+      ...(manifestText === state.manifest.text ? {} : { manifest: manifestText }),
+    });
+    return { ...report, resolved: locked.resolved, unchanged: true, fromCache: false };
+  }
+
+  const created = await ensurePacksDir(projectDir);
+  let stagedDir: string | undefined;
+  try {
+    const { bytes, fromCache, remember } = await fetchVerifiedTarball({
+      name,
+      version,
+      integrity: doc.dist.integrity,
+      size: doc.dist.size,
+      ...(options.cache ? { cache: options.cache } : {}),
+      download: (onProgress) =>
+        registry.download(doc.dist, {
+          ...(onProgress ? { onProgress } : {}),
+          ...(options.limits ? { limits: options.limits } : {}),
+        }),
+      ...(options.onDownload ? { onDownload: options.onDownload } : {}),
+    });
+    const staged = await stagePack({
+      projectDir,
+      bytes,
+      name,
+      version,
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
+    stagedDir = staged.dir;
+    await remember();
+    lock.packs[alias] = entry;
+    await commitProjectChange(projectDir, {
+      packs: [{ alias, from: staged.dir }],
+      manifest: manifestText,
+      lock: serializeLockfile(lock),
+    });
+    return {
+      ...report,
+      missingEnv: staged.manifest.env.filter(
+        (env) => env.required && !(options.env ?? process.env)[env.name],
+      ),
+      unchanged: false,
+      fromCache,
+    };
+  } catch (error) {
+    if (stagedDir !== undefined)
+      await rm(stagedDir, { recursive: true, force: true }).catch(() => undefined);
+    if (created !== undefined)
+      await rm(created, { recursive: true, force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * What the lockfile records as `resolved`: the tarball's absolute URL, or for a folder
+ * registry `file:` and the pack folder relative to the project (so the project can move).
+ */
+export function toLockResolved(
+  registry: RegistryClient,
+  dist: PackDist,
+  projectDir: string,
+): string {
+  if (registry.kind === 'http') return new URL(dist.tarball, `${registry.location}/`).href;
+  const relative = path.relative(projectDir, fileReferenceToPath(dist.tarball, registry.location));
+  return `file:${relative.split(path.sep).join('/') || '.'}`;
+}

@@ -1,0 +1,244 @@
+import { readFileSync, rmSync, writeFileSync, cpSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPackCache } from '../cache/pack-cache.ts';
+import { createHttpRegistry } from '../registry/http-registry.ts';
+import { openRegistry } from '../registry/open-registry.ts';
+import { createPackTarball } from '../tarball/create-tarball.ts';
+import { startTestRegistry, type TestRegistry } from '../testing/test-registry.ts';
+import { addPack } from './add-pack.ts';
+import { installPacks } from './install-packs.ts';
+import { listProjectPacks, resolveProjectSources } from './project-packs.ts';
+import { createTempDirs, snapshotTree } from './test-project.ts';
+import { updatePacks } from './update-packs.ts';
+
+const packs = path.join(import.meta.dirname, 'fixtures', 'packs');
+const temp = createTempDirs();
+let registry: TestRegistry;
+
+beforeAll(async () => {
+  registry = await startTestRegistry({ packs });
+});
+afterAll(() => registry.close());
+afterEach(() => temp.cleanup());
+
+async function projectWithPacks() {
+  const project = temp.make('install');
+  const cache = createPackCache({ dir: temp.make('cache') });
+  const client = createHttpRegistry({ url: registry.url });
+  await addPack({ projectDir: project, name: 'hello', range: '^1.0.0', registry: client, cache });
+  await addPack({ projectDir: project, name: 'weather', alias: 'wx', registry: client, cache });
+  return { project, cache, client };
+}
+
+const tarballRequests = () => registry.requests.filter((r) => r.endsWith('.tgz')).length;
+
+describe('installPacks', () => {
+  it('reinstalls exactly what the lock says, from the cache, without the registry', async () => {
+    const { project, cache } = await projectWithPacks();
+    const before = snapshotTree(project);
+    rmSync(path.join(project, '.toolpack'), { recursive: true });
+    const downloads = tarballRequests();
+    const report = await installPacks({ projectDir: project, cache, offline: true, env: {} });
+    expect(report.installed).toEqual([
+      { alias: 'hello', name: 'hello', version: '1.1.0', fromCache: true },
+      { alias: 'wx', name: 'weather', version: '1.0.0', fromCache: true },
+    ]);
+    expect(report.lockChanged).toBe(false);
+    expect(report.missingEnv.map((m) => `${m.alias}:${m.env.name}`)).toEqual([
+      'wx:WEATHER_API_KEY',
+    ]);
+    expect(snapshotTree(project)).toEqual(before);
+    expect(tarballRequests()).toBe(downloads);
+  });
+
+  it('downloads what the cache lacks from the resolved URL, and skips what is installed', async () => {
+    const { project } = await projectWithPacks();
+    rmSync(path.join(project, '.toolpack', 'packs', 'wx'), { recursive: true });
+    const report = await installPacks({
+      projectDir: project,
+      cache: createPackCache({ dir: temp.make('empty-cache') }),
+    });
+    expect(report.upToDate.map((p) => p.alias)).toEqual(['hello']);
+    expect(report.installed).toEqual([
+      { alias: 'wx', name: 'weather', version: '1.0.0', fromCache: false },
+    ]);
+  });
+
+  it('--offline fails when the cache lacks a tarball', async () => {
+    const { project } = await projectWithPacks();
+    rmSync(path.join(project, '.toolpack'), { recursive: true });
+    const before = snapshotTree(project);
+    await expect(
+      installPacks({
+        projectDir: project,
+        cache: createPackCache({ dir: temp.make('empty-cache') }),
+        offline: true,
+      }),
+    ).rejects.toMatchObject({
+      code: 'E_OFFLINE',
+      message: expect.stringMatching(/hello@1\.1\.0 is not in the pack cache/),
+    });
+    expect(snapshotTree(project)).toEqual(before);
+  });
+
+  it('--frozen fails on drift between the manifest ranges and the lock', async () => {
+    const { project, cache } = await projectWithPacks();
+    const manifest = path.join(project, 'toolpack.yaml');
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, 'utf8')
+        .replace('hello: ^1.0.0', 'hello: ^2.0.0')
+        .concat('  json: ^1.0.0\n'),
+    );
+    const before = snapshotTree(project);
+    await expect(installPacks({ projectDir: project, cache, frozen: true })).rejects.toMatchObject({
+      code: 'E_LOCK_DRIFT',
+      message:
+        'toolpack.lock does not match toolpack.yaml (--frozen):\n  - hello is locked at 1.1.0, outside ^2.0.0 in toolpack.yaml\n  - json (json@^1.0.0) is in toolpack.yaml but not in toolpack.lock',
+    });
+    expect(snapshotTree(project)).toEqual(before);
+  });
+
+  it('without --frozen, locks packs added by hand and drops removed ones', async () => {
+    const { project, cache, client } = await projectWithPacks();
+    writeFileSync(path.join(project, 'toolpack.yaml'), 'packs:\n  hello: ~1.0.0\n');
+    const report = await installPacks({ projectDir: project, cache, registry: () => client });
+    expect(report.installed).toEqual([
+      { alias: 'hello', name: 'hello', version: '1.0.0', fromCache: false },
+    ]);
+    expect(report.removed).toEqual(['wx']);
+    expect(report.lockChanged).toBe(true);
+    const lock = JSON.parse(readFileSync(path.join(project, 'toolpack.lock'), 'utf8'));
+    expect(
+      Object.entries(lock.packs).map(
+        ([alias, e]) => `${alias}=${(e as { version: string }).version}`,
+      ),
+    ).toEqual(['hello=1.0.0']);
+    expect(Object.keys(snapshotTree(path.join(project, '.toolpack', 'packs')))).toEqual([
+      'hello/',
+      'hello/scripts/',
+      'hello/scripts/greet.mjs',
+      'hello/toolpack.yaml',
+    ]);
+  });
+
+  it('refuses a cached or downloaded tarball whose integrity no longer matches the lock', async () => {
+    const { project } = await projectWithPacks();
+    const lockFile = path.join(project, 'toolpack.lock');
+    const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
+    const other = await createPackTarball({ dir: path.join(packs, 'hello-1.0.0') });
+    lock.packs.hello.integrity = other.integrity;
+    writeFileSync(lockFile, JSON.stringify(lock));
+    rmSync(path.join(project, '.toolpack'), { recursive: true });
+    await expect(
+      installPacks({ projectDir: project, cache: createPackCache({ dir: temp.make('c') }) }),
+    ).rejects.toMatchObject({ code: 'E_INTEGRITY' });
+  });
+
+  it('reinstalls a folder-registry pack by packing its folder again', async () => {
+    const project = temp.make('folder-install');
+    const folder = temp.make('folder-registry');
+    cpSync(path.join(packs, 'hello-1.0.0'), path.join(folder, 'hello'), { recursive: true });
+    await addPack({
+      projectDir: project,
+      name: 'hello',
+      registry: openRegistry({ location: folder }),
+    });
+    rmSync(path.join(project, '.toolpack'), { recursive: true });
+    const report = await installPacks({
+      projectDir: project,
+      cache: createPackCache({ dir: temp.make('c') }),
+    });
+    expect(report.installed.map((p) => p.version)).toEqual(['1.0.0']);
+    writeFileSync(path.join(folder, 'hello', 'scripts', 'greet.mjs'), '// changed\n');
+    rmSync(path.join(project, '.toolpack'), { recursive: true });
+    await expect(
+      installPacks({ projectDir: project, cache: createPackCache({ dir: temp.make('c') }) }),
+    ).rejects.toMatchObject({ code: 'E_INTEGRITY' });
+  });
+});
+
+describe('updatePacks', () => {
+  it('moves each pack to the highest version its range allows, keeping the range', async () => {
+    const own = await startTestRegistry({ packs: [path.join(packs, 'hello-1.0.0')] });
+    try {
+      const project = temp.make('update');
+      const cache = createPackCache({ dir: temp.make('cache') });
+      const client = createHttpRegistry({ url: own.url });
+      await addPack({
+        projectDir: project,
+        name: 'hello',
+        range: '^1.0.0',
+        registry: client,
+        cache,
+      });
+      expect(await updatePacks({ projectDir: project, registry: client, cache })).toEqual({
+        updated: [],
+        current: [{ alias: 'hello', name: 'hello', version: '1.0.0' }],
+      });
+      const next = await createPackTarball({ dir: path.join(packs, 'hello-1.1.0') });
+      await own.add(next.tarball!);
+      const beta = await createPackTarball({ dir: path.join(packs, 'hello-2.0.0-beta.1') });
+      await own.add(beta.tarball!);
+      const report = await updatePacks({
+        projectDir: project,
+        registry: client,
+        cache,
+        only: ['hello'],
+      });
+      expect(report.updated).toEqual([
+        { alias: 'hello', name: 'hello', from: '1.0.0', to: '1.1.0' },
+      ]);
+      expect(readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')).toBe(
+        'packs:\n  hello: ^1.0.0\n',
+      );
+      expect(
+        readFileSync(path.join(project, '.toolpack', 'packs', 'hello', 'toolpack.yaml'), 'utf8'),
+      ).toMatch(/version: 1\.1\.0/);
+      await expect(
+        updatePacks({ projectDir: project, registry: client, only: ['nope'] }),
+      ).rejects.toMatchObject({ code: 'E_PACK_NOT_INSTALLED' });
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('the project packs as discovery sources', () => {
+  it('lists each installed pack source under .toolpack/packs/<alias>, with the alias as pack', async () => {
+    const { project } = await projectWithPacks();
+    const resolved = await resolveProjectSources(project);
+    expect(resolved.diagnostics).toEqual([]);
+    expect(resolved.sources).toEqual([
+      { scripts: '.toolpack/packs/hello/scripts', pack: 'hello' },
+      { scripts: '.toolpack/packs/wx/scripts', pack: 'wx' },
+    ]);
+    expect(
+      resolved.packs.map((p) => [p.alias, p.name, p.version, p.env.map((e) => e.name)]),
+    ).toEqual([
+      ['hello', 'hello', '1.1.0', []],
+      ['wx', 'weather', '1.0.0', ['WEATHER_API_KEY', 'WEATHER_UNITS']],
+    ]);
+  });
+
+  it('warns about packs that are not installed and still returns the others', async () => {
+    const { project } = await projectWithPacks();
+    rmSync(path.join(project, '.toolpack', 'packs', 'wx'), { recursive: true });
+    const resolved = await resolveProjectSources(project);
+    expect(resolved.sources.map((s) => s.pack)).toEqual(['hello']);
+    expect(resolved.diagnostics.map((d) => [d.severity, d.code, d.hint])).toEqual([
+      ['warning', 'W_PACK_NOT_INSTALLED', 'Run mcp pack install.'],
+    ]);
+    expect((await listProjectPacks(project)).packs.map((p) => `${p.alias} ${p.status}`)).toEqual([
+      'hello installed',
+      'wx not-installed',
+    ]);
+  });
+
+  it('returns nothing for a folder without toolpack.yaml', async () => {
+    const empty = temp.make('empty');
+    mkdirSync(path.join(empty, 'sub'));
+    expect(await resolveProjectSources(empty)).toEqual({ sources: [], packs: [], diagnostics: [] });
+  });
+});

@@ -1,0 +1,202 @@
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolpackError } from '@toolpack/core';
+import type { PackCache } from '../cache/pack-cache.ts';
+import {
+  createEmptyLockfile,
+  findLockDrift,
+  serializeLockfile,
+  type LockEntry,
+  type Lockfile,
+} from '../lock/lockfile.ts';
+import { readManifest } from '../manifest/parse-manifest.ts';
+import type { EnvRequirement } from '../manifest/manifest-schema.ts';
+import type { PackDependency } from '../names/pack-names.ts';
+import { downloadResolved } from '../registry/open-registry.ts';
+import type { RegistryClient } from '../registry/registry-client.ts';
+import { selectVersion } from '../resolve/resolve-version.ts';
+import type { PackLimits } from '../tarball/limits.ts';
+import { toLockResolved } from './add-pack.ts';
+import {
+  commitProjectChange,
+  ensurePacksDir,
+  packInstallDir,
+  PACKS_DIR,
+  readInstalledIdentity,
+  readProjectState,
+  removeEmptyPacksDirs,
+} from './project-files.ts';
+import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
+
+export interface InstallPacksOptions {
+  projectDir: string;
+  /** Asked only for packs toolpack.lock does not name yet (never under `frozen`). */
+  registry?: () => RegistryClient;
+  cache?: PackCache;
+  /** Fail when toolpack.yaml and toolpack.lock disagree, instead of resolving the difference. */
+  frozen?: boolean;
+  /** Only the cache: never download. */
+  offline?: boolean;
+  onDownload?: DownloadListener;
+  env?: NodeJS.ProcessEnv;
+  limits?: Partial<PackLimits>;
+  fetch?: typeof fetch;
+}
+
+export interface InstallPacksReport {
+  installed: { alias: string; name: string; version: string; fromCache: boolean }[];
+  upToDate: { alias: string; name: string; version: string }[];
+  /** Aliases whose folders were removed (no longer in toolpack.yaml). */
+  removed: string[];
+  lockChanged: boolean;
+  missingEnv: { alias: string; env: EnvRequirement }[];
+}
+
+/**
+ * `mcp pack install`: makes `.toolpack/packs/` hold exactly what toolpack.lock names, with
+ * each tarball's integrity checked (from the cache when it has it). Without `frozen`, packs
+ * added to toolpack.yaml by hand are resolved and locked, and removed ones unlocked; with it,
+ * any such drift is an error. All or nothing, like `addPack`.
+ */
+export async function installPacks(options: InstallPacksOptions): Promise<InstallPacksReport> {
+  const { projectDir } = options;
+  const state = await readProjectState(projectDir);
+  const dependencies = state.manifest.manifest?.dependencies ?? [];
+  const drift = findLockDrift(dependencies, state.lock.lock);
+  if (options.frozen && drift.length > 0) {
+    throw new ToolpackError(
+      'E_LOCK_DRIFT',
+      `toolpack.lock does not match toolpack.yaml (--frozen):\n${drift.map((d) => `  - ${d.message}`).join('\n')}`,
+      {
+        hint: 'Run mcp pack install without --frozen (or mcp pack add) and commit the updated toolpack.lock.',
+      },
+    );
+  }
+
+  const before = state.lock.lock ?? createEmptyLockfile();
+  const target: Lockfile = createEmptyLockfile();
+  const drifted = new Set(drift.map((d) => d.alias));
+  const toResolve: PackDependency[] = [];
+  for (const dependency of dependencies) {
+    const entry = before.packs[dependency.alias];
+    if (entry !== undefined && !drifted.has(dependency.alias))
+      target.packs[dependency.alias] = entry;
+    else toResolve.push(dependency);
+  }
+  if (toResolve.length > 0) {
+    if (options.offline) {
+      throw new ToolpackError(
+        'E_OFFLINE',
+        `${toResolve.map((d) => `${d.alias} (${d.name}@${d.range})`).join(', ')} ${toResolve.length === 1 ? 'is' : 'are'} not locked, and --offline cannot ask the registry.`,
+        { hint: 'Run mcp pack install once without --offline.' },
+      );
+    }
+    if (options.registry === undefined)
+      throw new ToolpackError(
+        'E_USAGE',
+        'Packs that toolpack.lock does not name need a registry to resolve them.',
+      );
+    const registry = options.registry();
+    for (const dependency of toResolve) {
+      const pack = await registry.getPack(dependency.name);
+      const version = selectVersion(pack, dependency.range);
+      const doc = pack.versions[version] ?? (await registry.getVersion(dependency.name, version));
+      target.packs[dependency.alias] = {
+        name: dependency.name,
+        version,
+        resolved: toLockResolved(registry, doc.dist, projectDir),
+        integrity: doc.dist.integrity,
+      };
+    }
+  }
+
+  const report: InstallPacksReport = {
+    installed: [],
+    upToDate: [],
+    removed: [],
+    lockChanged: false,
+    missingEnv: [],
+  };
+  const created = await ensurePacksDir(projectDir);
+  const staged: { alias: string; from: string }[] = [];
+  try {
+    for (const [alias, entry] of Object.entries(target.packs).sort(([a], [b]) =>
+      a < b ? -1 : 1,
+    )) {
+      const installed = await readInstalledIdentity(packInstallDir(projectDir, alias));
+      if (installed?.name === entry.name && installed.version === entry.version) {
+        report.upToDate.push({ alias, name: entry.name, version: entry.version });
+        continue;
+      }
+      const { bytes, fromCache, remember } = await fetchTarball(entry, options);
+      const pack = await stagePack({
+        projectDir,
+        bytes,
+        name: entry.name,
+        version: entry.version,
+        ...(options.limits ? { limits: options.limits } : {}),
+      });
+      staged.push({ alias, from: pack.dir });
+      await remember();
+      report.installed.push({ alias, name: entry.name, version: entry.version, fromCache });
+    }
+    const stale = (await listInstalledAliases(projectDir)).filter(
+      (alias) => target.packs[alias] === undefined,
+    );
+    report.removed = stale;
+    const lockText = serializeLockfile(target);
+    const keepNoLock = !state.lock.exists && Object.keys(target.packs).length === 0;
+    report.lockChanged = !keepNoLock && lockText !== state.lock.text;
+    await commitProjectChange(projectDir, {
+      packs: [...staged, ...stale.map((alias) => ({ alias }))],
+      ...(report.lockChanged ? { lock: lockText } : {}),
+    });
+  } catch (error) {
+    for (const { from } of staged)
+      await rm(from, { recursive: true, force: true }).catch(() => undefined);
+    if (created !== undefined)
+      await rm(created, { recursive: true, force: true }).catch(() => undefined);
+    throw error;
+  }
+  await removeEmptyPacksDirs(projectDir);
+  const env = options.env ?? process.env;
+  for (const alias of Object.keys(target.packs)) {
+    const read = await readManifest(packInstallDir(projectDir, alias), { kind: 'pack' });
+    for (const requirement of read.manifest?.env ?? []) {
+      if (requirement.required && !env[requirement.name])
+        report.missingEnv.push({ alias, env: requirement });
+    }
+  }
+  return report;
+}
+
+function fetchTarball(entry: LockEntry, options: InstallPacksOptions) {
+  return fetchVerifiedTarball({
+    name: entry.name,
+    version: entry.version,
+    integrity: entry.integrity,
+    ...(options.cache ? { cache: options.cache } : {}),
+    ...(options.offline ? { offline: true } : {}),
+    ...(options.onDownload ? { onDownload: options.onDownload } : {}),
+    download: (onProgress) =>
+      downloadResolved(entry.resolved, {
+        projectDir: options.projectDir,
+        ...(onProgress ? { onProgress } : {}),
+        ...(options.limits ? { limits: options.limits } : {}),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      }),
+  });
+}
+
+/** The pack folders under `.toolpack/packs/` (staging and set-aside folders start with a dot). */
+export async function listInstalledAliases(projectDir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(path.join(projectDir, PACKS_DIR), { withFileTypes: true });
+    return entries
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,168 @@
+import path from 'node:path';
+import { createDiagnostic, type Diagnostic } from '@toolpack/core';
+import { readLockfile } from '../lock/lockfile.ts';
+import { readManifest, findPackPathProblem } from '../manifest/parse-manifest.ts';
+import {
+  getSourceLocation,
+  type EnvRequirement,
+  type PackPolicy,
+} from '../manifest/manifest-schema.ts';
+import { packInstallDir, PACKS_DIR } from './project-files.ts';
+
+export type ProjectPackStatus = 'installed' | 'not-installed' | 'other-version' | 'not-locked';
+
+export interface ProjectPack {
+  alias: string;
+  name: string;
+  range: string;
+  /** The locked version. */
+  version?: string;
+  /** The version in `.toolpack/packs/<alias>`, when there is one. */
+  installedVersion?: string;
+  status: ProjectPackStatus;
+  dir: string;
+}
+
+/** `mcp pack list`: every `packs:` entry with its locked and installed version. */
+export async function listProjectPacks(
+  projectDir: string,
+): Promise<{ packs: ProjectPack[]; diagnostics: Diagnostic[] }> {
+  const [manifest, lock] = await Promise.all([readManifest(projectDir), readLockfile(projectDir)]);
+  const diagnostics = [...manifest.diagnostics, ...lock.diagnostics];
+  const packs: ProjectPack[] = [];
+  for (const dependency of manifest.manifest?.dependencies ?? []) {
+    const dir = packInstallDir(projectDir, dependency.alias);
+    const entry = lock.lock?.packs[dependency.alias];
+    const installed = (await readManifest(dir, { kind: 'pack' })).manifest;
+    const status: ProjectPackStatus =
+      entry === undefined
+        ? 'not-locked'
+        : installed === undefined
+          ? 'not-installed'
+          : installed.name !== entry.name || installed.version !== entry.version
+            ? 'other-version'
+            : 'installed';
+    packs.push({
+      alias: dependency.alias,
+      name: dependency.name,
+      range: dependency.range,
+      ...(entry === undefined ? {} : { version: entry.version }),
+      ...(installed === undefined ? {} : { installedVersion: installed.version }),
+      status,
+      dir,
+    });
+  }
+  return { packs, diagnostics };
+}
+
+/** A source of an installed pack, shaped as discovery's `SourceSpec` (packs cannot import it). */
+export type PackSourceSpec = { pack: string; include?: string[]; exclude?: string[] } & (
+  { tools: string } | { scripts: string } | { module: string } | { workflows: string }
+);
+
+export interface InstalledPack {
+  alias: string;
+  name: string;
+  version: string;
+  /** Absolute. */
+  dir: string;
+  /** What the pack declares it needs; a server should let these names through to its tools. */
+  env: EnvRequirement[];
+  interpreters?: Record<string, string[]>;
+  policy?: PackPolicy;
+}
+
+export interface ProjectSources {
+  /**
+   * Discovery sources of every installed pack, paths relative to the project folder, each
+   * with `pack: <alias>` so its tools are served as `<alias>_<tool>` with `source.pack` set.
+   */
+  sources: PackSourceSpec[];
+  packs: InstalledPack[];
+  /** Packs in toolpack.yaml that are missing, stale or broken (warnings), and bad pack sources. */
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * The sources `mcp list` / `mcp serve` add for the project's installed packs, following each
+ * pack's own toolpack.yaml `sources:`. A pack that is not installed is a warning (run
+ * `mcp pack install`), never an error: the project's own tools still load.
+ */
+export async function resolveProjectSources(projectDir: string): Promise<ProjectSources> {
+  const result: ProjectSources = { sources: [], packs: [], diagnostics: [] };
+  const manifest = await readManifest(projectDir);
+  if (manifest.manifest === undefined) {
+    result.diagnostics.push(...manifest.diagnostics);
+    return result;
+  }
+  const lock = await readLockfile(projectDir);
+  for (const dependency of manifest.manifest.dependencies) {
+    const dir = packInstallDir(projectDir, dependency.alias);
+    const read = await readManifest(dir, { kind: 'pack' });
+    const lockEntry = lock.lock?.packs[dependency.alias];
+    if (!read.exists || read.manifest === undefined) {
+      result.diagnostics.push(
+        createDiagnostic(
+          'warning',
+          'W_PACK_NOT_INSTALLED',
+          read.exists
+            ? `The pack ${dependency.alias} (${dependency.name}) in ${PACKS_DIR} is damaged: ${read.diagnostics.find((d) => d.severity === 'error')?.message ?? 'invalid toolpack.yaml'}; its tools are not served.`
+            : `The pack ${dependency.alias} (${dependency.name}@${dependency.range}) is in toolpack.yaml but not installed; its tools are not served.`,
+          { path: manifest.file },
+          'Run mcp pack install.',
+        ),
+      );
+      continue;
+    }
+    const packManifest = read.manifest;
+    if (
+      packManifest.name !== dependency.name ||
+      (lockEntry !== undefined && lockEntry.version !== packManifest.version)
+    ) {
+      result.diagnostics.push(
+        createDiagnostic(
+          'warning',
+          'W_PACK_STALE',
+          `${PACKS_DIR}/${dependency.alias} holds ${packManifest.name}@${packManifest.version}, but the project asks for ${dependency.name}@${lockEntry?.version ?? dependency.range}.`,
+          { path: read.file },
+          'Run mcp pack install.',
+        ),
+      );
+    }
+    const relativeDir = path.relative(projectDir, dir).split(path.sep).join('/');
+    packManifest.sources.forEach((source, index) => {
+      const { key, location } = getSourceLocation(source);
+      const problem = findPackPathProblem(location, key === 'module');
+      if (problem !== undefined) {
+        result.diagnostics.push(
+          createDiagnostic(
+            'error',
+            'E_PACK_SOURCE_PATH',
+            `sources.${index}.${key}: ${JSON.stringify(location)} ${problem}; the source is not served.`,
+            { path: read.file },
+          ),
+        );
+        return;
+      }
+      const spec = {
+        [key]: path.posix.join(relativeDir, location),
+        pack: dependency.alias,
+        ...(source.include === undefined ? {} : { include: source.include }),
+        ...(source.exclude === undefined ? {} : { exclude: source.exclude }),
+      } as PackSourceSpec;
+      result.sources.push(spec);
+    });
+    result.packs.push({
+      alias: dependency.alias,
+      name: packManifest.name,
+      version: packManifest.version,
+      dir,
+      env: packManifest.env,
+      ...(packManifest.interpreters === undefined
+        ? {}
+        : { interpreters: packManifest.interpreters }),
+      ...(packManifest.policy === undefined ? {} : { policy: packManifest.policy }),
+    });
+  }
+  return result;
+}

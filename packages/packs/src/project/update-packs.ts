@@ -1,0 +1,108 @@
+import { rm } from 'node:fs/promises';
+import { ToolpackError } from '@toolpack/core';
+import type { PackCache } from '../cache/pack-cache.ts';
+import { createEmptyLockfile, serializeLockfile } from '../lock/lockfile.ts';
+import type { RegistryClient } from '../registry/registry-client.ts';
+import { selectVersion } from '../resolve/resolve-version.ts';
+import type { PackLimits } from '../tarball/limits.ts';
+import { toLockResolved } from './add-pack.ts';
+import { commitProjectChange, ensurePacksDir, readProjectState } from './project-files.ts';
+import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
+
+export interface UpdatePacksOptions {
+  projectDir: string;
+  /** Aliases or pack names; all packs when absent or empty. */
+  only?: readonly string[];
+  registry: RegistryClient;
+  cache?: PackCache;
+  onDownload?: DownloadListener;
+  limits?: Partial<PackLimits>;
+}
+
+export interface UpdatePacksReport {
+  updated: { alias: string; name: string; from?: string; to: string; deprecated?: string }[];
+  current: { alias: string; name: string; version: string }[];
+}
+
+/**
+ * `mcp pack update`: moves each pack to the highest version its toolpack.yaml range allows
+ * (the range itself is not changed), in one all-or-nothing step.
+ */
+export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePacksReport> {
+  const { projectDir, registry } = options;
+  const state = await readProjectState(projectDir);
+  const dependencies = state.manifest.manifest?.dependencies ?? [];
+  const only = options.only ?? [];
+  for (const wanted of only) {
+    if (!dependencies.some((d) => d.alias === wanted || d.name === wanted)) {
+      throw new ToolpackError('E_PACK_NOT_INSTALLED', `No pack ${wanted} is in toolpack.yaml.`, {
+        hint: `Add it first: mcp pack add ${wanted}`,
+      });
+    }
+  }
+  const selected =
+    only.length === 0
+      ? dependencies
+      : dependencies.filter((d) => only.includes(d.alias) || only.includes(d.name));
+  const lock = structuredClone(state.lock.lock ?? createEmptyLockfile());
+  const report: UpdatePacksReport = { updated: [], current: [] };
+  const created = await ensurePacksDir(projectDir);
+  const staged: { alias: string; from: string }[] = [];
+  try {
+    for (const dependency of selected) {
+      const pack = await registry.getPack(dependency.name);
+      const version = selectVersion(pack, dependency.range);
+      const locked = lock.packs[dependency.alias];
+      if (locked?.name === dependency.name && locked.version === version) {
+        report.current.push({ alias: dependency.alias, name: dependency.name, version });
+        continue;
+      }
+      const doc = pack.versions[version] ?? (await registry.getVersion(dependency.name, version));
+      const { bytes, remember } = await fetchVerifiedTarball({
+        name: dependency.name,
+        version,
+        integrity: doc.dist.integrity,
+        size: doc.dist.size,
+        ...(options.cache ? { cache: options.cache } : {}),
+        ...(options.onDownload ? { onDownload: options.onDownload } : {}),
+        download: (onProgress) =>
+          registry.download(doc.dist, {
+            ...(onProgress ? { onProgress } : {}),
+            ...(options.limits ? { limits: options.limits } : {}),
+          }),
+      });
+      const stagedPack = await stagePack({
+        projectDir,
+        bytes,
+        name: dependency.name,
+        version,
+        ...(options.limits ? { limits: options.limits } : {}),
+      });
+      staged.push({ alias: dependency.alias, from: stagedPack.dir });
+      await remember();
+      lock.packs[dependency.alias] = {
+        name: dependency.name,
+        version,
+        resolved: toLockResolved(registry, doc.dist, projectDir),
+        integrity: doc.dist.integrity,
+      };
+      report.updated.push({
+        alias: dependency.alias,
+        name: dependency.name,
+        ...(locked === undefined ? {} : { from: locked.version }),
+        to: version,
+        ...(doc.deprecated === undefined ? {} : { deprecated: doc.deprecated }),
+      });
+    }
+    if (staged.length > 0)
+      await commitProjectChange(projectDir, { packs: staged, lock: serializeLockfile(lock) });
+    else if (created !== undefined) await rm(created, { recursive: true, force: true });
+  } catch (error) {
+    for (const { from } of staged)
+      await rm(from, { recursive: true, force: true }).catch(() => undefined);
+    if (created !== undefined)
+      await rm(created, { recursive: true, force: true }).catch(() => undefined);
+    throw error;
+  }
+  return report;
+}
