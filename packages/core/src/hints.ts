@@ -1,4 +1,5 @@
 import { createDiagnostic, type Diagnostic, type DiagnosticLocation } from './diagnostics.ts';
+import { findClosestName } from './closest-name.ts';
 import type { ToolAnnotations } from './tool-model.ts';
 
 const KNOWN_HINTS = {
@@ -100,26 +101,5 @@ const HINT_SPELLINGS = ['ReadOnlyHint', 'DestructiveHint', 'IdempotentHint', 'Op
 
 /** The hint a misspelt key was probably meant to be (at most two edits away). */
 function suggestHint(key: string): string | undefined {
-  const lower = key.toLowerCase();
-  let best: { name: string; distance: number } | undefined;
-  for (const name of HINT_SPELLINGS) {
-    const distance = editDistance(lower, name.toLowerCase());
-    if (distance <= 2 && (best === undefined || distance < best.distance))
-      best = { name, distance };
-  }
-  return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
+  return findClosestName(key, HINT_SPELLINGS, 2);
 }

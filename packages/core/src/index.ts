@@ -45,6 +45,8 @@ export type {
   ValueSpec,
 } from './parameter-model.ts';
 
+export { editDistance, findClosestName } from './closest-name.ts';
+
 export { parseHints } from './hints.ts';
 export type { ParsedHints } from './hints.ts';
 

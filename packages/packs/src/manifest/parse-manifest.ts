@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createDiagnostic, type Diagnostic } from '@toolpack/core';
+import { createDiagnostic, findClosestName, type Diagnostic } from '@toolpack/core';
 import { readPackDependency, type PackDependency } from '../names/pack-names.ts';
 import { parseLocatedYaml, type LocatedYaml } from './located-yaml.ts';
 import {
@@ -161,7 +161,7 @@ function findUnknownKeys(located: LocatedYaml, file: string): Diagnostic[] {
     .keysOf([])
     .filter(({ key }) => !MANIFEST_KEYS.includes(key))
     .map(({ key, line }) => {
-      const closest = findClosest(key, MANIFEST_KEYS);
+      const closest = findClosestName(key, MANIFEST_KEYS);
       return createDiagnostic(
         'warning',
         'W_MANIFEST_UNKNOWN_KEY',
@@ -277,33 +277,4 @@ export function findPackPathProblem(location: string, isModule: boolean): string
   if (isModule && !/\.(psd1|psm1|[cm]?[jt]s)$/i.test(location))
     return 'is not a module file (.psd1, .psm1, .js, .mjs, .ts): a module name would be looked up outside the pack';
   return undefined;
-}
-
-function findClosest(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of candidates) {
-    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 3 || a.length > 64 || b.length > 64) return 99;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const cost = a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1;
-      current.push(
-        Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 99;
 }

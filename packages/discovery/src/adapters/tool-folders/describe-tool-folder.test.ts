@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '@toolpack/core';
-import { editDistance, findClosestName } from './closest-name.ts';
 import { describeToolFolder } from './describe-tool-folder.ts';
 import { discoverToolFolders } from './discover-tool-folders.ts';
 
@@ -80,21 +79,5 @@ describe('describeToolFolder', async () => {
       'required_string',
       'timeout_both',
     ]);
-  });
-});
-
-describe('closest names', () => {
-  it('counts edits', () => {
-    expect(editDistance('inputschema', 'inputschema')).toBe(0);
-    expect(editDistance('descripton', 'description')).toBe(1);
-    expect(editDistance('kitten', 'sitting')).toBe(3);
-  });
-
-  it('finds the closest name, ignoring case and separators', () => {
-    expect(findClosestName('input-schema', ['inputSchema', 'outputSchema'])).toBe('inputSchema');
-    expect(findClosestName('jira_get_isue', ['jira_get_issue', 'jira_list'])).toBe(
-      'jira_get_issue',
-    );
-    expect(findClosestName('zzz', ['jira_get_issue'])).toBeUndefined();
   });
 });

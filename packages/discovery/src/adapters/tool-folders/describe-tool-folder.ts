@@ -1,6 +1,7 @@
 import path from 'node:path';
 import {
   createDiagnostic,
+  findClosestName,
   findSchemaProblems,
   hasErrors,
   isToolpackError,
@@ -18,7 +19,6 @@ import type {
 } from '@toolpack/core';
 import { findPowerShellFunctions } from '../../powershell/index.ts';
 import type { SourceResult } from '../../types.ts';
-import { findClosestName } from './closest-name.ts';
 import { parseLocatedDocument } from './yaml-document.ts';
 import type { LocatedDocument } from './yaml-document.ts';
 

@@ -1,6 +1,5 @@
-import { createDiagnostic } from '@toolpack/core';
+import { createDiagnostic, findClosestName } from '@toolpack/core';
 import type { Diagnostic, DiscoveredTool, WorkflowSpec } from '@toolpack/core';
-import { findClosestName } from '../tool-folders/closest-name.ts';
 
 interface WorkflowNode {
   name: string;

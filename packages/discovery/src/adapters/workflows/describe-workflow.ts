@@ -3,6 +3,7 @@ import {
   PARAMETER_TYPES,
   buildInputSchema,
   createDiagnostic,
+  findClosestName,
   findParameterProblems,
   hasErrors,
   isToolpackError,
@@ -18,7 +19,6 @@ import type {
   WorkflowStep,
 } from '@toolpack/core';
 import type { SourceResult } from '../../types.ts';
-import { findClosestName } from '../tool-folders/closest-name.ts';
 import { parseLocatedDocument } from '../tool-folders/yaml-document.ts';
 import { scanReferences } from './workflow-references.ts';
 
