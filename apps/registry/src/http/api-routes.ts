@@ -1,0 +1,333 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { formatBytes } from '@toolpack/packs';
+import { readBearerToken, verifyToken, type VerifiedToken } from '../auth/tokens.ts';
+import { publishPack } from '../publish/publish-pack.ts';
+import { checkOwnership } from '../publish/publish-pack.ts';
+import { isBlobKey } from '../storage/fs-blob-store.ts';
+import { discardBody, getClientAddress, readBody, sendError, sendJson } from './http-io.ts';
+import type { PackPath } from './pack-path.ts';
+import { MULTIPART_OVERHEAD_BYTES, readUpload } from './read-upload.ts';
+import { toPackDoc, toVersionDoc, type RegistryContext } from './registry-context.ts';
+import { encodeCursor, parseSearchParams } from './search-params.ts';
+
+const MAX_ACTION_BODY_BYTES = 16 * 1024;
+
+export async function handleHealth(
+  context: RegistryContext,
+  response: ServerResponse,
+): Promise<void> {
+  const counts = await context.store.countPacks();
+  sendJson(response, 200, { status: 'ok', ...counts });
+}
+
+/** `GET /v0/packs?q=&tag=&cursor=&limit=` */
+export async function handleSearch(
+  context: RegistryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+): Promise<void> {
+  if (!takeSearchToken(context, request, response)) return;
+  const parsed = parseSearchParams(url.searchParams);
+  if (!parsed.ok) {
+    sendError(response, 400, { code: 'E_BAD_QUERY', message: parsed.message });
+    return;
+  }
+  const { query } = parsed;
+  const page = await context.store.search(query);
+  sendJson(response, 200, {
+    packs: page.packs,
+    metadata: {
+      count: page.packs.length,
+      nextCursor: page.hasMore ? encodeCursor(query.offset + query.limit) : null,
+    },
+  });
+}
+
+/** Charges the client's search bucket; answers 429 and returns false when it is empty. */
+export function takeSearchToken(
+  context: RegistryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): boolean {
+  if (context.searchLimiter === undefined) return true;
+  const decision = context.searchLimiter.take(
+    `ip:${getClientAddress(request, context.trustProxy)}`,
+  );
+  if (decision.allowed) return true;
+  sendError(
+    response,
+    429,
+    {
+      code: 'E_RATE_LIMITED',
+      message: `Too many searches; try again in ${decision.retryAfterSeconds} s.`,
+    },
+    { 'retry-after': String(decision.retryAfterSeconds) },
+  );
+  return false;
+}
+
+export async function handlePackRoute(
+  context: RegistryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  route: PackPath,
+): Promise<void> {
+  const method = request.method ?? 'GET';
+  const reading = method === 'GET' || method === 'HEAD';
+  if (route.kind === 'pack') {
+    if (!reading) return sendMethodNotAllowed(response, 'GET, HEAD');
+    const pack = await context.store.getPack(route.name);
+    if (pack === undefined) return sendPackNotFound(response, route.name);
+    return sendJson(response, 200, toPackDoc(context, pack));
+  }
+  if (route.kind === 'version') {
+    if (!reading) return sendMethodNotAllowed(response, 'GET, HEAD');
+    const stored = await context.store.getVersion(route.name, route.version);
+    if (stored === undefined)
+      return sendVersionNotFound(context, response, route.name, route.version);
+    return sendJson(response, 200, toVersionDoc(context, stored));
+  }
+  if (method !== 'POST') return sendMethodNotAllowed(response, 'POST');
+  return handleVersionAction(context, request, response, route);
+}
+
+/** `POST /v0/packs`: the body is the `.tgz` (raw or multipart), with the publisher's bearer token. */
+export async function handlePublish(
+  context: RegistryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const token = await authenticate(context, request, response);
+  if (token === undefined) return;
+  const maxBody = context.limits.maxTarballBytes + MULTIPART_OVERHEAD_BYTES;
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBody)
+    return sendTooLarge(context, request, response);
+  const body = await readBody(request, maxBody);
+  if (!body.ok) {
+    if (body.reason === 'too-large') return sendTooLarge(context, request, response);
+    return;
+  }
+  const upload = await readUpload(request.headers['content-type'], body.bytes);
+  if (!upload.ok)
+    return sendError(response, 400, { code: 'E_BAD_UPLOAD', message: upload.message });
+  if (upload.bytes.length > context.limits.maxTarballBytes)
+    return sendTooLarge(context, request, response);
+
+  const outcome = await publishPack(context.publish, {
+    bytes: upload.bytes,
+    owner: token.owner,
+    publishedBy: token.id,
+  });
+  if (outcome.status !== 201) {
+    return sendError(response, outcome.status, {
+      code: outcome.code,
+      message: outcome.message,
+      problems: outcome.problems,
+    });
+  }
+  const { doc } = outcome;
+  const stored = await context.store.getVersion(doc.name, doc.version);
+  const served = stored === undefined ? doc : toVersionDoc(context, stored);
+  context.log(`published ${doc.name}@${doc.version} (${token.owner}, token ${token.id})`);
+  sendJson(response, 201, served, {
+    location: `/v0/packs/${encodeURIComponent(doc.name)}/versions/${encodeURIComponent(doc.version)}`,
+  });
+}
+
+/** `POST .../deprecate` (`{"message": "..."}`) and `.../yank`; `{"undo": true}` reverses either. */
+async function handleVersionAction(
+  context: RegistryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  route: Extract<PackPath, { kind: 'action' }>,
+): Promise<void> {
+  const token = await authenticate(context, request, response);
+  if (token === undefined) return;
+  const body = await readBody(request, MAX_ACTION_BODY_BYTES);
+  if (!body.ok) {
+    if (body.reason === 'too-large') {
+      discardBody(request, MAX_ACTION_BODY_BYTES * 4);
+      sendError(
+        response,
+        413,
+        { code: 'E_TOO_LARGE', message: 'The request body is too large.' },
+        { connection: 'close' },
+      );
+    }
+    return;
+  }
+  let input: { message?: unknown; undo?: unknown } = {};
+  const text = body.bytes.toString('utf8').trim();
+  if (text !== '') {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        throw new Error('not an object');
+      input = parsed as typeof input;
+    } catch {
+      return sendError(response, 400, {
+        code: 'E_BAD_BODY',
+        message: 'The body must be a JSON object such as {"message": "Use 2.x"} or {"undo": true}.',
+      });
+    }
+  }
+  if (input.message !== undefined && typeof input.message !== 'string')
+    return sendError(response, 400, { code: 'E_BAD_BODY', message: 'message must be a string.' });
+  if (input.undo !== undefined && typeof input.undo !== 'boolean')
+    return sendError(response, 400, { code: 'E_BAD_BODY', message: 'undo must be true or false.' });
+
+  const owner = await context.store.getPackOwner(route.name);
+  if (owner === undefined) return sendPackNotFound(response, route.name);
+  const denial = checkOwnership({ name: route.name, owner, publisher: token.owner });
+  if (denial !== undefined)
+    return sendError(response, 403, { code: 'E_NOT_OWNER', message: denial });
+
+  const undo = input.undo === true;
+  const message =
+    typeof input.message === 'string' && input.message.trim() !== ''
+      ? input.message.trim().slice(0, 1000)
+      : 'This version is deprecated.';
+  const updated = await context.store.updateVersion(
+    route.name,
+    route.version,
+    route.action === 'yank' ? { yanked: !undo } : { deprecated: undo ? null : message },
+  );
+  if (updated === undefined)
+    return sendVersionNotFound(context, response, route.name, route.version);
+  context.log(
+    `${undo ? 'un-' : ''}${route.action === 'yank' ? 'yanked' : 'deprecated'} ${route.name}@${route.version} (${token.owner})`,
+  );
+  sendJson(response, 200, toVersionDoc(context, updated));
+}
+
+/** `GET /v0/blobs/sha512/<hex>.tgz`: immutable, so cacheable forever. */
+export async function handleBlob(
+  context: RegistryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  key: string,
+): Promise<void> {
+  const blob = isBlobKey(key) ? await context.blobs.open(key) : undefined;
+  if (blob === undefined)
+    return sendError(response, 404, { code: 'E_NOT_FOUND', message: 'No such tarball.' });
+  const etag = `"${key.slice(key.indexOf('/') + 1)}"`;
+  const headers = {
+    'content-type': 'application/gzip',
+    'cache-control': 'public, max-age=31536000, immutable',
+    etag,
+    'access-control-allow-origin': '*',
+    'x-content-type-options': 'nosniff',
+  };
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (
+    ifNoneMatch !== undefined &&
+    ifNoneMatch
+      .split(',')
+      .some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')
+  ) {
+    response.writeHead(304, headers);
+    response.end();
+    return;
+  }
+  response.writeHead(200, { ...headers, 'content-length': String(blob.size) });
+  if (request.method === 'HEAD') {
+    response.end();
+    return;
+  }
+  const stream = blob.stream();
+  stream.on('error', () => response.destroy());
+  stream.pipe(response);
+}
+
+/**
+ * The publisher behind the request's bearer token. Answers 429 (rate limited, per token or,
+ * without a valid one, per address) or 401 itself and returns undefined.
+ */
+async function authenticate(
+  context: RegistryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<VerifiedToken | undefined> {
+  const presented = readBearerToken(request.headers.authorization);
+  const token = presented === undefined ? undefined : await verifyToken(context.store, presented);
+  if (context.publishLimiter !== undefined) {
+    const key =
+      token === undefined
+        ? `ip:${getClientAddress(request, context.trustProxy)}`
+        : `token:${token.id}`;
+    const decision = context.publishLimiter.take(key);
+    if (!decision.allowed) {
+      discardBody(request, context.limits.maxTarballBytes + MULTIPART_OVERHEAD_BYTES);
+      sendError(
+        response,
+        429,
+        {
+          code: 'E_RATE_LIMITED',
+          message: `Too many publish requests; try again in ${decision.retryAfterSeconds} s.`,
+        },
+        { 'retry-after': String(decision.retryAfterSeconds), connection: 'close' },
+      );
+      return undefined;
+    }
+  }
+  if (token === undefined) {
+    discardBody(request, context.limits.maxTarballBytes + MULTIPART_OVERHEAD_BYTES);
+    sendError(
+      response,
+      401,
+      {
+        code: 'E_UNAUTHORIZED',
+        message:
+          presented === undefined
+            ? 'Publishing needs a token: send Authorization: Bearer <token>.'
+            : 'The token is not valid (unknown, revoked or mistyped).',
+        hint: 'Ask the registry admin for a token (toolpack-registry token create --owner NAME).',
+      },
+      { 'www-authenticate': 'Bearer realm="toolpack"', connection: 'close' },
+    );
+  }
+  return token;
+}
+
+function sendTooLarge(
+  context: RegistryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  discardBody(request, (context.limits.maxTarballBytes + MULTIPART_OVERHEAD_BYTES) * 4);
+  sendError(
+    response,
+    413,
+    {
+      code: 'E_TARBALL_TOO_LARGE',
+      message: `The upload is larger than ${formatBytes(context.limits.maxTarballBytes)}, the largest pack tarball this registry takes.`,
+      hint: 'Leave large or generated files out with .toolpackignore.',
+    },
+    { connection: 'close' },
+  );
+}
+
+function sendPackNotFound(response: ServerResponse, name: string): void {
+  sendError(response, 404, { code: 'E_PACK_NOT_FOUND', message: `No pack named ${name}.` });
+}
+
+async function sendVersionNotFound(
+  context: RegistryContext,
+  response: ServerResponse,
+  name: string,
+  version: string,
+): Promise<void> {
+  const pack = await context.store.getPack(name);
+  if (pack === undefined) return sendPackNotFound(response, name);
+  const versions = pack.versions.map((v) => v.doc.version).join(', ');
+  sendError(response, 404, {
+    code: 'E_VERSION_NOT_FOUND',
+    message: `${name} has no version ${version}; it has ${versions}.`,
+  });
+}
+
+export function sendMethodNotAllowed(response: ServerResponse, allow: string): void {
+  sendError(response, 405, { code: 'E_METHOD', message: `Use ${allow} here.` }, { allow });
+}

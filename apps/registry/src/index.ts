@@ -1,0 +1,57 @@
+export {
+  DEFAULT_REGISTRY_HOST,
+  DEFAULT_REGISTRY_PORT,
+  DEFAULT_SEED_DIR,
+  startRegistry,
+} from './start-registry.ts';
+export type { RunningRegistry, StartRegistryOptions } from './start-registry.ts';
+
+export { runRegistryCli } from './registry-cli.ts';
+export type { RegistryCliIo } from './registry-cli.ts';
+
+export { DEFAULT_RATE_LIMITS, createRegistryHandler } from './http/create-registry-handler.ts';
+export type {
+  RateLimitOptions,
+  RegistryHandlerOptions,
+  RegistryRequestHandler,
+} from './http/create-registry-handler.ts';
+
+export { createToken, generateToken, isValidOwner, verifyToken } from './auth/tokens.ts';
+export type { CreateTokenOptions, CreatedToken, VerifiedToken } from './auth/tokens.ts';
+export { createRateLimiter } from './auth/rate-limit.ts';
+export type { RateDecision, RateLimiter, TokenBucketOptions } from './auth/rate-limit.ts';
+
+export { checkOwnership, publishPack } from './publish/publish-pack.ts';
+export type {
+  OwnershipInput,
+  PublishContext,
+  PublishOutcome,
+  PublishRequest,
+} from './publish/publish-pack.ts';
+export { listPackTools } from './publish/list-pack-tools.ts';
+export type {
+  ListPackToolsInput,
+  PackToolLister,
+  PackToolListing,
+} from './publish/list-pack-tools.ts';
+export { OFFICIAL_OWNER, seedPacks } from './publish/seed-packs.ts';
+export type { SeedReport } from './publish/seed-packs.ts';
+
+export type { BlobHandle, BlobStore } from './storage/blob-store.ts';
+export { computeBlobKey, createFsBlobStore, isBlobKey } from './storage/fs-blob-store.ts';
+export type { FsBlobStoreOptions } from './storage/fs-blob-store.ts';
+export type {
+  AddVersionResult,
+  MetadataStore,
+  NewVersionRecord,
+  StoreSearchPage,
+  StoreSearchQuery,
+  StoredPack,
+  StoredVersion,
+  TagCount,
+  TokenRecord,
+  VersionChange,
+} from './storage/metadata-store.ts';
+export { createSqliteMetadataStore } from './storage/sqlite-metadata-store.ts';
+export type { SqliteMetadataStoreOptions } from './storage/sqlite-metadata-store.ts';
+export { buildFtsQuery, splitSearchTerms } from './storage/fts-query.ts';

@@ -1,0 +1,70 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createDiagnostic, type Diagnostic } from '@toolpack/core';
+import {
+  MANIFEST_FILE,
+  inspectTarball,
+  parseManifest,
+  type PackLimits,
+  type PackManifest,
+  type TarballFile,
+} from '@toolpack/packs';
+
+export interface PackUpload {
+  manifest: PackManifest;
+  files: TarballFile[];
+}
+
+export type ReadPackUploadResult =
+  { ok: true; upload: PackUpload; warnings: Diagnostic[] } | { ok: false; problems: Diagnostic[] };
+
+/**
+ * Checks an uploaded `.tgz` with the same code `mcp pack add` unpacks with (gzip only, size
+ * and ratio caps, no links, every path safe under `package/`), then reads its manifest as
+ * a pack's. Every problem is returned; nothing is written anywhere.
+ */
+export function readPackUpload(
+  bytes: Uint8Array,
+  limits: Partial<PackLimits>,
+): ReadPackUploadResult {
+  const inspected = inspectTarball(bytes, { limits, label: 'The tarball' });
+  if (inspected.files === undefined) return { ok: false, problems: inspected.problems };
+  const manifestFile = inspected.files.find((file) => file.path === MANIFEST_FILE);
+  if (manifestFile === undefined) {
+    return {
+      ok: false,
+      problems: [
+        createDiagnostic(
+          'error',
+          'E_PACK_NO_MANIFEST',
+          `The tarball has no package/${MANIFEST_FILE}, so it is not a pack.`,
+          { path: MANIFEST_FILE },
+          'Make the tarball with `mcp pack publish` (or `mcp pack pack`) from the folder that holds toolpack.yaml.',
+        ),
+      ],
+    };
+  }
+  const parsed = parseManifest(manifestFile.data.toString('utf8'), {
+    path: MANIFEST_FILE,
+    kind: 'pack',
+  });
+  const warnings = parsed.diagnostics.filter((d) => d.severity !== 'error');
+  if (parsed.manifest === undefined)
+    return { ok: false, problems: parsed.diagnostics.filter((d) => d.severity === 'error') };
+  return { ok: true, upload: { manifest: parsed.manifest, files: inspected.files }, warnings };
+}
+
+/** Writes checked files into `dir`, a folder this process just created (so no link is in the way). */
+export async function writeUploadFiles(files: readonly TarballFile[], dir: string): Promise<void> {
+  const made = new Set<string>();
+  for (const file of files) {
+    const target = path.join(dir, ...file.path.split('/'));
+    const parent = path.dirname(target);
+    if (!made.has(parent)) {
+      await mkdir(parent, { recursive: true });
+      made.add(parent);
+    }
+    // `wx`: never follow or replace anything already there.
+    await writeFile(target, file.data, { flag: 'wx', mode: 0o644 });
+  }
+}

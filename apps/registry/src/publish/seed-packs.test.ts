@@ -1,0 +1,77 @@
+import { cp, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SEED_DIR, startRegistry } from '../start-registry.ts';
+import { FIXTURE_PACKS, makeTempDir, removeTempDirs } from '../testing/registry-fixtures.ts';
+
+afterAll(removeTempDirs);
+
+describe('seeding', () => {
+  it('publishes every official pack through the publish path, as the toolpack owner, once', async () => {
+    const dataDir = await makeTempDir();
+    const first = await startRegistry({ port: 0, dataDir, rateLimits: false });
+    try {
+      const folders = (await readdir(DEFAULT_SEED_DIR, { withFileTypes: true }))
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
+      expect(first.seed.problems).toEqual([]);
+      expect(first.seed.published).toEqual(
+        expect.arrayContaining(['files@1.0.0', 'git@1.0.0', 'http@1.0.0', 'sysinfo@1.0.0']),
+      );
+      expect(first.seed.published).toHaveLength(folders.length);
+      expect(folders.length).toBeGreaterThanOrEqual(6);
+      const listed = await first.store.search({
+        words: [],
+        tags: ['mcptools'],
+        offset: 0,
+        limit: 100,
+      });
+      expect(listed.packs.map((p) => p.name).sort()).toEqual(
+        first.seed.published.map((id) => id.split('@')[0]).sort(),
+      );
+      const git = await first.store.getPack('git');
+      expect(git).toMatchObject({
+        owner: 'toolpack',
+        versions: [expect.objectContaining({ publishedBy: 'seed' })],
+      });
+    } finally {
+      await first.close();
+    }
+    const second = await startRegistry({ port: 0, dataDir, rateLimits: false });
+    try {
+      expect(second.seed.published).toEqual([]);
+      expect(second.seed.unchanged).toHaveLength(first.seed.published.length);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('reports a bad pack and a pack changed without a new version, and still seeds the others', async () => {
+    const seedDir = await makeTempDir();
+    for (const name of ['weather', 'broken-tools', 'notes'])
+      await cp(path.join(FIXTURE_PACKS, name), path.join(seedDir, name), { recursive: true });
+    const dataDir = await makeTempDir();
+    const first = await startRegistry({ port: 0, dataDir, seedDir, rateLimits: false });
+    await first.close();
+    expect(first.seed.published).toEqual(['acme/notes@1.0.0', 'weather@1.0.0']);
+    expect(first.seed.problems.map((p) => [p.code, path.relative(seedDir, p.path)])).toEqual([
+      ['E_PACK_INVALID', path.join('broken-tools', 'toolpack.yaml')],
+      ['E_SOURCE_MISSING', path.join('broken-tools', 'toolpack.yaml')],
+      ['E_PARAM_TYPE', path.join('broken-tools', 'scripts', 'bad-type.sh')],
+      ['E_NO_DESCRIPTION', path.join('broken-tools', 'scripts', 'no-description.sh')],
+    ]);
+
+    await writeFile(
+      path.join(seedDir, 'weather', 'scripts', 'extra.sh'),
+      '#!/usr/bin/env bash\n# DESCRIPTION "New."\necho\n',
+    );
+    const second = await startRegistry({ port: 0, dataDir, seedDir, rateLimits: false });
+    await second.close();
+    expect(second.seed.problems.filter((p) => p.severity === 'warning')).toEqual([
+      expect.objectContaining({
+        code: 'W_SEED_CHANGED',
+        path: path.join(seedDir, 'weather', 'toolpack.yaml'),
+      }),
+    ]);
+  });
+});

@@ -1,0 +1,105 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runRegistryCli, type RegistryCliIo } from './registry-cli.ts';
+import { createSqliteMetadataStore } from './storage/sqlite-metadata-store.ts';
+import { verifyToken } from './auth/tokens.ts';
+import { makeTempDir, removeTempDirs } from './testing/registry-fixtures.ts';
+
+afterAll(removeTempDirs);
+
+function createIo(cwd: string, waitForStop?: () => Promise<void>) {
+  const out = { stdout: '', stderr: '' };
+  const io: RegistryCliIo = {
+    stdout: { write: (text: string) => (out.stdout += text) },
+    stderr: { write: (text: string) => (out.stderr += text) },
+    cwd,
+    ...(waitForStop === undefined ? {} : { waitForStop }),
+  };
+  return { io, out };
+}
+
+describe('toolpack-registry', () => {
+  it('creates a token with `node src/cli.ts token create`, printed once on stdout', async () => {
+    const cwd = await makeTempDir();
+    const result = spawnSync(
+      process.execPath,
+      [
+        path.join(import.meta.dirname, 'cli.ts'),
+        'token',
+        'create',
+        '--owner',
+        'acme',
+        '--label',
+        'ci',
+      ],
+      {
+        cwd,
+        encoding: 'utf8',
+      },
+    );
+    expect(result.stderr).toMatch(/^Token [0-9a-f]{16} for owner acme\. It is shown this once/);
+    expect(result.status).toBe(0);
+    const token = result.stdout.trim();
+    const store = createSqliteMetadataStore({
+      file: path.join(cwd, '.toolpack', 'registry', 'registry.db'),
+    });
+    expect(await verifyToken(store, token)).toMatchObject({ owner: 'acme' });
+    await store.close();
+  });
+
+  it('lists and revokes tokens', async () => {
+    const cwd = await makeTempDir();
+    const created = createIo(cwd);
+    expect(
+      await runRegistryCli(['token', 'create', '--owner', 'bob', '--data', 'reg'], created.io),
+    ).toBe(0);
+    const id = created.out.stderr.match(/Token ([0-9a-f]{16})/)?.[1] ?? '';
+    const listed = createIo(cwd);
+    expect(await runRegistryCli(['token', 'list', '--data', 'reg'], listed.io)).toBe(0);
+    expect(listed.out.stdout).toMatch(new RegExp(`^${id}\\tbob\\t\\S+\\tactive\\t\\n$`));
+    expect(listed.out.stdout).not.toContain(created.out.stdout.trim());
+    expect(await runRegistryCli(['token', 'revoke', id, '--data', 'reg'], createIo(cwd).io)).toBe(
+      0,
+    );
+    expect(await runRegistryCli(['token', 'revoke', id, '--data', 'reg'], createIo(cwd).io)).toBe(
+      1,
+    );
+  });
+
+  it('serves until told to stop', async () => {
+    const cwd = await makeTempDir();
+    let stop = () => {};
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const { io, out } = createIo(cwd, () => stopped);
+    const running = runRegistryCli(['serve', '--port', '0', '--no-seed', '--data', 'reg'], io);
+    await expect.poll(() => out.stderr, { timeout: 10_000 }).toMatch(/listening on (http:\S+)/);
+    const url = out.stderr.match(/listening on (http:\S+)/)?.[1] ?? '';
+    expect(await (await fetch(`${url}/health`)).json()).toEqual({
+      status: 'ok',
+      packs: 0,
+      versions: 0,
+    });
+    stop();
+    expect(await running).toBe(0);
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
+
+  it('answers bad usage with exit code 2 and the usage text', async () => {
+    for (const argv of [
+      [],
+      ['nonsense'],
+      ['token', 'create'],
+      ['token', 'create', '--owner', 'Bad Owner'],
+      ['serve', '--port', 'x'],
+      ['--bogus'],
+    ]) {
+      const { io, out } = createIo(await makeTempDir());
+      expect(await runRegistryCli(argv, io), argv.join(' ')).toBe(2);
+      expect(out.stderr).not.toBe('');
+    }
+    const help = createIo(await makeTempDir());
+    expect(await runRegistryCli(['--help'], help.io)).toBe(0);
+    expect(help.out.stdout).toContain('toolpack-registry token create --owner NAME');
+  });
+});

@@ -1,0 +1,163 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { isToolpackError } from '@toolpack/core';
+import { createToken } from './auth/tokens.ts';
+import { createSqliteMetadataStore } from './storage/sqlite-metadata-store.ts';
+import { DEFAULT_REGISTRY_HOST, DEFAULT_REGISTRY_PORT, startRegistry } from './start-registry.ts';
+
+export interface RegistryCliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  cwd: string;
+  /** Resolves when `serve` should stop (SIGINT/SIGTERM in the real binary). */
+  waitForStop?: () => Promise<void>;
+}
+
+const USAGE = `Usage:
+  toolpack-registry serve [--port 4873] [--host 127.0.0.1] [--data DIR] [--seed DIR | --no-seed]
+                          [--public-url URL] [--trust-proxy] [--no-rate-limit]
+  toolpack-registry token create --owner NAME [--label TEXT] [--data DIR]
+  toolpack-registry token list [--owner NAME] [--data DIR]
+  toolpack-registry token revoke ID [--data DIR]
+
+DIR defaults to .toolpack/registry. A token is printed once and stored only as a salted hash.
+Exit codes: 0 ok, 1 failure, 2 bad usage.
+`;
+
+/** The `toolpack-registry` command (`node src/cli.ts ...`); returns the exit code. */
+export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        data: { type: 'string' },
+        seed: { type: 'string' },
+        'no-seed': { type: 'boolean' },
+        'public-url': { type: 'string' },
+        'trust-proxy': { type: 'boolean' },
+        'no-rate-limit': { type: 'boolean' },
+        owner: { type: 'string' },
+        label: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    io.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true || positionals.length === 0) {
+    (values.help === true ? io.stdout : io.stderr).write(USAGE);
+    return values.help === true ? 0 : 2;
+  }
+  const dataDir = path.resolve(io.cwd, values.data ?? path.join('.toolpack', 'registry'));
+  const [command, sub, ...rest] = positionals;
+  try {
+    if (command === 'serve' && sub === undefined) return await serve(values, dataDir, io);
+    if (command === 'token' && sub === 'create' && rest.length === 0) {
+      if (values.owner === undefined) {
+        io.stderr.write(`token create needs --owner NAME.\n\n${USAGE}`);
+        return 2;
+      }
+      const store = createSqliteMetadataStore({ file: path.join(dataDir, 'registry.db') });
+      try {
+        const created = await createToken(store, {
+          owner: values.owner,
+          ...(values.label === undefined ? {} : { label: values.label }),
+        });
+        io.stderr.write(
+          `Token ${created.id} for owner ${created.owner}. It is shown this once; store it as a secret:\n`,
+        );
+        io.stdout.write(`${created.token}\n`);
+      } finally {
+        await store.close();
+      }
+      return 0;
+    }
+    if (command === 'token' && sub === 'list' && rest.length === 0) {
+      const store = createSqliteMetadataStore({ file: path.join(dataDir, 'registry.db') });
+      try {
+        for (const token of await store.listTokens(values.owner)) {
+          io.stdout.write(
+            `${token.id}\t${token.owner}\t${token.createdAt}\t${token.revokedAt === undefined ? 'active' : `revoked ${token.revokedAt}`}\t${token.label ?? ''}\n`,
+          );
+        }
+      } finally {
+        await store.close();
+      }
+      return 0;
+    }
+    if (command === 'token' && sub === 'revoke' && rest.length === 1 && rest[0] !== undefined) {
+      const store = createSqliteMetadataStore({ file: path.join(dataDir, 'registry.db') });
+      try {
+        if (!(await store.revokeToken(rest[0], new Date().toISOString()))) {
+          io.stderr.write(`No active token with id ${rest[0]}.\n`);
+          return 1;
+        }
+        io.stderr.write(`Revoked token ${rest[0]}.\n`);
+      } finally {
+        await store.close();
+      }
+      return 0;
+    }
+  } catch (error) {
+    if (!isToolpackError(error)) throw error;
+    io.stderr.write(
+      `error ${error.code}: ${error.message}${error.hint === undefined ? '' : `\n${error.hint}`}\n`,
+    );
+    return error.code === 'E_TOKEN_OWNER' ? 2 : 1;
+  }
+  io.stderr.write(`Unknown command: ${positionals.join(' ')}\n\n${USAGE}`);
+  return 2;
+}
+
+async function serve(
+  values: Record<string, string | boolean | undefined>,
+  dataDir: string,
+  io: RegistryCliIo,
+): Promise<number> {
+  const port = values.port === undefined ? DEFAULT_REGISTRY_PORT : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    io.stderr.write(`--port must be a port number (0-65535), not ${String(values.port)}.\n`);
+    return 2;
+  }
+  const seedDir =
+    values['no-seed'] === true
+      ? false
+      : typeof values.seed === 'string'
+        ? path.resolve(io.cwd, values.seed)
+        : undefined;
+  const registry = await startRegistry({
+    port,
+    host: typeof values.host === 'string' ? values.host : DEFAULT_REGISTRY_HOST,
+    dataDir,
+    ...(seedDir === undefined ? {} : { seedDir }),
+    ...(typeof values['public-url'] === 'string' ? { publicUrl: values['public-url'] } : {}),
+    ...(values['trust-proxy'] === true ? { trustProxy: true } : {}),
+    ...(values['no-rate-limit'] === true ? { rateLimits: false as const } : {}),
+    log: (message) => io.stderr.write(`${message}\n`),
+  });
+  const { packs, versions } = await registry.store.countPacks();
+  io.stderr.write(
+    `Toolpack registry listening on ${registry.url} (${packs} packs, ${versions} versions; data in ${registry.dataDir})\n`,
+  );
+  await (io.waitForStop ?? waitForSignal)();
+  await registry.close();
+  return 0;
+}
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,171 @@
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ToolpackError } from '@toolpack/core';
+import { DEFAULT_PACK_LIMITS, type PackLimits } from '@toolpack/packs';
+import { createToken, type CreateTokenOptions, type CreatedToken } from './auth/tokens.ts';
+import { createRegistryHandler, type RateLimitOptions } from './http/create-registry-handler.ts';
+import { listPackTools, type PackToolLister } from './publish/list-pack-tools.ts';
+import { seedPacks, type SeedReport } from './publish/seed-packs.ts';
+import type { BlobStore } from './storage/blob-store.ts';
+import { createFsBlobStore } from './storage/fs-blob-store.ts';
+import type { MetadataStore } from './storage/metadata-store.ts';
+import { createSqliteMetadataStore } from './storage/sqlite-metadata-store.ts';
+
+export const DEFAULT_REGISTRY_PORT = 4873;
+export const DEFAULT_REGISTRY_HOST = '127.0.0.1';
+
+/** This repository's official packs (`registry/packs`), the default seed. */
+export const DEFAULT_SEED_DIR = fileURLToPath(new URL('../../../registry/packs', import.meta.url));
+
+export interface StartRegistryOptions {
+  /** Default 4873; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Holds registry.db and blobs/. Default `.toolpack/registry` under the working directory. */
+  dataDir?: string;
+  /** Pack folders published on start (new versions only); `false` for none. Default `registry/packs`. */
+  seedDir?: string | false;
+  /** The URL clients reach the registry at (tarball URLs start with it). Default from host and port. */
+  publicUrl?: string;
+  limits?: Partial<PackLimits>;
+  rateLimits?: RateLimitOptions | false;
+  trustProxy?: boolean;
+  /** Tokens to register on start (made by `generateToken`), e.g. from a deployment's secrets. */
+  tokens?: CreateTokenOptions[];
+  /** Another MetadataStore (PostgreSQL, ...) instead of `<dataDir>/registry.db`. */
+  store?: MetadataStore;
+  /** Another BlobStore (S3-compatible, ...) instead of `<dataDir>/blobs`. */
+  blobs?: BlobStore;
+  listTools?: PackToolLister;
+  /** Where the registry reports what it did (publishes, failures); silent by default. */
+  log?: (message: string) => void;
+}
+
+export interface RunningRegistry {
+  /** The public base URL, without a trailing slash. */
+  url: string;
+  port: number;
+  host: string;
+  dataDir: string;
+  /** What seeding published, skipped and refused. */
+  seed: SeedReport;
+  store: MetadataStore;
+  blobs: BlobStore;
+  /** Creates a publish token for an owner; the token is only ever returned here. */
+  createToken(options: CreateTokenOptions): Promise<CreatedToken>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the registry (HTTP API and web gallery) on embedded defaults: SQLite metadata and
+ * search in `<dataDir>/registry.db`, tarballs by content hash in `<dataDir>/blobs`, and the
+ * official packs seeded from `registry/packs` through the same publish path as an upload.
+ */
+export async function startRegistry(options: StartRegistryOptions = {}): Promise<RunningRegistry> {
+  const host = options.host ?? DEFAULT_REGISTRY_HOST;
+  const dataDir = path.resolve(options.dataDir ?? path.join('.toolpack', 'registry'));
+  const workDir = path.join(dataDir, 'tmp');
+  await rm(workDir, { recursive: true, force: true });
+  const store =
+    options.store ?? createSqliteMetadataStore({ file: path.join(dataDir, 'registry.db') });
+  const blobs = options.blobs ?? createFsBlobStore({ dir: path.join(dataDir, 'blobs') });
+  const limits: PackLimits = { ...DEFAULT_PACK_LIMITS, ...options.limits };
+  const listTools = options.listTools ?? listPackTools;
+  const log = options.log ?? (() => {});
+  let publicUrl = options.publicUrl ?? '';
+
+  try {
+    for (const token of options.tokens ?? []) await createToken(store, token);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+
+  const handler = createRegistryHandler({
+    store,
+    blobs,
+    workDir,
+    publicUrl: () => publicUrl,
+    limits,
+    listTools,
+    trustProxy: options.trustProxy === true,
+    log,
+    ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
+  });
+  const server = createServer(handler);
+  server.requestTimeout = 120_000;
+  server.headersTimeout = 30_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? DEFAULT_REGISTRY_PORT, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await store.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ToolpackError(
+      'E_REGISTRY_LISTEN',
+      `The registry cannot listen on ${host}:${options.port ?? DEFAULT_REGISTRY_PORT}: ${code ?? (error as Error).message}.`,
+      {
+        hint:
+          code === 'EADDRINUSE'
+            ? 'Another program uses that port: pick another with --port.'
+            : 'Check --host and --port.',
+        cause: error,
+      },
+    );
+  }
+  const port = (server.address() as AddressInfo).port;
+  if (publicUrl === '') publicUrl = defaultPublicUrl(host, port);
+  publicUrl = publicUrl.replace(/\/+$/, '');
+
+  const close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await store.close();
+  };
+
+  const seedDir =
+    options.seedDir === undefined
+      ? existsSync(DEFAULT_SEED_DIR)
+        ? DEFAULT_SEED_DIR
+        : false
+      : options.seedDir;
+  let seed: SeedReport = { published: [], unchanged: [], problems: [] };
+  if (seedDir !== false) {
+    try {
+      seed = await seedPacks({ store, blobs, limits, listTools, workDir }, seedDir);
+    } catch (error) {
+      await close();
+      throw error;
+    }
+    if (seed.published.length > 0) log(`seeded ${seed.published.join(', ')}`);
+    for (const problem of seed.problems)
+      log(`${problem.path}: ${problem.severity} ${problem.code}: ${problem.message}`);
+  }
+
+  return {
+    url: publicUrl,
+    port,
+    host,
+    dataDir,
+    seed,
+    store,
+    blobs,
+    createToken: (tokenOptions) => createToken(store, tokenOptions),
+    close,
+  };
+}
+
+function defaultPublicUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}

@@ -1,0 +1,76 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolpackError } from '@toolpack/core';
+import type { BlobHandle, BlobStore } from './blob-store.ts';
+
+const KEY_PATTERN = /^sha512\/([0-9a-f]{128})$/;
+
+/** The content-addressed key of `bytes`. */
+export function computeBlobKey(bytes: Uint8Array): string {
+  return `sha512/${createHash('sha512').update(bytes).digest('hex')}`;
+}
+
+export function isBlobKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
+export interface FsBlobStoreOptions {
+  /** The folder blobs are written under (`<dir>/sha512/ab/<hex>.tgz`). */
+  dir: string;
+}
+
+/** Tarballs on the local disk, one file per content hash. */
+export function createFsBlobStore(options: FsBlobStoreOptions): BlobStore {
+  const root = path.resolve(options.dir);
+  const fileOf = (key: string): string | undefined => {
+    const hex = KEY_PATTERN.exec(key)?.[1];
+    return hex === undefined ? undefined : path.join(root, 'sha512', hex.slice(0, 2), `${hex}.tgz`);
+  };
+
+  return {
+    async put(key, bytes) {
+      const file = fileOf(key);
+      if (file === undefined) {
+        throw new ToolpackError('E_BLOB_KEY', `${JSON.stringify(key)} is not a blob key.`, {
+          hint: 'Use computeBlobKey(bytes) to name a blob.',
+        });
+      }
+      // A wrong key would serve other bytes than its integrity promises, forever.
+      if (computeBlobKey(bytes) !== key) {
+        throw new ToolpackError('E_BLOB_KEY', `The bytes stored as ${key} do not hash to it.`);
+      }
+      if (await exists(file)) return;
+      await mkdir(path.dirname(file), { recursive: true });
+      // Written aside and renamed, so a reader never sees half a tarball and a crash leaves
+      // at most a stray temporary file.
+      const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+      try {
+        await writeFile(temporary, bytes, { flag: 'wx' });
+        await rename(temporary, file);
+      } finally {
+        await rm(temporary, { force: true });
+      }
+    },
+    async open(key) {
+      const file = fileOf(key);
+      if (file === undefined) return undefined;
+      const stats = await stat(file).catch(() => undefined);
+      if (stats === undefined || !stats.isFile()) return undefined;
+      const handle: BlobHandle = { size: stats.size, stream: () => createReadStream(file) };
+      return handle;
+    },
+    async has(key) {
+      const file = fileOf(key);
+      return file !== undefined && (await exists(file));
+    },
+  };
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+}

@@ -1,0 +1,107 @@
+import type { PackSummary, VersionDoc } from '../documents.ts';
+
+/**
+ * Where the registry keeps pack metadata, search and tokens. The HTTP and publish code
+ * only ever talk to this interface, so a PostgreSQL store (tsvector search, a real
+ * connection pool) can replace the embedded SQLite one without touching them. Every method
+ * is async for that reason, although SQLite answers synchronously.
+ */
+export interface MetadataStore {
+  /**
+   * Records a new version, claiming the name for `owner` when nobody has published it yet.
+   * Atomic: of two concurrent publishes of one name@version exactly one is `created`.
+   */
+  addVersion(record: NewVersionRecord): Promise<AddVersionResult>;
+  /** The owner recorded when the name was first published. */
+  getPackOwner(name: string): Promise<string | undefined>;
+  /** Every version, yanked ones included, in ascending semver order. */
+  getPack(name: string): Promise<StoredPack | undefined>;
+  getVersion(name: string, version: string): Promise<StoredVersion | undefined>;
+  /** Deprecation and yank are the only things that change after publishing. */
+  updateVersion(
+    name: string,
+    version: string,
+    change: VersionChange,
+  ): Promise<StoredVersion | undefined>;
+  search(query: StoreSearchQuery): Promise<StoreSearchPage>;
+  /** The most used tags of listed packs, most used first, spelled as most packs spell them. */
+  listTags(limit: number): Promise<TagCount[]>;
+  countPacks(): Promise<{ packs: number; versions: number }>;
+
+  addToken(record: TokenRecord): Promise<void>;
+  getToken(id: string): Promise<TokenRecord | undefined>;
+  listTokens(owner?: string): Promise<TokenRecord[]>;
+  /** False when there is no such token or it was already revoked. */
+  revokeToken(id: string, at: string): Promise<boolean>;
+
+  close(): Promise<void>;
+}
+
+export interface NewVersionRecord {
+  owner: string;
+  /** The document as served, except `dist.tarball`, which the API fills in per request. */
+  doc: VersionDoc;
+  /** Where the tarball is in the blob store. */
+  blobKey: string;
+  publishedAt: string;
+  /** The token id, or `seed` for packs seeded from the official pack folder. */
+  publishedBy: string;
+}
+
+export type AddVersionResult =
+  | { status: 'created'; version: StoredVersion }
+  | { status: 'exists' }
+  | { status: 'owned-by-other'; owner: string };
+
+export interface StoredVersion {
+  doc: VersionDoc;
+  blobKey: string;
+  publishedAt: string;
+  publishedBy: string;
+}
+
+export interface StoredPack {
+  name: string;
+  owner: string;
+  createdAt: string;
+  versions: StoredVersion[];
+}
+
+export interface VersionChange {
+  /** A message deprecates; `null` lifts the deprecation. */
+  deprecated?: string | null;
+  yanked?: boolean;
+}
+
+export interface StoreSearchQuery {
+  /** Words as the user typed them; the store decides how to match them safely. */
+  words: readonly string[];
+  /** Lowercased; a pack must carry every one. */
+  tags: readonly string[];
+  /** The whole query, trimmed and lowercased: a pack with exactly this name ranks first. */
+  exactName?: string;
+  offset: number;
+  limit: number;
+}
+
+export interface StoreSearchPage {
+  packs: PackSummary[];
+  hasMore: boolean;
+}
+
+export interface TagCount {
+  tag: string;
+  count: number;
+}
+
+export interface TokenRecord {
+  id: string;
+  owner: string;
+  /** Random per token, hex. */
+  salt: string;
+  /** HMAC-SHA256 of the token's secret keyed with `salt`, hex. The token itself is never stored. */
+  hash: string;
+  label?: string;
+  createdAt: string;
+  revokedAt?: string;
+}

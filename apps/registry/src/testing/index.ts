@@ -1,0 +1,1 @@
+export { createRandom, generatePack, toGeneratedTarball, toGeneratedVersionDoc } from './generate-packs.ts';

@@ -1,0 +1,119 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import type { Diagnostic, DiscoveredTool, ToolCallResult } from '@toolpack/core';
+import { discoverTools } from '@toolpack/discovery';
+import { createPackTarball, readManifest, type PackManifest } from '@toolpack/packs';
+import { createToolRunner, type ToolRunner } from '@toolpack/runners';
+import { listPackTools, type PackToolListing } from '../publish/list-pack-tools.ts';
+import { readPackUpload, writeUploadFiles } from '../publish/read-pack-upload.ts';
+
+/**
+ * Helpers for the official packs' own tests (registry/packs/<name>/tests): the checks a
+ * publish makes, and real tool calls through the same runners a server uses.
+ */
+
+/** True when `pwsh` is on PATH (PowerShell tool calls are skipped without it). */
+export const hasPwsh =
+  spawnSync('pwsh', ['-NoLogo', '-NoProfile', '-Command', 'exit 0'], { stdio: 'ignore' }).status ===
+  0;
+
+export interface CheckedPack {
+  manifest: PackManifest;
+  listing: PackToolListing;
+  /** Files the tarball holds, relative to the pack folder. */
+  files: string[];
+  /** Problems of packing and of reading the packed manifest (warnings included). */
+  packDiagnostics: Diagnostic[];
+}
+
+/**
+ * Packs `dir` as `mcp pack publish` would, reads the tarball back as the registry does, and
+ * lists its tools from the unpacked copy: what a publish of this folder would see.
+ */
+export async function checkPackFolder(dir: string, unpackDir: string): Promise<CheckedPack> {
+  const packed = await createPackTarball({ dir });
+  if (packed.tarball === undefined || packed.manifest === undefined) {
+    throw new Error(
+      `${dir} does not pack:\n${packed.diagnostics.map((d) => `  ${d.code} ${d.message}`).join('\n')}`,
+    );
+  }
+  const read = readPackUpload(packed.tarball, {});
+  if (!read.ok)
+    throw new Error(
+      `The tarball of ${dir} is refused:\n${read.problems.map((d) => `  ${d.message}`).join('\n')}`,
+    );
+  await writeUploadFiles(read.upload.files, unpackDir);
+  const listing = await listPackTools({ dir: unpackDir, manifest: read.upload.manifest });
+  return {
+    manifest: read.upload.manifest,
+    listing,
+    files: packed.files,
+    packDiagnostics: [...packed.diagnostics, ...read.warnings],
+  };
+}
+
+export interface PackSession {
+  tools: DiscoveredTool[];
+  diagnostics: Diagnostic[];
+  call(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: { timeoutMs?: number },
+  ): Promise<ToolCallResult>;
+  close(): Promise<void>;
+}
+
+export interface OpenPackSessionOptions {
+  /** The pack folder. */
+  dir: string;
+  /** The project the tools work on (their working directory and TOOLPACK_PROJECT_ROOT). */
+  projectRoot: string;
+  /** Values for the pack's declared environment variables. */
+  env?: Record<string, string>;
+}
+
+/** Discovers a pack's tools and runs them as an MCP server would. */
+export async function openPackSession(options: OpenPackSessionOptions): Promise<PackSession> {
+  const read = await readManifest(options.dir, { kind: 'pack' });
+  if (read.manifest === undefined)
+    throw new Error(`${options.dir}: ${read.diagnostics.map((d) => d.message).join('; ')}`);
+  const { tools, diagnostics } = await discoverTools({
+    sources: read.manifest.sources,
+    cwd: path.resolve(options.dir),
+    cache: false,
+    builtins: false,
+  });
+  const runner: ToolRunner = createToolRunner({
+    projectRoot: options.projectRoot,
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
+  return {
+    tools,
+    diagnostics,
+    async call(name, args = {}, callOptions = {}) {
+      const tool = tools.find((t) => t.name === name);
+      if (tool === undefined)
+        throw new Error(
+          `The pack has no tool ${name} (it has ${tools.map((t) => t.name).join(', ')}).`,
+        );
+      return runner.call(
+        tool,
+        args,
+        callOptions.timeoutMs === undefined ? {} : { timeoutMs: callOptions.timeoutMs },
+      );
+    },
+    close: () => runner.close(),
+  };
+}
+
+/** The structured result of a successful call, or an error with the tool's message. */
+export function readStructured<T = Record<string, unknown>>(result: ToolCallResult): T {
+  if (result.isError === true) throw new Error(`The tool failed: ${readText(result)}`);
+  if (result.structuredContent === undefined)
+    throw new Error(`The tool returned no structured content: ${readText(result)}`);
+  return result.structuredContent as T;
+}
+
+export function readText(result: ToolCallResult): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}

@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  packFixture,
+  removeTempDirs,
+  startTestRegistryApp,
+  type TestRegistryApp,
+} from '../testing/registry-fixtures.ts';
+import { GALLERY_ASSETS } from './assets.ts';
+
+let app: TestRegistryApp;
+const page = async (path: string) => {
+  const response = await fetch(`${app.url}${path}`);
+  return { status: response.status, headers: response.headers, html: await response.text() };
+};
+
+beforeAll(async () => {
+  app = await startTestRegistryApp();
+  for (const [fixture, options] of [
+    ['weather', {}],
+    ['weather', { version: '1.1.0' }],
+    ['notes', {}],
+    ['xss', {}],
+  ] as const) {
+    expect((await app.publish(await packFixture(fixture, options), app.tokens.acme)).status).toBe(
+      201,
+    );
+  }
+  await fetch(`${app.url}/v0/packs/weather/versions/1.0.0/deprecate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${app.tokens.acme}` },
+    body: JSON.stringify({ message: 'Use 1.1.0: it fixes the units.' }),
+  });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await removeTempDirs();
+});
+
+/** Every URL a page loads or links to. */
+function findUrls(html: string): string[] {
+  return [...html.matchAll(/\s(?:href|src|action)="([^"]*)"/g)].map((m) => m[1] ?? '');
+}
+
+describe('search page', () => {
+  it('searches by words and tags, with MCPTools the first chip', async () => {
+    const { status, headers, html } = await page('/?q=forecast&tag=MCPTools');
+    expect(status).toBe(200);
+    expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(html).toContain(
+      '<h2 id="results-heading">Packs matching “forecast”, tagged MCPTools</h2>',
+    );
+    expect(html).toContain('<a href="/packs/weather">weather</a>');
+    expect(html).not.toContain('<a href="/packs/acme/notes">');
+    const chips = [...html.matchAll(/<a class="(chip[^"]*)" href="([^"]*)"/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    expect(chips[0]).toEqual(['chip featured selected', '/?q=forecast']);
+    expect(html).toMatch(/<input id="q" name="q" type="search" value="forecast"/);
+    expect(html).toContain('<label for="q">Search packs</label>');
+  });
+
+  it('says so when nothing matches, and offers to drop the tags', async () => {
+    const { html } = await page('/?q=zzzz&tag=weather');
+    expect(html).toContain('No pack matches.');
+    expect(html).toContain('<a href="/?q=zzzz">remove the tags</a>');
+  });
+
+  it('answers 400 with the page for a bad cursor', async () => {
+    const { status, html } = await page('/?cursor=nope');
+    expect(status).toBe(400);
+    expect(html).toContain('role="alert"');
+  });
+});
+
+describe('pack page', () => {
+  it('shows the install command, env, every tool with hints and a parameter table', async () => {
+    const { status, html } = await page('/packs/weather');
+    expect(status).toBe(200);
+    expect(html).toContain('<code id="install-command">mcp pack add weather</code>');
+    expect(html).toContain(
+      '<th scope="row"><code>WEATHER_API_KEY</code></th><td>required</td><td>secret</td>',
+    );
+    expect(html).toContain('<h2 id="tools-heading">Tools (2)</h2>');
+    expect(html).toContain(
+      '<tr><th scope="row"><code>units</code></th><td>string</td><td>optional</td><td>Metric or imperial units.</td><td><ul><li>one of: metric, imperial</li></ul></td></tr>',
+    );
+    expect(html).toContain(
+      '<tr><th scope="row"><code>days</code></th><td>integer</td><td>optional</td><td>How many days ahead.</td><td><ul><li>default: 3</li></ul></td></tr>',
+    );
+    expect(html).toContain(
+      '<li><strong aria-current="page">1.1.0</strong><span class="label">latest</span>',
+    );
+    expect(html).toContain(
+      '<a href="/packs/weather?version=1.0.0">1.0.0</a><span class="label deprecated">deprecated</span>',
+    );
+    expect(html).not.toContain('class="banner');
+  });
+
+  it('shows a deprecation banner and pins the install command on an older version', async () => {
+    const { html } = await page('/packs/weather?version=1.0.0');
+    expect(html).toContain(
+      '<div class="banner warning" role="note"><strong>Deprecated.</strong> Use 1.1.0: it fixes the units.</div>',
+    );
+    expect(html).toContain('<code id="install-command">mcp pack add weather@1.0.0</code>');
+    expect(html).toContain('the latest version is <a href="/packs/weather">1.1.0</a>');
+  });
+
+  it('shows a yank banner', async () => {
+    await app.publish(await packFixture('notes', { version: '1.1.0' }), app.tokens.acme);
+    await fetch(`${app.url}/v0/packs/acme/notes/versions/1.1.0/yank`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.tokens.acme}` },
+    });
+    const { html } = await page('/packs/acme/notes?version=1.1.0');
+    expect(html).toMatch(
+      /<div class="banner danger" role="note"><strong>Yanked\.<\/strong> 1\.1\.0 was withdrawn/,
+    );
+    expect(html).toContain('Install <a href="/packs/acme/notes">1.0.0</a> instead.');
+  });
+
+  it('escapes everything a pack says about itself', async () => {
+    const { html } = await page('/packs/xss');
+    expect(html).not.toMatch(/<script>alert|<img src=x|<a href=javascript/);
+    expect(html).toContain(
+      '&lt;script&gt;alert(&#39;description&#39;)&lt;/script&gt; &amp; friends',
+    );
+    expect(html).toContain('&lt;img src=x onerror=alert(&#39;tool&#39;)&gt;');
+    expect(html).toContain('&lt;a href=javascript:alert(&#39;param&#39;)&gt;click&lt;/a&gt;');
+    const search = await page('/?q=%3Cscript%3Ealert(1)%3C/script%3E');
+    expect(search.html).not.toContain('<script>alert(1)');
+  });
+
+  it('answers 404 pages for unknown packs, versions and paths', async () => {
+    expect((await page('/packs/nope')).status).toBe(404);
+    expect((await page('/packs/weather?version=9.9.9')).status).toBe(404);
+    expect((await page('/packs/%E0%A4%A')).status).toBe(404);
+    expect((await page('/elsewhere')).status).toBe(404);
+  });
+});
+
+describe('every page', () => {
+  it('loads nothing from elsewhere and keeps script off the page itself', async () => {
+    for (const path of ['/', '/?tag=MCPTools', '/packs/weather', '/packs/xss', '/packs/nope']) {
+      const { headers, html } = await page(path);
+      for (const url of findUrls(html))
+        expect(url, `${path} links ${url}`).toMatch(/^(\/(?!\/)|#|\?|data:,$)/);
+      expect(html).not.toMatch(/<script>|<style>|\sstyle="|\son[a-z]+="/);
+      expect(headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect(headers.get('content-security-policy')).toContain("script-src 'self'");
+    }
+  });
+
+  it('has landmarks, a skip link and a language', async () => {
+    const { html } = await page('/packs/weather');
+    for (const fragment of [
+      '<html lang="en">',
+      '<a class="skip" href="#main">',
+      '<header class="site">',
+      '<main id="main"',
+      '<footer>',
+      '<nav aria-label="Site">',
+    ])
+      expect(html).toContain(fragment);
+  });
+
+  it('ships a few KB of script and style, cacheable by ETag', async () => {
+    const script = GALLERY_ASSETS.get('/assets/gallery.js');
+    expect(Buffer.byteLength(script?.body ?? '')).toBeLessThan(4 * 1024);
+    const response = await fetch(`${app.url}/assets/gallery.js`);
+    expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const again = await fetch(`${app.url}/assets/gallery.js`, {
+      headers: { 'if-none-match': response.headers.get('etag') ?? '' },
+    });
+    expect(again.status).toBe(304);
+  });
+});

@@ -1,0 +1,117 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isValidPackName } from '@toolpack/packs';
+import { takeSearchToken } from '../http/api-routes.ts';
+import { sendText } from '../http/http-io.ts';
+import type { RegistryContext } from '../http/registry-context.ts';
+import { encodeCursor, parseSearchParams } from '../http/search-params.ts';
+import { findLatestVersion } from '../storage/pack-versions.ts';
+import { GALLERY_ASSETS } from './assets.ts';
+import { renderNotFoundPage, renderPackPage, renderSearchPage } from './render-pages.ts';
+
+const TOP_TAGS = 15;
+
+/**
+ * Pages allow only this origin's stylesheet and script: no inline code, no third-party
+ * request, no framing.
+ */
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-cache',
+};
+
+export function handleAsset(
+  request: IncomingMessage,
+  response: ServerResponse,
+  pathname: string,
+): boolean {
+  const asset = GALLERY_ASSETS.get(pathname);
+  if (asset === undefined) return false;
+  const headers = { etag: asset.etag, 'cache-control': 'public, max-age=3600' };
+  if (request.headers['if-none-match'] === asset.etag) {
+    response.writeHead(304, headers);
+    response.end();
+    return true;
+  }
+  sendText(response, 200, asset.contentType, asset.body, headers);
+  return true;
+}
+
+/** `/`: the search page, with words and tag chips. */
+export async function handleSearchPage(
+  context: RegistryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+): Promise<void> {
+  if (!takeSearchToken(context, request, response)) return;
+  const q = (url.searchParams.get('q') ?? '').trim().slice(0, 512);
+  const tags = [
+    ...new Set(
+      url.searchParams
+        .getAll('tag')
+        .map((t) => t.trim())
+        .filter((t) => t !== ''),
+    ),
+  ].slice(0, 10);
+  const parsed = parseSearchParams(url.searchParams);
+  const topTags = await context.store.listTags(TOP_TAGS);
+  if (!parsed.ok) {
+    const page = renderSearchPage({
+      q,
+      tags,
+      packs: [],
+      topTags,
+      nextCursor: null,
+      problem: parsed.message,
+    });
+    return sendText(response, 400, 'text/html; charset=utf-8', page, PAGE_HEADERS);
+  }
+  const result = await context.store.search(parsed.query);
+  const page = renderSearchPage({
+    q,
+    tags,
+    packs: result.packs,
+    topTags,
+    nextCursor: result.hasMore ? encodeCursor(parsed.query.offset + parsed.query.limit) : null,
+  });
+  sendText(response, 200, 'text/html; charset=utf-8', page, PAGE_HEADERS);
+}
+
+/** `/packs/{name}` (and `?version=`): one pack, its tools and schemas. */
+export async function handlePackPage(
+  context: RegistryContext,
+  response: ServerResponse,
+  url: URL,
+  rawName: string,
+): Promise<void> {
+  let name: string;
+  try {
+    name = decodeURIComponent(rawName).replace(/\/$/, '');
+  } catch {
+    name = '';
+  }
+  const pack = isValidPackName(name) ? await context.store.getPack(name) : undefined;
+  if (pack === undefined)
+    return sendNotFoundPage(response, `There is no pack named ${name || rawName}.`);
+  // Links stay on this origin: the page names the tarball by path, never by absolute URL.
+  const docs = pack.versions.map((v) => ({
+    ...v.doc,
+    dist: { ...v.doc.dist, tarball: `/v0/blobs/${v.blobKey}.tgz` },
+  }));
+  const latest = findLatestVersion(docs);
+  const asked = url.searchParams.get('version');
+  const doc =
+    asked === null
+      ? (docs.find((d) => d.version === latest) ?? docs.at(-1))
+      : docs.find((d) => d.version === asked);
+  if (doc === undefined)
+    return sendNotFoundPage(response, `${pack.name} has no version ${asked ?? ''}.`);
+  const page = renderPackPage({ pack, doc, latest, pinned: asked !== null });
+  sendText(response, 200, 'text/html; charset=utf-8', page, PAGE_HEADERS);
+}
+
+export function sendNotFoundPage(response: ServerResponse, message: string): void {
+  sendText(response, 404, 'text/html; charset=utf-8', renderNotFoundPage(message), PAGE_HEADERS);
+}

@@ -1,0 +1,279 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SEED_DIR } from '../start-registry.ts';
+import {
+  makeTempDir,
+  packFixture,
+  removeTempDirs,
+  startTestRegistryApp,
+  type TestRegistryApp,
+} from '../testing/registry-fixtures.ts';
+
+// The callbacks given to page.evaluate run in the page; these declarations only let them
+// typecheck here without pulling the DOM library into the whole program.
+interface PageElement {
+  id: string;
+  textContent: string | null;
+  parentElement: PageElement | null;
+  focus(): void;
+}
+declare const document: {
+  activeElement: PageElement | null;
+  querySelector(selector: string): PageElement | null;
+};
+declare function getComputedStyle(element: PageElement): {
+  color: string;
+  backgroundColor: string;
+  outlineStyle: string;
+};
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+const OUTPUT = path.join(import.meta.dirname, '..', '..', 'test-output');
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+let app: TestRegistryApp;
+let context: BrowserContext;
+
+async function launch(options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
+  // A persistent context is how Playwright takes a fresh --user-data-dir of our own.
+  return chromium.launchPersistentContext(await makeTempDir('toolpack-chromium-'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1200, height: 900 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+    ...options,
+  });
+}
+
+async function openPage(
+  target: BrowserContext,
+  url: string,
+): Promise<{ page: Page; requests: string[] }> {
+  const page = await target.newPage();
+  const requests: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
+  await page.goto(url);
+  return { page, requests };
+}
+
+describe.skipIf(!hasChromium)(
+  `the gallery in Chromium (skipped when ${CHROMIUM} is missing)`,
+  () => {
+    beforeAll(async () => {
+      mkdirSync(OUTPUT, { recursive: true });
+      // The official packs, seeded as a real start seeds them, and a pack with env and history.
+      app = await startTestRegistryApp({ seedDir: DEFAULT_SEED_DIR });
+      await app.publish(await packFixture('weather'), app.tokens.acme);
+      await app.publish(await packFixture('weather', { version: '1.1.0' }), app.tokens.acme);
+      await fetch(`${app.url}/v0/packs/weather/versions/1.0.0/deprecate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${app.tokens.acme}` },
+        body: JSON.stringify({ message: 'Use 1.1.0: it fixes the units.' }),
+      });
+      context = await launch();
+    }, 60_000);
+
+    afterAll(async () => {
+      await context?.close();
+      await app?.close();
+      await removeTempDirs();
+    });
+
+    it('searches by the MCPTools tag chip', async () => {
+      const { page, requests } = await openPage(context, `${app.url}/`);
+      expect(await page.title()).toBe('Toolpack gallery');
+      const firstChip = page.locator('nav[aria-labelledby="tags-heading"] a.chip').first();
+      expect(await firstChip.innerText()).toMatch(/^MCPTools/);
+      await firstChip.click();
+      await page.waitForURL(/\?tag=MCPTools$/);
+      await expect
+        .poll(() => page.locator('#results-heading').innerText())
+        .toBe('Packs tagged MCPTools');
+      const names = await page.locator('.results h3 a').allInnerTexts();
+      expect(names).toEqual(expect.arrayContaining(['git', 'http', 'files', 'sysinfo', 'weather']));
+      expect(await page.locator('a.chip.selected[aria-current="true"]').innerText()).toMatch(
+        /^MCPTools/,
+      );
+      await page.screenshot({ path: path.join(OUTPUT, 'search-mcptools.png'), fullPage: true });
+      expect(requests.every((url) => url.startsWith(app.url))).toBe(true);
+    });
+
+    it('searches by words from the search box', async () => {
+      const { page } = await openPage(context, `${app.url}/`);
+      await page.getByLabel('Search packs').fill('git diff');
+      await page.getByLabel('Search packs').press('Enter');
+      await page.waitForURL(/q=git\+diff/);
+      expect(await page.locator('.results h3 a').first().innerText()).toBe('git');
+    });
+
+    it('opens a pack: tools with hints and parameter tables, then copies the install command', async () => {
+      const { page } = await openPage(context, `${app.url}/?q=files`);
+      await page.locator('.results h3 a', { hasText: 'files' }).first().click();
+      await page.waitForURL(/\/packs\/files$/);
+      expect(await page.locator('h1').innerText()).toMatch(/^files\s*1\.0\.0$/);
+      expect(await page.locator('#tools-heading').innerText()).toBe('Tools (3)');
+      const readTool = page.locator('section.tool', {
+        has: page.locator('h3', { hasText: 'files_read' }),
+      });
+      expect(await readTool.locator('.hint').allInnerTexts()).toEqual(['Read-only', 'Idempotent']);
+      const headers = await readTool.locator('thead th').allInnerTexts();
+      expect(headers).toEqual(['Parameter', 'Type', 'Required', 'Description', 'Constraints']);
+      const pathRow = readTool.locator('tbody tr', {
+        has: page.locator('th', { hasText: /^path$/ }),
+      });
+      expect(await pathRow.locator('td').allInnerTexts()).toEqual([
+        'string',
+        'required',
+        'The file, relative to the project root.',
+        expect.stringContaining('1 to 4096 characters'),
+      ]);
+
+      const copy = page.getByRole('button', { name: 'Copy' });
+      expect(await copy.isVisible()).toBe(true);
+      await copy.click();
+      await expect
+        .poll(() => page.locator('#copy-status').innerText())
+        .toBe('Copied: mcp pack add files');
+      const clipboard = await page.evaluate(() =>
+        (
+          globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+        ).navigator.clipboard.readText(),
+      );
+      expect(clipboard).toBe('mcp pack add files');
+      await page.screenshot({ path: path.join(OUTPUT, 'pack-files.png'), fullPage: true });
+    });
+
+    it('shows required env, versions and a deprecation banner', async () => {
+      const { page } = await openPage(context, `${app.url}/packs/weather?version=1.0.0`);
+      expect(await page.getByRole('note').first().innerText()).toContain(
+        'Deprecated. Use 1.1.0: it fixes the units.',
+      );
+      expect(await page.locator('#install-command').innerText()).toBe('mcp pack add weather@1.0.0');
+      expect(
+        await page
+          .locator('table', { hasText: 'WEATHER_API_KEY' })
+          .locator('tbody td')
+          .first()
+          .innerText(),
+      ).toBe('required');
+      expect(await page.locator('.versions li').allInnerTexts()).toEqual([
+        expect.stringMatching(/^1\.1\.0\s*latest/),
+        expect.stringMatching(/^1\.0\.0\s*deprecated/),
+      ]);
+      await page.screenshot({
+        path: path.join(OUTPUT, 'pack-weather-deprecated.png'),
+        fullPage: true,
+      });
+    });
+
+    it('is usable from the keyboard: skip link, search field, chips', async () => {
+      const { page } = await openPage(context, `${app.url}/`);
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(
+        'Skip to content',
+      );
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+      await page.getByLabel('Search packs').focus();
+      await page.keyboard.type('http');
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/q=http/);
+      const outline = await page.evaluate(async () => {
+        const link = document.querySelector('.results h3 a');
+        link?.focus();
+        return link === null ? '' : getComputedStyle(link).outlineStyle;
+      });
+      expect(outline).not.toBe('none');
+    });
+
+    it('keeps text contrast at WCAG AA (4.5:1) for text, links, chips, labels and hints', async () => {
+      const { page } = await openPage(context, `${app.url}/packs/files`);
+      const ratios = await page.evaluate(() => {
+        const parse = (color: string) => (color.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+        const luminance = ([r = 0, g = 0, b = 0]: number[]) => {
+          const [R, G, B] = [r, g, b].map((v) => {
+            const c = v / 255;
+            return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+          });
+          return 0.2126 * (R ?? 0) + 0.7152 * (G ?? 0) + 0.0722 * (B ?? 0);
+        };
+        const background = (element: PageElement | null): string => {
+          for (let e = element; e !== null; e = e.parentElement) {
+            const bg = getComputedStyle(e).backgroundColor;
+            if (bg !== 'rgba(0, 0, 0, 0)' && bg !== 'transparent') return bg;
+          }
+          return 'rgb(255, 255, 255)';
+        };
+        const out: Record<string, number> = {};
+        for (const selector of [
+          'body p',
+          'a',
+          '.chip',
+          '.chip.featured',
+          '.muted',
+          '.hint.read-only',
+          '.hint.idempotent',
+          'th',
+          '.version',
+          'code',
+        ]) {
+          const element = document.querySelector(selector);
+          if (element === null) continue;
+          const a = luminance(parse(getComputedStyle(element).color));
+          const b = luminance(parse(background(element)));
+          out[selector] = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+        }
+        return out;
+      });
+      expect(Object.keys(ratios).length).toBeGreaterThan(6);
+      for (const [selector, ratio] of Object.entries(ratios))
+        expect(ratio, selector).toBeGreaterThanOrEqual(4.5);
+    });
+
+    it('loads under 100 KB of script, all from the registry itself', async () => {
+      const page = await context.newPage();
+      const scripts: Promise<number>[] = [];
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      page.on('response', (response) => {
+        if (response.request().resourceType() === 'script')
+          scripts.push(response.body().then((body) => body.length));
+      });
+      await page.goto(`${app.url}/packs/git`);
+      await page.waitForLoadState('load');
+      const scriptBytes = (await Promise.all(scripts)).reduce((a, b) => a + b, 0);
+      expect(scriptBytes).toBeGreaterThan(0);
+      expect(scriptBytes).toBeLessThan(100 * 1024);
+      expect(requests.filter((url) => !url.startsWith(app.url))).toEqual([]);
+    });
+
+    it('works without JavaScript: tag links search, the copy button stays hidden', async () => {
+      const plain = await launch({ javaScriptEnabled: false });
+      try {
+        const { page } = await openPage(plain, `${app.url}/`);
+        await page.locator('a.chip', { hasText: 'git' }).first().click();
+        await page.waitForURL(/tag=git/);
+        expect(await page.locator('.results h3 a').allInnerTexts()).toEqual(['git']);
+        await page.locator('.results h3 a').first().click();
+        await page.waitForURL(/\/packs\/git$/);
+        expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(false);
+        expect(await page.locator('#install-command').innerText()).toBe('mcp pack add git');
+      } finally {
+        await plain.close();
+      }
+    });
+  },
+);

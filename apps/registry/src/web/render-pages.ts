@@ -1,0 +1,294 @@
+import { defaultAlias, toServedToolName } from '@toolpack/packs';
+import type { PackSummary, VersionDoc } from '../documents.ts';
+import type { StoredPack, TagCount } from '../storage/metadata-store.ts';
+import { describeInputSchema } from './describe-schema.ts';
+import { markup, toHtmlString, type SafeHtml } from './html.ts';
+
+/** The tag the gallery is about: always the first chip. */
+export const FEATURED_TAG = 'MCPTools';
+
+interface LayoutInput {
+  title: string;
+  description?: string;
+  main: SafeHtml;
+}
+
+export function renderLayout(input: LayoutInput): string {
+  const page = markup`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${input.title}</title>
+<meta name="description" content="${input.description ?? 'Find MCP tool packs by words and tags, and install them with mcp pack add.'}">
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/assets/gallery.css">
+<script src="/assets/gallery.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site">
+<a class="brand" href="/">Toolpack gallery</a>
+<nav aria-label="Site">
+<ul>
+<li><a href="/?tag=${FEATURED_TAG}">${FEATURED_TAG} packs</a></li>
+<li><a href="/v0/packs">JSON API</a></li>
+</ul>
+</nav>
+</header>
+<main id="main" tabindex="-1">
+${input.main}
+</main>
+<footer>
+<p>Packs turn folders of scripts, modules and workflows into MCP tools. Install one with <code>mcp pack add NAME</code>.</p>
+</footer>
+</body>
+</html>
+`;
+  return toHtmlString(page);
+}
+
+export interface SearchPageInput {
+  q: string;
+  /** Selected tags as the user spelled them. */
+  tags: string[];
+  packs: PackSummary[];
+  topTags: TagCount[];
+  nextCursor: string | null;
+  /** A problem with the query (a bad cursor), shown instead of results. */
+  problem?: string;
+}
+
+export function renderSearchPage(input: SearchPageInput): string {
+  const selected = new Set(input.tags.map((tag) => tag.toLowerCase()));
+  const chips = collectChips(input.topTags, input.tags);
+  const link = (tags: readonly string[], cursor?: string) => {
+    const params = new URLSearchParams();
+    if (input.q !== '') params.set('q', input.q);
+    for (const tag of tags) params.append('tag', tag);
+    if (cursor !== undefined) params.set('cursor', cursor);
+    const query = params.toString();
+    return query === '' ? '/' : `/?${query}`;
+  };
+  const toggle = (tag: string) =>
+    selected.has(tag.toLowerCase())
+      ? input.tags.filter((t) => t.toLowerCase() !== tag.toLowerCase())
+      : [...input.tags, tag];
+  const heading = describeResults(input);
+
+  const main = markup`
+<h1>Find tool packs</h1>
+<p class="muted">Search by words (names, descriptions, tags and tool names) and narrow by tags. Every pack installs with <code>mcp pack add NAME</code>.</p>
+<form class="search" role="search" action="/" method="get">
+<div class="field">
+<label for="q">Search packs</label>
+<input id="q" name="q" type="search" value="${input.q}" placeholder="git, http, issues…" autocomplete="off">
+</div>
+${input.tags.map((tag) => markup`<input type="hidden" name="tag" value="${tag}">`)}
+<button type="submit">Search</button>
+</form>
+<nav aria-labelledby="tags-heading">
+<h2 id="tags-heading">Tags</h2>
+<ul class="chips">
+${chips.map((chip) => {
+  const isSelected = selected.has(chip.tag.toLowerCase());
+  const classes = [
+    'chip',
+    chip.tag === FEATURED_TAG ? 'featured' : '',
+    isSelected ? 'selected' : '',
+  ]
+    .filter((c) => c !== '')
+    .join(' ');
+  return markup`<li><a class="${classes}" href="${link(toggle(chip.tag))}"${isSelected ? markup` aria-current="true"` : ''}>${chip.tag}${chip.count === undefined ? '' : markup`<span class="count">${chip.count}</span>`}<span class="visually-hidden">${isSelected ? ' (selected: activate to remove)' : ''}</span></a></li>`;
+})}
+</ul>
+</nav>
+<section aria-labelledby="results-heading">
+<h2 id="results-heading">${heading}</h2>
+${input.problem === undefined ? '' : markup`<p class="banner warning" role="alert">${input.problem}</p>`}
+${
+  input.packs.length === 0
+    ? markup`<p>No pack matches. Try fewer words${input.tags.length > 0 ? markup` or <a href="${link([])}">remove the tags</a>` : ''}.</p>`
+    : markup`<ol class="results">
+${input.packs.map(
+  (pack) => markup`<li class="card">
+<h3><a href="/packs/${pack.name}">${pack.name}</a><span class="version">${pack.version}</span></h3>
+<p>${pack.description}</p>
+<p class="meta">${pack.toolCount === 1 ? '1 tool' : `${pack.toolCount} tools`}</p>
+<ul class="chips" aria-label="Tags of ${pack.name}">
+${pack.tags.map((tag) => markup`<li><a class="chip${tag === FEATURED_TAG ? ' featured' : ''}" href="${link([tag])}">${tag}</a></li>`)}
+</ul>
+</li>`,
+)}
+</ol>`
+}
+${input.nextCursor === null ? '' : markup`<nav class="pages" aria-label="Pages"><a rel="next" href="${link(input.tags, input.nextCursor)}">Next page</a></nav>`}
+</section>`;
+  return renderLayout({
+    title:
+      input.q === '' && input.tags.length === 0
+        ? 'Toolpack gallery'
+        : `${heading} · Toolpack gallery`,
+    main,
+  });
+}
+
+function describeResults(input: SearchPageInput): string {
+  const parts: string[] = [];
+  if (input.q !== '') parts.push(`matching “${input.q}”`);
+  if (input.tags.length > 0) parts.push(`tagged ${input.tags.join(' and ')}`);
+  return parts.length === 0 ? 'All packs' : `Packs ${parts.join(', ')}`;
+}
+
+/** The featured tag first, then the most used ones, then any selected tag not among them. */
+function collectChips(
+  topTags: readonly TagCount[],
+  selected: readonly string[],
+): { tag: string; count?: number }[] {
+  const chips: { tag: string; count?: number }[] = [];
+  const seen = new Set<string>();
+  const add = (tag: string, count?: number) => {
+    const key = tag.toLowerCase();
+    if (seen.has(key)) return;
+    seen.add(key);
+    chips.push(count === undefined ? { tag } : { tag, count });
+  };
+  const featured = topTags.find((t) => t.tag.toLowerCase() === FEATURED_TAG.toLowerCase());
+  add(FEATURED_TAG, featured?.count ?? 0);
+  for (const { tag, count } of topTags) add(tag, count);
+  for (const tag of selected) add(tag);
+  return chips;
+}
+
+export interface PackPageInput {
+  pack: StoredPack;
+  /** The version shown. */
+  doc: VersionDoc;
+  latest: string | undefined;
+  /** True when the URL asked for this version (the install command then pins it). */
+  pinned: boolean;
+}
+
+const HINTS = [
+  ['readOnlyHint', 'read-only', 'Read-only'],
+  ['destructiveHint', 'destructive', 'Destructive'],
+  ['idempotentHint', 'idempotent', 'Idempotent'],
+  ['openWorldHint', 'open-world', 'Open world'],
+] as const;
+
+export function renderPackPage(input: PackPageInput): string {
+  const { pack, doc } = input;
+  const alias = defaultAlias(pack.name);
+  const install =
+    input.pinned || input.latest === undefined
+      ? `mcp pack add ${pack.name}@${doc.version}`
+      : `mcp pack add ${pack.name}`;
+  const versionsNewestFirst = [...pack.versions].reverse();
+  const published = pack.versions.find((v) => v.doc.version === doc.version)?.publishedAt;
+
+  const main = markup`
+<nav aria-label="Breadcrumb" class="muted"><a href="/">All packs</a> › ${pack.name}</nav>
+<div class="layout">
+<article aria-labelledby="pack-title">
+<h1 id="pack-title">${pack.name}<span class="version">${doc.version}</span></h1>
+<p>${doc.description}</p>
+<ul class="chips" aria-label="Tags">
+${doc.tags.map((tag) => markup`<li><a class="chip${tag === FEATURED_TAG ? ' featured' : ''}" href="/?tag=${encodeURIComponent(tag)}">${tag}</a></li>`)}
+</ul>
+${doc.yanked === true ? markup`<div class="banner danger" role="note"><strong>Yanked.</strong> ${doc.version} was withdrawn: new installs and updates skip it, while projects whose toolpack.lock names it still install it.${input.latest === undefined ? '' : markup` Install <a href="/packs/${pack.name}">${input.latest}</a> instead.`}</div>` : ''}
+${doc.deprecated === undefined ? '' : markup`<div class="banner warning" role="note"><strong>Deprecated.</strong> ${doc.deprecated}</div>`}
+${!doc.yanked && input.latest !== undefined && input.latest !== doc.version ? markup`<div class="banner info" role="note">This is ${doc.version}; the latest version is <a href="/packs/${pack.name}">${input.latest}</a>.</div>` : ''}
+<section aria-labelledby="install-heading">
+<h2 id="install-heading">Install</h2>
+<div class="install">
+<code id="install-command">${install}</code>
+<button type="button" class="secondary" data-copy-target="install-command" data-copy-status="copy-status" hidden>Copy</button>
+<span id="copy-status" class="copy-status" role="status" aria-live="polite"></span>
+</div>
+<p class="muted">Its tools are served as <code>${alias}_&lt;tool&gt;</code>; choose another prefix with <code>--as</code>.</p>
+</section>
+<section aria-labelledby="env-heading">
+<h2 id="env-heading">Environment</h2>
+${
+  doc.env.length === 0
+    ? markup`<p>This pack needs no environment variables.</p>`
+    : markup`<table>
+<caption class="visually-hidden">Environment variables of ${pack.name}</caption>
+<thead><tr><th scope="col">Variable</th><th scope="col">Required</th><th scope="col">Secret</th><th scope="col">Description</th></tr></thead>
+<tbody>
+${doc.env.map((env) => markup`<tr><th scope="row"><code>${env.name}</code></th><td>${env.required ? 'required' : 'optional'}</td><td>${env.secret ? 'secret' : 'no'}</td><td>${env.description ?? ''}</td></tr>`)}
+</tbody>
+</table>`
+}
+</section>
+<section aria-labelledby="tools-heading">
+<h2 id="tools-heading">Tools (${doc.tools.length})</h2>
+${doc.tools.map((tool, index) => renderTool(tool, index, alias))}
+</section>
+</article>
+<aside aria-labelledby="versions-heading" class="versions">
+<h2 id="versions-heading">Versions</h2>
+<ol>
+${versionsNewestFirst.map(({ doc: v, publishedAt }) => markup`<li>${v.version === doc.version ? markup`<strong aria-current="page">${v.version}</strong>` : markup`<a href="/packs/${pack.name}?version=${encodeURIComponent(v.version)}">${v.version}</a>`}${v.version === input.latest ? markup`<span class="label">latest</span>` : ''}${v.yanked ? markup`<span class="label yanked">yanked</span>` : ''}${v.deprecated === undefined ? '' : markup`<span class="label deprecated">deprecated</span>`}<br><span class="muted"><time datetime="${publishedAt}">${publishedAt.slice(0, 10)}</time></span></li>`)}
+</ol>
+<h2 id="details-heading">Details</h2>
+<dl class="facts" aria-labelledby="details-heading">
+<dt>Owner</dt><dd>${pack.owner}</dd>
+${published === undefined ? '' : markup`<dt>Published</dt><dd>${published.slice(0, 10)}</dd>`}
+<dt>Files</dt><dd>${doc.dist.fileCount}</dd>
+<dt>Size</dt><dd>${formatSize(doc.dist.size)}</dd>
+<dt>Tarball</dt><dd><a href="${doc.dist.tarball}">download</a></dd>
+<dt>Integrity</dt><dd><code>${doc.dist.integrity.slice(0, 24)}…</code></dd>
+<dt>API</dt><dd><a href="/v0/packs/${pack.name}/versions/${encodeURIComponent(doc.version)}">version document</a></dd>
+</dl>
+</aside>
+</div>`;
+  return renderLayout({
+    title: `${pack.name} ${doc.version} · Toolpack gallery`,
+    description: doc.description,
+    main,
+  });
+}
+
+function renderTool(tool: VersionDoc['tools'][number], index: number, alias: string): SafeHtml {
+  const id = `tool-${index}`;
+  const { parameters, closed } = describeInputSchema(tool.inputSchema);
+  const annotations = (tool.annotations ?? {}) as Record<string, unknown>;
+  const hints = HINTS.filter(([key]) => annotations[key] === true);
+  const served = toServedToolName(alias, tool.name);
+  return markup`<section class="tool" aria-labelledby="${id}">
+<h3 id="${id}"><code>${tool.name}</code></h3>
+${served === tool.name ? '' : markup`<p class="served">Served as <code>${served}</code></p>`}
+<p>${tool.description}</p>
+${hints.length === 0 ? '' : markup`<ul class="hints" aria-label="Hints">${hints.map(([, cls, label]) => markup`<li class="hint ${cls}">${label}</li>`)}</ul>`}
+${
+  parameters.length === 0
+    ? markup`<p class="muted">No parameters.</p>`
+    : markup`<table>
+<caption class="visually-hidden">Parameters of ${tool.name}</caption>
+<thead><tr><th scope="col">Parameter</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th><th scope="col">Constraints</th></tr></thead>
+<tbody>
+${parameters.map((p) => markup`<tr><th scope="row"><code>${p.name}</code></th><td>${p.type}</td><td>${p.required ? 'required' : 'optional'}</td><td>${p.description}</td><td>${p.constraints.length === 0 ? '' : markup`<ul>${p.constraints.map((c) => markup`<li>${c}</li>`)}</ul>`}</td></tr>`)}
+</tbody>
+</table>`
+}
+${closed || parameters.length === 0 ? '' : markup`<p class="muted">Other parameters are accepted too.</p>`}
+<details>
+<summary>Input schema (JSON)</summary>
+<pre><code>${JSON.stringify(tool.inputSchema, null, 2)}</code></pre>
+</details>
+</section>`;
+}
+
+export function renderNotFoundPage(message: string): string {
+  return renderLayout({
+    title: 'Not found · Toolpack gallery',
+    main: markup`<h1>Not found</h1><p>${message}</p><p><a href="/">Search all packs</a></p>`,
+  });
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  checkPackFolder,
+  hasPwsh,
+  openPackSession,
+  readStructured,
+  type CheckedPack,
+  type PackSession,
+} from '../../../../apps/registry/src/testing/pack-test-kit.ts';
+
+const packDir = path.resolve(import.meta.dirname, '..');
+const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-sysinfo-pack-'));
+let checked: CheckedPack;
+
+beforeAll(async () => {
+  checked = await checkPackFolder(packDir, path.join(temp, 'unpacked'));
+});
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+
+describe('the sysinfo pack (discovery, no pwsh needed)', () => {
+  it('publishes cleanly: four PowerShell tools read from comment-based help, no diagnostics', () => {
+    expect(checked.manifest).toMatchObject({
+      name: 'sysinfo',
+      version: '1.0.0',
+      tags: expect.arrayContaining(['MCPTools', 'powershell']),
+    });
+    // Only the expected info that Get-X scripts are served as Get_X.
+    expect(checked.listing.diagnostics.filter((d) => d.severity !== 'info')).toEqual([]);
+    expect(checked.listing.diagnostics.map((d) => d.code)).toEqual([
+      'I_RENAMED',
+      'I_RENAMED',
+      'I_RENAMED',
+      'I_RENAMED',
+    ]);
+    expect(checked.files).toEqual([
+      'README.md',
+      'scripts/Get-CpuInfo.ps1',
+      'scripts/Get-DiskInfo.ps1',
+      'scripts/Get-MemoryInfo.ps1',
+      'scripts/Get-OsInfo.ps1',
+      'toolpack.yaml',
+    ]);
+  });
+
+  it('reads descriptions, hints and schemas from the help and param blocks', () => {
+    const tools = Object.fromEntries(checked.listing.tools.map((tool) => [tool.name, tool]));
+    expect(Object.keys(tools)).toEqual([
+      'Get_CpuInfo',
+      'Get_DiskInfo',
+      'Get_MemoryInfo',
+      'Get_OsInfo',
+    ]);
+    for (const tool of Object.values(tools)) expect(tool.annotations).toEqual(readOnly);
+    expect(tools.Get_OsInfo?.description).toMatch(/^Describes the operating system/);
+    expect(tools.Get_OsInfo?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    });
+    expect(tools.Get_CpuInfo?.inputSchema.properties).toEqual({
+      SampleMilliseconds: {
+        type: 'integer',
+        description: 'How long to measure CPU usage, in milliseconds; 0 skips the measurement.',
+        minimum: 0,
+        maximum: 5000,
+        default: 500,
+      },
+    });
+    expect(tools.Get_MemoryInfo?.inputSchema.properties).toMatchObject({
+      Unit: { type: 'string', enum: ['B', 'KB', 'MB', 'GB'], default: 'MB' },
+    });
+    expect(tools.Get_DiskInfo?.inputSchema.properties).toMatchObject({
+      Unit: { type: 'string', enum: ['MB', 'GB', 'TB'], default: 'GB' },
+      IncludeAll: {
+        type: 'boolean',
+        description: 'Also list pseudo, RAM-backed and zero-sized file systems.',
+      },
+    });
+    for (const tool of Object.values(tools)) expect(tool.inputSchema.required ?? []).toEqual([]);
+  });
+});
+
+describe.skipIf(!hasPwsh)('the sysinfo pack run by pwsh (skipped: pwsh is not on PATH)', () => {
+  let session: PackSession;
+  beforeAll(async () => {
+    session = await openPackSession({ dir: packDir, projectRoot: temp });
+  }, 60_000);
+  afterAll(() => session?.close());
+
+  it('Get_OsInfo describes this machine', async () => {
+    const info = readStructured(await session.call('Get_OsInfo', {}, { timeoutMs: 60_000 }));
+    expect(info).toMatchObject({
+      platform: expect.stringMatching(/^(windows|linux|macos)$/),
+      hostName: os.hostname(),
+    });
+    expect(Number(info.uptimeSeconds)).toBeGreaterThan(0);
+  });
+
+  it('Get_CpuInfo counts the logical processors', async () => {
+    const info = readStructured(
+      await session.call('Get_CpuInfo', { SampleMilliseconds: 100 }, { timeoutMs: 60_000 }),
+    );
+    expect(info.logicalProcessors).toBe(os.availableParallelism());
+  });
+
+  it('Get_MemoryInfo reports total memory in the unit asked for', async () => {
+    const info = readStructured(
+      await session.call('Get_MemoryInfo', { Unit: 'MB' }, { timeoutMs: 60_000 }),
+    );
+    expect(info.unit).toBe('MB');
+    expect(Math.abs(Number(info.total) - os.totalmem() / 1024 / 1024)).toBeLessThan(
+      os.totalmem() / 1024 / 1024 / 10,
+    );
+  });
+
+  it('Get_DiskInfo lists at least one volume', async () => {
+    const info = readStructured<{ unit: string; disks: { mount: string; total: number }[] }>(
+      await session.call('Get_DiskInfo', { Unit: 'GB', IncludeAll: true }, { timeoutMs: 60_000 }),
+    );
+    expect(info.unit).toBe('GB');
+    expect(info.disks.length).toBeGreaterThan(0);
+  });
+});
