@@ -1,2 +1,41 @@
+export { createToolpackServer } from './toolpack-server.ts';
+export type {
+  CallToolOptions,
+  ReloadReport,
+  ToolpackServer,
+  ToolpackServerOptions,
+} from './toolpack-server.ts';
+
+export { startStdioServer } from './transports/stdio.ts';
+export type { StartStdioServerOptions, StdioServerHandle } from './transports/stdio.ts';
+export { allowedHostnamesFor, isLoopbackHost, startHttpServer } from './transports/http.ts';
+export type { HttpServerHandle, StartHttpServerOptions } from './transports/http.ts';
+
+export { createPolicyFilter, isRestrictive, parsePolicy } from './policy/policy.ts';
+export type { LoadedPolicy, PolicyVerdict, ToolPolicy } from './policy/policy.ts';
+
+export { createAuditLog, listArgumentKeys } from './audit/audit-log.ts';
+export type { AuditEntry, AuditLog, CallOutcome } from './audit/audit-log.ts';
+
+export { createServerMetrics } from './metrics/server-metrics.ts';
+export type { CreateServerMetricsOptions, ServerMetrics } from './metrics/server-metrics.ts';
+
+export { keepLastGoodTools } from './reload/keep-last-good.ts';
+export type { KeepLastGoodResult } from './reload/keep-last-good.ts';
+export { createSourceWatcher, findWatchRoots } from './watch/source-watcher.ts';
+export type {
+  SourceWatcher,
+  SourceWatcherOptions,
+  WatchRootsOptions,
+} from './watch/source-watcher.ts';
+
+export { createMcpServerInstance } from './mcp/create-mcp-server.ts';
+export type { McpToolHost } from './mcp/create-mcp-server.ts';
+
 export { createToolDispatcher, resolveReferences, textOf, toCallResult } from './dispatch/index.ts';
-export type { CreateToolDispatcherOptions, DispatchCallOptions, ReferenceScope, ToolDispatcher } from './dispatch/index.ts';
+export type {
+  CreateToolDispatcherOptions,
+  DispatchCallOptions,
+  ReferenceScope,
+  ToolDispatcher,
+} from './dispatch/index.ts';

@@ -1,1 +1,6 @@
-export { createRandom, generatePack, toGeneratedTarball, toGeneratedVersionDoc } from './generate-packs.ts';
+export {
+  createRandom,
+  generatePack,
+  toGeneratedTarball,
+  toGeneratedVersionDoc,
+} from './generate-packs.ts';

@@ -1,0 +1,285 @@
+// Benchmark: `mcp serve` over stdio against its floor.
+//   - tools/list round trip with 1,000 tools (target: p50 under 5 ms)
+//   - tools/call round trip of a JS tool, `mcp serve` vs a bare SDK server registering the
+//     same tool by hand (bench/bare-sdk-server.ts; target: p50 ratio within 1.2x)
+//   - the server's resident memory with 1,000 tools (target: under 150 MB)
+// Both servers are driven by the same raw JSON-RPC client over their stdin/stdout, so the
+// client's own cost is the same on both sides.
+//
+//   pnpm build && pnpm --filter @toolpack/bench bench:server [--count 1000] [--calls 300]
+//   node bench/server.ts --cli packages/cli/src/bin.ts     # the sources, unbuilt
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  options: {
+    count: { type: 'string', default: '1000' },
+    calls: { type: 'string', default: '300' },
+    lists: { type: 'string', default: '60' },
+    // Another `mcp` entry, e.g. packages/cli/src/bin.ts to measure the sources unbuilt.
+    cli: { type: 'string' },
+  },
+});
+const count = Number(values.count);
+const calls = Number(values.calls);
+const lists = Number(values.lists);
+const cli = path.resolve(
+  values.cli ?? path.join(import.meta.dirname, '..', 'packages', 'cli', 'dist', 'bin.mjs'),
+);
+// Sources resolve workspace packages through their source export condition.
+const cliArgs = cli.endsWith('.ts') ? ['--conditions=@toolpack/source', cli] : [cli];
+const bare = path.join(import.meta.dirname, 'bare-sdk-server.ts');
+const jsTool = path.join(import.meta.dirname, 'fixtures', 'add-numbers.mjs');
+
+function headerScript(i: number): string {
+  return `#!/usr/bin/env bash
+# DESCRIPTION "Counts the words of text number ${i}."
+# PARAM text AS string LIKE "one two" DESCRIPTION "The text to count."
+# PARAM unit AS string OPTIONAL ENUM ["lines","words"] DESCRIPTION "What to count."
+wc -w
+`;
+}
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
+}
+
+interface RawClient {
+  child: ChildProcessWithoutNullStreams;
+  request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  initialize(): Promise<void>;
+  /** Milliseconds for one request's round trip. */
+  timed(method: string, params: Record<string, unknown>): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A newline-delimited JSON-RPC client on a child's stdio: no SDK, the same on both sides. */
+function createRawClient(child: ChildProcessWithoutNullStreams): RawClient {
+  let buffer = '';
+  let nextId = 1;
+  let stderr = '';
+  const pending = new Map<number, (message: Record<string, unknown>) => void>();
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffer += chunk;
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) !== -1) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      if (line.trim() === '') continue;
+      const message = JSON.parse(line) as Record<string, unknown>;
+      const resolve = typeof message.id === 'number' ? pending.get(message.id) : undefined;
+      if (resolve !== undefined) {
+        pending.delete(message.id as number);
+        resolve(message);
+      }
+    }
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+
+  const request = (method: string, params: Record<string, unknown> = {}) => {
+    const id = nextId++;
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${method} timed out\n${stderr}`)), 60_000);
+      pending.set(id, (message) => {
+        clearTimeout(timer);
+        if (message.error !== undefined)
+          reject(new Error(`${method}: ${JSON.stringify(message.error)}`));
+        else resolve(message.result as Record<string, unknown>);
+      });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  };
+
+  return {
+    child,
+    request,
+    async initialize() {
+      await request('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'toolpack-bench', version: '1.0.0' },
+      });
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
+      );
+    },
+    async timed(method, params) {
+      const start = process.hrtime.bigint();
+      await request(method, params);
+      return Number(process.hrtime.bigint() - start) / 1e6;
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.stdin.end();
+        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+      });
+    },
+  };
+}
+
+function residentMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+    if (Number.isFinite(kb)) return kb / 1024;
+  } catch {
+    // not Linux: ask ps
+  }
+  const out = spawnSync('ps', ['-o', 'rss=', '-p', String(pid)], {
+    encoding: 'utf8',
+  }).stdout.trim();
+  return Number(out) / 1024;
+}
+
+async function measureCalls(client: RawClient): Promise<number[]> {
+  const args = { name: 'add_numbers', arguments: { numbers: [1, 2, 3, 4, 5] } };
+  for (let i = 0; i < 30; i++) await client.timed('tools/call', args);
+  const samples: number[] = [];
+  for (let i = 0; i < calls; i++) samples.push(await client.timed('tools/call', args));
+  return samples;
+}
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'toolpack-bench-server-'));
+const clients: RawClient[] = [];
+try {
+  const scripts = path.join(work, 'scripts');
+  mkdirSync(scripts);
+  for (let i = 0; i < count - 1; i++)
+    writeFileSync(path.join(scripts, `count-words-${i}.sh`), headerScript(i));
+
+  const toolpack = createRawClient(
+    spawn(
+      process.execPath,
+      [
+        ...cliArgs,
+        'serve',
+        '--script-root',
+        scripts,
+        '--module',
+        jsTool,
+        '--max-tools',
+        String(count + 10),
+        '--no-watch',
+      ],
+      { cwd: work, stdio: ['pipe', 'pipe', 'pipe'] },
+    ),
+  );
+  clients.push(toolpack);
+  await toolpack.initialize();
+  const listed = (await toolpack.request('tools/list')).tools as unknown[];
+  const listSamples: number[] = [];
+  for (let i = 0; i < 5; i++) await toolpack.timed('tools/list', {});
+  for (let i = 0; i < lists; i++) listSamples.push(await toolpack.timed('tools/list', {}));
+  const toolpackCalls = await measureCalls(toolpack);
+  const memory = residentMb(toolpack.child.pid ?? 0);
+  await toolpack.close();
+
+  const floor = createRawClient(
+    spawn(process.execPath, [bare, '--tools', String(count - 1)], {
+      cwd: work,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }),
+  );
+  clients.push(floor);
+  await floor.initialize();
+  const floorListSamples: number[] = [];
+  for (let i = 0; i < 5; i++) await floor.timed('tools/list', {});
+  for (let i = 0; i < lists; i++) floorListSamples.push(await floor.timed('tools/list', {}));
+  const floorCalls = await measureCalls(floor);
+  const floorMemory = residentMb(floor.child.pid ?? 0);
+  await floor.close();
+
+  const listP50 = percentile(listSamples, 50);
+  const callP50 = percentile(toolpackCalls, 50);
+  const floorP50 = percentile(floorCalls, 50);
+  const ratio = callP50 / floorP50;
+  const rows = [
+    {
+      metric: `tools/list, ${listed.length} tools`,
+      p50: listP50,
+      p95: percentile(listSamples, 95),
+      target: '< 5 ms',
+      ok: listP50 < 5,
+    },
+    {
+      metric: `tools/list, bare SDK McpServer with the same ${listed.length - 1} tools`,
+      p50: percentile(floorListSamples, 50),
+      p95: percentile(floorListSamples, 95),
+      target: '',
+      ok: true,
+    },
+    {
+      metric: 'tools/call add_numbers, mcp serve',
+      p50: callP50,
+      p95: percentile(toolpackCalls, 95),
+      target: '',
+      ok: true,
+    },
+    {
+      metric: 'tools/call add_numbers, bare SDK server',
+      p50: floorP50,
+      p95: percentile(floorCalls, 95),
+      target: '',
+      ok: true,
+    },
+  ];
+  const fmt = (n: number) => n.toFixed(3);
+  console.log(
+    `\n# mcp serve (stdio), ${os.availableParallelism()} cores, Node ${process.version}\n`,
+  );
+  console.log('| measurement | p50 ms | p95 ms | target | |');
+  console.log('| --- | ---: | ---: | --- | --- |');
+  for (const row of rows)
+    console.log(
+      `| ${row.metric} | ${fmt(row.p50)} | ${fmt(row.p95)} | ${row.target} | ${row.target ? (row.ok ? 'ok' : 'MISSED') : ''} |`,
+    );
+  console.log(
+    `| call overhead ratio (p50 mcp serve / bare SDK) | ${ratio.toFixed(2)}x | | <= 1.2x | ${ratio <= 1.2 ? 'ok' : 'MISSED'} |`,
+  );
+  console.log(
+    `| resident memory, ${listed.length} tools | ${memory.toFixed(1)} MB | | < 150 MB | ${memory < 150 ? 'ok' : 'MISSED'} |`,
+  );
+  console.log(
+    `| resident memory, bare SDK McpServer, ${listed.length - 1} tools | ${floorMemory.toFixed(1)} MB | | | |`,
+  );
+
+  const out = path.join(import.meta.dirname, 'out');
+  mkdirSync(out, { recursive: true });
+  writeFileSync(
+    path.join(out, 'server.json'),
+    `${JSON.stringify(
+      {
+        count: listed.length,
+        cores: os.availableParallelism(),
+        node: process.version,
+        listMs: { p50: listP50, p95: percentile(listSamples, 95), samples: listSamples.length },
+        callMs: {
+          toolpack: { p50: callP50, p95: percentile(toolpackCalls, 95) },
+          bareSdk: { p50: floorP50, p95: percentile(floorCalls, 95) },
+          samples: calls,
+          ratio,
+        },
+        bareSdkListMs: {
+          p50: percentile(floorListSamples, 50),
+          p95: percentile(floorListSamples, 95),
+        },
+        residentMb: memory,
+        bareSdkResidentMb: floorMemory,
+        targets: { listP50Ms: 5, callRatio: 1.2, residentMb: 150 },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+} finally {
+  await Promise.all(clients.map((client) => client.close()));
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,334 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { LineCounter, isMap, parseDocument } from 'yaml';
+import {
+  createDiagnostic,
+  formatDiagnostic,
+  isToolpackError,
+  type Diagnostic,
+} from '@toolpack/core';
+import type { SourceSpec } from '@toolpack/discovery';
+import {
+  createToolpackServer,
+  parsePolicy,
+  startHttpServer,
+  startStdioServer,
+  type LoadedPolicy,
+  type ToolPolicy,
+  type ToolpackServer,
+} from '@toolpack/server';
+import { EXIT_OK, EXIT_USAGE } from '../exit-codes.ts';
+import { createPainter, type CliIo } from '../io.ts';
+import { PROJECT_FILE } from '../project-config.ts';
+import { addSourceFlags, resolveSources, type SourceFlagValues } from '../source-flags.ts';
+import { displayPath } from '../tool-view.ts';
+
+interface ServeFlags extends SourceFlagValues {
+  http?: { host: string; port: number };
+  token?: string;
+  allowedHost?: string[];
+  watch?: boolean;
+  timeout?: number;
+  policy?: string;
+  audit?: string;
+  name?: string;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function parseTimeout(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError('expected a whole number of milliseconds >= 1.');
+  return n;
+}
+
+/** `3000`, `127.0.0.1:3000`, `0.0.0.0:0`, `[::1]:3000`, `localhost:3000`. */
+export function parseListenAddress(value: string): { host: string; port: number } {
+  const match = /^(?:(\[[0-9A-Fa-f:.]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(value.trim());
+  const port = Number(match?.[2]);
+  if (match === null || !Number.isInteger(port) || port > 65_535) {
+    throw new InvalidArgumentError(
+      'expected [HOST:]PORT, e.g. 3000, 127.0.0.1:3000 or [::1]:3000 (port 0 picks a free one).',
+    );
+  }
+  return { host: match[1] ?? '127.0.0.1', port };
+}
+
+/**
+ * Reads a policy from a YAML/JSON file, or (with `key`) from one key of `toolpack.yaml`.
+ * With a key, no key is no policy; a missing file asked for by name is an error.
+ */
+export async function readPolicyFile(
+  file: string,
+  cwd: string,
+  key?: string,
+): Promise<LoadedPolicy> {
+  const shown = displayPath(file, cwd);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    return {
+      diagnostics: [
+        createDiagnostic(
+          'error',
+          'E_POLICY',
+          `Cannot read the policy file: ${(error as Error).message}`,
+          { path: shown },
+          'Check the path given to --policy.',
+        ),
+      ],
+    };
+  }
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter });
+  if (document.errors.length > 0) {
+    const line = document.errors[0]?.linePos?.[0]?.line;
+    return {
+      diagnostics: [
+        createDiagnostic(
+          'error',
+          'E_POLICY',
+          `The policy file is not valid YAML or JSON: ${document.errors[0]?.message.split('\n')[0]}`,
+          { path: shown, ...(line === undefined ? {} : { line }) },
+          'Fix the syntax at that line.',
+        ),
+      ],
+    };
+  }
+  if (key === undefined) return parsePolicy(document.toJS(), { path: shown });
+  if (!isMap(document.contents)) return { diagnostics: [] };
+  const pair = document.contents.items.find(
+    (item) => (item.key as { value?: unknown } | null)?.value === key,
+  );
+  if (pair === undefined) return { diagnostics: [] };
+  const offset = (pair.key as { range?: [number, number, number] } | null)?.range?.[0];
+  const line = offset === undefined ? undefined : lineCounter.linePos(offset).line;
+  return parsePolicy((document.toJS() as Record<string, unknown>)[key], {
+    path: shown,
+    ...(line === undefined ? {} : { line }),
+  });
+}
+
+function describePolicy(policy: ToolPolicy): string {
+  const parts: string[] = [];
+  if (policy.allow?.length) parts.push(`allow ${policy.allow.join(', ')}`);
+  if (policy.deny?.length) parts.push(`deny ${policy.deny.join(', ')}`);
+  if (policy.readOnly) parts.push('read-only');
+  return parts.length === 0 ? 'no restrictions' : parts.join('; ');
+}
+
+/** Keeps stray console output of in-process code off stdout, the protocol channel. */
+function guardStdout(io: CliIo): () => void {
+  if (io.stdout !== process.stdout) return () => undefined;
+  const saved = { log: console.log, info: console.info, debug: console.debug, warn: console.warn };
+  console.log =
+    console.info =
+    console.debug =
+    console.warn =
+      (...args: unknown[]) => console.error(...args);
+  return () => Object.assign(console, saved);
+}
+
+export function createServeCommand(io: CliIo, done: (code: number) => void): Command {
+  const sources: SourceSpec[] = [];
+  const command = new Command('serve')
+    .description(
+      'Serve the tools to MCP clients: stdio by default, Streamable HTTP at /mcp with --http',
+    )
+    .option(
+      '--http <[host:]port>',
+      'serve Streamable HTTP instead of stdio (host defaults to 127.0.0.1; port 0 picks a free one)',
+      parseListenAddress,
+    )
+    .option(
+      '--token <token>',
+      'require Authorization: Bearer <token> on /mcp and /metrics (default: $TOOLPACK_TOKEN)',
+    )
+    .option(
+      '--allowed-host <name>',
+      'accept this Host/Origin name besides loopback and the machine’s own; repeatable',
+      collect,
+    )
+    .option('--watch', 'reload tools when their files change (the default)')
+    .option('--no-watch', 'do not watch the sources for changes')
+    .option(
+      '--timeout <ms>',
+      'stop a call after this many milliseconds unless the tool sets its own (default 30000)',
+      parseTimeout,
+    )
+    .option(
+      '--policy <file>',
+      `a YAML/JSON policy { allow, deny, readOnly } (default: policy: in ${PROJECT_FILE})`,
+    )
+    .option('--audit <file>', 'append one JSON line per call (tool, argument names, outcome, ms)')
+    .option('--name <name>', 'the server name clients show (default: toolpack)');
+  addSourceFlags(command, sources);
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  mcp serve                                   # the sources of ./toolpack.yaml, over stdio
+  mcp serve --script-root ./scripts --policy policy.yaml --audit .toolpack/audit.jsonl
+  mcp serve --http 127.0.0.1:3000             # http://127.0.0.1:3000/mcp, /health, /metrics
+  TOOLPACK_TOKEN=s3cret mcp serve --http 0.0.0.0:3000
+  mcp config claude --write                   # register this project with Claude Desktop
+
+Logs go to stderr; stdout carries only the protocol. The server stops on stdin's end
+(stdio), SIGINT or SIGTERM.
+
+Exit codes: 0 stopped cleanly, 2 bad flags, a bad policy, a missing source or more tools
+than maxTools.`,
+  );
+  command.action(async (flags: ServeFlags) => {
+    const paint = createPainter(io.stderr, io.env);
+    const say = (line: string) => io.stderr.write(`${paint('dim', 'toolpack:')} ${line}\n`);
+    const fail = (message: string, hint?: string) => {
+      io.stderr.write(`${paint('red', 'error')} ${message}\n`);
+      if (hint !== undefined) io.stderr.write(`${paint('dim', `hint: ${hint}`)}\n`);
+      done(EXIT_USAGE);
+    };
+
+    const resolved = await resolveSources(sources, flags, io);
+    if (resolved.origin === 'none') {
+      say(
+        `no source flags and no ${PROJECT_FILE} here: serving only the built-in tools (find_tools, describe_tool).`,
+      );
+    }
+
+    for (const d of resolved.diagnostics.filter((x) => x.severity !== 'info')) {
+      say(formatDiagnostic(d));
+    }
+
+    let loaded: LoadedPolicy = { diagnostics: [] };
+    if (flags.policy !== undefined) {
+      loaded = await readPolicyFile(path.resolve(io.cwd, flags.policy), io.cwd);
+    } else if (resolved.origin === 'project') {
+      loaded = await readPolicyFile(path.join(io.cwd, PROJECT_FILE), io.cwd, 'policy');
+    }
+    const policyErrors: Diagnostic[] = loaded.diagnostics.filter((d) => d.severity === 'error');
+    if (policyErrors.length > 0) {
+      for (const d of policyErrors) io.stderr.write(`${paint('red', formatDiagnostic(d))}\n`);
+      fail(
+        'Refusing to start with an invalid policy: it would serve tools the policy means to hide.',
+      );
+      return;
+    }
+
+    const token =
+      flags.token ??
+      (io.env.TOOLPACK_TOKEN === undefined || io.env.TOOLPACK_TOKEN === ''
+        ? undefined
+        : io.env.TOOLPACK_TOKEN);
+    const restoreConsole = flags.http === undefined ? guardStdout(io) : () => undefined;
+    let toolpack: ToolpackServer;
+    try {
+      toolpack = await createToolpackServer({
+        discovery: resolved.options,
+        runner: {
+          envAllowList: resolved.envAllowList,
+          ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
+          ...(flags.timeout === undefined ? {} : { defaultTimeoutMs: flags.timeout }),
+        },
+        ...(loaded.policy === undefined ? {} : { policy: loaded.policy }),
+        ...(flags.audit === undefined ? {} : { audit: path.resolve(io.cwd, flags.audit) }),
+        ...(flags.name === undefined ? {} : { name: flags.name }),
+        watch: flags.watch !== false,
+        warm: true,
+        // Only HTTP has a /metrics endpoint; over stdio nothing could read them.
+        metrics: flags.http !== undefined,
+        log: (line) => say(line),
+      });
+    } catch (error) {
+      restoreConsole();
+      if (isToolpackError(error) && error.code === 'E_MAX_TOOLS') {
+        fail(error.message, error.hint);
+        return;
+      }
+      throw error;
+    }
+
+    // Changes made right after start must not be missed: let the watcher finish its first
+    // scan (bounded, so a huge tree cannot hold the server back).
+    await Promise.race([
+      toolpack.watching,
+      new Promise((resolve) => setTimeout(resolve, 3_000).unref()),
+    ]);
+
+    const stopHooks: (() => void)[] = [];
+    const stopped = new Promise<string>((resolve) => {
+      const onSignal = (signal: NodeJS.Signals) => resolve(signal);
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+      stopHooks.push(() => {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+      });
+    });
+
+    const policy = loaded.policy;
+    const summary = `${toolpack.tools.length} ${toolpack.tools.length === 1 ? 'tool' : 'tools'}${
+      resolved.origin === 'project' ? ` from ${PROJECT_FILE}` : ''
+    }${policy === undefined ? '' : ` (policy ${policy.origin}: ${describePolicy(policy)})`}`;
+
+    let closeTransport: () => Promise<void>;
+    let reason: string;
+    try {
+      if (flags.http !== undefined) {
+        let handle;
+        try {
+          handle = await startHttpServer(toolpack, {
+            host: flags.http.host,
+            port: flags.http.port,
+            ...(token === undefined ? {} : { token }),
+            ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
+            onError: (error) => say(`http: ${error.message}`),
+          });
+        } catch (error) {
+          await toolpack.close();
+          if (isToolpackError(error)) {
+            fail(error.message, error.hint);
+            return;
+          }
+          if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+            fail(
+              `Cannot listen on ${flags.http.host}:${flags.http.port}: the port is in use.`,
+              'Pick another port, or 0 for a free one.',
+            );
+            return;
+          }
+          throw error;
+        }
+        closeTransport = () => handle.close();
+        say(`serving ${summary} on ${handle.url} (also /health and /metrics)`);
+        if (token === undefined) say('no token set: only clients on this machine can connect.');
+        reason = await stopped;
+      } else {
+        const handle = startStdioServer(toolpack, {
+          onError: (error) => say(`stdio: ${error.message}`),
+        });
+        closeTransport = () => handle.close();
+        say(`serving ${summary} over stdio`);
+        reason = await Promise.race([stopped, handle.closed.then(() => 'end of stdin')]);
+      }
+      say(`stopping (${reason})`);
+      await closeTransport();
+      await toolpack.close();
+    } finally {
+      for (const hook of stopHooks) hook();
+      restoreConsole();
+    }
+    if (io.stdout === process.stdout) {
+      // Everything is closed; should a dependency still hold the event loop open, do not
+      // leave the client waiting on a process that has nothing left to do.
+      setTimeout(() => process.exit(process.exitCode ?? EXIT_OK), 2_000).unref();
+      if (flags.http === undefined) process.stdin.pause();
+    }
+    done(EXIT_OK);
+  });
+  return command;
+}

@@ -1,0 +1,180 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { childEnv, cliBin, examples, repo } from './serve-helpers.ts';
+
+// The official MCP Inspector's CLI mode, driving `mcp serve` over stdio as a third-party
+// client would. It is a devDependency, so it runs offline.
+const inspector = path.join(repo, 'packages', 'server', 'node_modules', '.bin', 'mcp-inspector');
+const hasInspector = existsSync(inspector);
+const hasPwsh =
+  spawnSync('pwsh', ['-NoProfile', '-Command', 'exit 0'], { stdio: 'ignore' }).status === 0;
+const home = mkdtempSync(path.join(os.tmpdir(), 'toolpack-inspector-home-'));
+
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+let runs = 0;
+
+/** Runs the Inspector CLI; the result is read from its --output file (stdout has banners). */
+function runInspector(
+  example: string,
+  method: string[],
+): { code: number | null; json: Record<string, unknown>; stderr: string } {
+  const env = childEnv({ HOME: home, USERPROFILE: home, APPDATA: home });
+  const output = path.join(home, `result-${(runs += 1)}.json`);
+  // The Inspector gives the server a minimal environment of its own: the source condition
+  // goes on the node command line instead.
+  const result = spawnSync(
+    inspector,
+    [
+      '--cli',
+      '--cwd',
+      path.join(examples, example),
+      process.execPath,
+      '--conditions=@toolpack/source',
+      cliBin,
+      'serve',
+      '--no-cache',
+      '--no-watch',
+      ...method,
+      '--output',
+      output,
+    ],
+    { env, encoding: 'utf8', timeout: 30_000 },
+  );
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(readFileSync(output, 'utf8')) as Record<string, unknown>;
+  } catch {
+    json = { unreadable: result.stdout };
+  }
+  return { code: result.status, json, stderr: result.stderr };
+}
+
+/** A result's text blocks and structured content, as one searchable string. */
+function contentOf(json: Record<string, unknown>): string {
+  const texts = ((json.content ?? []) as { text?: string }[]).map((block) => block.text ?? '');
+  return [...texts, JSON.stringify(json.structuredContent ?? {})].join('\n');
+}
+
+// The Inspector's exit code for a tool result with isError: true.
+const TOOL_IS_ERROR = 5;
+
+interface ExampleCall {
+  example: string;
+  tool: string;
+  args: string[];
+  needsPwsh: boolean;
+  /** What the result must contain when the tool can run here. */
+  expected?: RegExp;
+  /** The message when it cannot (no PowerShell, no .bas interpreter). */
+  unavailable?: RegExp;
+}
+
+const calls: ExampleCall[] = [
+  {
+    example: 'js-tools',
+    tool: 'add_numbers',
+    args: ['numbers=[1,2,39]'],
+    needsPwsh: false,
+    expected: /"sum":\s*42/,
+  },
+  {
+    example: 'scripts',
+    tool: 'word_count',
+    args: ['text=one two three'],
+    needsPwsh: false,
+    expected: /"words":\s*3/,
+  },
+  {
+    example: 'dotbot-tools',
+    tool: 'list_tasks',
+    args: ['limit=2'],
+    needsPwsh: false,
+    expected: /Write the release notes/,
+  },
+  {
+    example: 'basic',
+    tool: 'book_meeting',
+    args: ['room=Atlas', 'day=2026-12-01', 'attendees=4'],
+    needsPwsh: false,
+    unavailable: /No interpreter is configured for "\.bas"/,
+  },
+  {
+    example: 'powershell-scripts',
+    tool: 'New_Greeting',
+    args: ['Name=Ada'],
+    needsPwsh: true,
+    expected: /Ada/,
+  },
+  {
+    example: 'powershell-module',
+    tool: 'Widgets_Get_Widget',
+    args: [],
+    needsPwsh: true,
+    expected: /./,
+  },
+  {
+    example: 'workflows',
+    tool: 'workflow_prepare_release',
+    args: ['current=1.4.2'],
+    needsPwsh: true,
+    expected: /1\.4\.3/,
+  },
+];
+
+const missingPwsh = /PowerShell 7 \(pwsh\) is not installed/;
+
+describe.skipIf(!hasInspector)('MCP Inspector CLI against mcp serve (stdio)', () => {
+  it.each(calls.map((c) => c.example))('%s: tools/list matches mcp list', (example) => {
+    const { code, json, stderr } = runInspector(example, ['--method', 'tools/list']);
+    expect(code, stderr).toBe(0);
+    const expected = JSON.parse(
+      readFileSync(path.join(examples, example, 'expected-list.json'), 'utf8'),
+    ) as {
+      tools: { name: string; inputSchema: unknown; annotations?: unknown }[];
+    };
+    const tools = json.tools as { name: string; inputSchema: unknown; annotations?: unknown }[];
+    expect(tools.map((t) => t.name)).toEqual(expected.tools.map((t) => t.name));
+    for (const [i, tool] of tools.entries()) {
+      expect(tool.inputSchema).toEqual(expected.tools[i]?.inputSchema);
+      expect(tool.annotations).toEqual(expected.tools[i]?.annotations);
+    }
+  });
+
+  const callArgs = (call: ExampleCall) => [
+    '--method',
+    'tools/call',
+    '--tool-name',
+    call.tool,
+    ...call.args.flatMap((a) => ['--tool-arg', a]),
+  ];
+
+  for (const call of calls.filter((c) => c.expected !== undefined)) {
+    it.skipIf(call.needsPwsh && !hasPwsh)(
+      `${call.example}: tools/call ${call.tool} succeeds${call.needsPwsh ? ' (needs pwsh on PATH)' : ''}`,
+      () => {
+        const { code, json, stderr } = runInspector(call.example, callArgs(call));
+        expect(code, stderr).toBe(0);
+        expect(json.isError, JSON.stringify(json)).toBeFalsy();
+        expect(contentOf(json)).toMatch(call.expected ?? /./);
+      },
+    );
+  }
+
+  for (const call of calls.filter((c) => c.unavailable !== undefined || c.needsPwsh)) {
+    it.skipIf(call.unavailable === undefined && hasPwsh)(
+      `${call.example}: tools/call ${call.tool} answers isError saying how to make it run${
+        call.unavailable === undefined ? ' (only without pwsh on PATH)' : ''
+      }`,
+      () => {
+        const { code, json, stderr } = runInspector(call.example, callArgs(call));
+        expect(code, stderr).toBe(TOOL_IS_ERROR);
+        expect(json.isError).toBe(true);
+        expect(contentOf(json)).toMatch(call.unavailable ?? missingPwsh);
+      },
+    );
+  }
+});

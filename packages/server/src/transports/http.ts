@@ -1,0 +1,308 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isIP } from 'node:net';
+import os from 'node:os';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type Server,
+} from '@modelcontextprotocol/server';
+import { ToolpackError } from '@toolpack/core';
+import type { ToolpackServer } from '../toolpack-server.ts';
+
+export interface StartHttpServerOptions {
+  /** Default `127.0.0.1`. Anything but loopback requires a `token`. */
+  host?: string;
+  /** Default 0: a free port (read it from the handle). */
+  port?: number;
+  /** Bearer token required on `/mcp` and `/metrics`. */
+  token?: string;
+  /** Extra Host/Origin names to accept besides loopback and this machine's own names. */
+  allowedHosts?: readonly string[];
+  /** Largest request body read. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Open 2025-era sessions at most; more are refused with 503 until some close. Default 256. */
+  maxSessions?: number;
+  onError?(error: Error): void;
+}
+
+export interface HttpServerHandle {
+  /** `http://host:port/mcp` */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const MCP_PATH = '/mcp';
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '');
+  return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
+}
+
+/** The names a browser or client may put in Host/Origin for a server bound to `host`. */
+export function allowedHostnamesFor(host: string, extra: readonly string[] = []): string[] {
+  const names = new Set(LOOPBACK_NAMES);
+  const bracket = (address: string) => (isIP(address) === 6 ? `[${address}]` : address);
+  for (const name of extra) names.add(bracket(name.toLowerCase()));
+  if (isLoopbackHost(host)) return [...names];
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '[::]';
+  if (!wildcard) names.add(bracket(host.replace(/^\[|\]$/g, '').toLowerCase()));
+  // Bound to every interface: the machine's own names and addresses are what clients use.
+  names.add(os.hostname().toLowerCase());
+  for (const addresses of Object.values(os.networkInterfaces())) {
+    for (const address of addresses ?? []) {
+      if (wildcard || address.address === host)
+        names.add(bracket(address.address.split('%')[0] ?? address.address));
+    }
+  }
+  return [...names];
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+function writeJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function rpcError(code: number, message: string): unknown {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+async function readBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<{ tooLarge: true } | { tooLarge: false; text: string }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) return { tooLarge: true };
+    chunks.push(chunk);
+  }
+  return { tooLarge: false, text: Buffer.concat(chunks).toString('utf8') };
+}
+
+interface Session {
+  transport: NodeStreamableHTTPServerTransport;
+  server: Server;
+}
+
+/**
+ * Serves a Toolpack server over Streamable HTTP at `/mcp`, plus `/health` and Prometheus
+ * `/metrics`. 2025-era clients get stateful sessions (so `list_changed`, logging levels
+ * and cancellation work across requests); 2026-era requests, which carry their protocol
+ * version in every message, go to the SDK's per-request handler. Every request passes the
+ * Host and Origin checks first (DNS rebinding), then the bearer token when one is set.
+ */
+export async function startHttpServer(
+  toolpack: ToolpackServer,
+  options: StartHttpServerOptions = {},
+): Promise<HttpServerHandle> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token === '' ? undefined : options.token;
+  if (!isLoopbackHost(host) && token === undefined) {
+    throw new ToolpackError(
+      'E_HTTP_TOKEN',
+      `Refusing to serve HTTP on ${host} without a token: anyone who can reach that address could run your tools.`,
+      { hint: 'Pass --token <secret> (or set TOOLPACK_TOKEN), or bind to 127.0.0.1.' },
+    );
+  }
+  // Loaded only for HTTP: a stdio server does not carry the Node HTTP adapter (hono).
+  const {
+    NodeStreamableHTTPServerTransport: HttpTransport,
+    hostHeaderValidation,
+    originValidation,
+    toNodeHandler,
+    toWebRequest,
+  } = await import('@modelcontextprotocol/node');
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxSessions = options.maxSessions ?? 256;
+  const reportError = (error: unknown) =>
+    options.onError?.(error instanceof Error ? error : new Error(String(error)));
+  const allowed = allowedHostnamesFor(host, options.allowedHosts);
+  const checkHost = hostHeaderValidation(allowed);
+  const checkOrigin = originValidation(allowed);
+  const expected = token === undefined ? undefined : digest(token);
+  const isAuthorized = (req: IncomingMessage): boolean => {
+    if (expected === undefined) return true;
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer\s+(.+)$/i.exec(header);
+    return match?.[1] !== undefined && timingSafeEqual(digest(match[1].trim()), expected);
+  };
+
+  const sessions = new Map<string, Session>();
+  const modern = createMcpHandler(() => toolpack.createMcpServer({ track: false }), {
+    legacy: 'reject',
+    onerror: reportError,
+    maxRequestBodySize: maxBodyBytes,
+  });
+  const serveModern = toNodeHandler(modern, {
+    onerror: reportError,
+    maxRequestBodySize: maxBodyBytes,
+  });
+  const stopNotifying = toolpack.onToolsChanged(() => modern.notify.toolsChanged());
+
+  const handleMcp = async (req: IncomingMessage, res: ServerResponse) => {
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readBody(req, maxBodyBytes);
+      if (read.tooLarge) {
+        writeJson(res, 413, rpcError(-32600, `Request body larger than ${maxBodyBytes} bytes.`));
+        return;
+      }
+      try {
+        body = JSON.parse(read.text);
+      } catch {
+        writeJson(res, 400, rpcError(-32700, 'Parse error: the request body is not JSON.'));
+        return;
+      }
+    }
+    const request = await toWebRequest(req, body);
+    if (!(await isLegacyRequest(request, body))) {
+      await serveModern(req, res, body);
+      return;
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = sessions.get(sessionId);
+      if (session === undefined) {
+        writeJson(
+          res,
+          404,
+          rpcError(
+            -32001,
+            'Session not found: it expired or the server restarted. Initialize again.',
+          ),
+        );
+        return;
+      }
+      await session.transport.handleRequest(req, res, body);
+      return;
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      writeJson(
+        res,
+        400,
+        rpcError(-32000, 'Bad Request: send initialize first, then the Mcp-Session-Id it returns.'),
+      );
+      return;
+    }
+    if (sessions.size >= maxSessions) {
+      writeJson(
+        res,
+        503,
+        rpcError(
+          -32000,
+          `Too many open sessions (${maxSessions}); close one (HTTP DELETE) and retry.`,
+        ),
+      );
+      return;
+    }
+    const server = toolpack.createMcpServer();
+    const transport: NodeStreamableHTTPServerTransport = new HttpTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server });
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+        server.close().catch(reportError);
+      },
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const httpServer = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!checkHost(req, res) || !checkOrigin(req, res)) return;
+    if (url.pathname === '/health') {
+      writeJson(res, 200, {
+        status: 'ok',
+        name: toolpack.name,
+        version: toolpack.version,
+        tools: toolpack.tools.length,
+      });
+      return;
+    }
+    if (url.pathname !== MCP_PATH && url.pathname !== '/metrics') {
+      writeJson(res, 404, { error: `Not found: the MCP endpoint is ${MCP_PATH}.` });
+      return;
+    }
+    if (!isAuthorized(req)) {
+      writeJson(res, 401, rpcError(-32001, 'Unauthorized: send Authorization: Bearer <token>.'), {
+        'www-authenticate': 'Bearer realm="toolpack"',
+      });
+      return;
+    }
+    if (url.pathname === '/metrics') {
+      toolpack.metrics.render().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': toolpack.metrics.contentType });
+          res.end(text);
+        },
+        (error: unknown) => {
+          reportError(error);
+          writeJson(res, 500, { error: 'metrics failed' });
+        },
+      );
+      return;
+    }
+    handleMcp(req, res).catch((error: unknown) => {
+      reportError(error);
+      writeJson(res, 500, rpcError(-32603, 'Internal error.'));
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port ?? 0, host.replace(/^\[|\]$/g, ''), () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const address = httpServer.address() as AddressInfo;
+  const shownHost = isIP(address.address) === 6 ? `[${address.address}]` : address.address;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost}:${address.port}${MCP_PATH}`,
+    host: address.address,
+    port: address.port,
+    close() {
+      closing ??= (async () => {
+        stopNotifying();
+        const open = [...sessions.values()];
+        sessions.clear();
+        await Promise.allSettled(
+          open.map(async ({ transport, server }) => {
+            await transport.close();
+            await server.close();
+          }),
+        );
+        await modern.close();
+        httpServer.closeAllConnections();
+        await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      })();
+      return closing;
+    },
+  };
+}
