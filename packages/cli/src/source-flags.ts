@@ -1,9 +1,10 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { Diagnostic } from '@toolpack/core';
 import type { DiscoverToolsOptions, SourceSpec } from '@toolpack/discovery';
 import { resolveProjectSources } from '@toolpack/packs';
 import type { CliIo } from './io.ts';
 import { PROJECT_FILE, readProjectConfig } from './project-config.ts';
+import { collect, parseCount } from './option-parsers.ts';
 
 export interface SourceFlagValues {
   include?: string[];
@@ -12,17 +13,6 @@ export interface SourceFlagValues {
   maxTools?: number;
   strict?: boolean;
   cache?: boolean;
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
-function parseCount(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new InvalidArgumentError('expected a whole number >= 1.');
-  return n;
 }
 
 /**

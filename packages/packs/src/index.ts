@@ -115,6 +115,7 @@ export {
 export type { OpenRegistryOptions, RegistryLocation } from './registry/open-registry.ts';
 
 export { PACKS_DIR, packInstallDir } from './project/project-files.ts';
+export { writePackFiles } from './project/stage-pack.ts';
 export type { DownloadListener } from './project/stage-pack.ts';
 export { addPack } from './project/add-pack.ts';
 export type { AddPackOptions, InstalledPackReport } from './project/add-pack.ts';

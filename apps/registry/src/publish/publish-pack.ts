@@ -1,13 +1,18 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createDiagnostic, type Diagnostic } from '@toolpack/core';
-import { buildVersionDoc, computeIntegrity, type PackLimits } from '@toolpack/packs';
+import {
+  buildVersionDoc,
+  computeIntegrity,
+  writePackFiles,
+  type PackLimits,
+} from '@toolpack/packs';
 import type { VersionDoc } from '../documents.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { computeBlobKey } from '../storage/fs-blob-store.ts';
 import type { MetadataStore } from '../storage/metadata-store.ts';
 import type { PackToolLister } from './list-pack-tools.ts';
-import { readPackUpload, writeUploadFiles } from './read-pack-upload.ts';
+import { readPackUpload } from './read-pack-upload.ts';
 
 export interface PublishContext {
   store: MetadataStore;
@@ -55,7 +60,7 @@ export async function publishPack(
   const dir = await mkdtemp(path.join(context.workDir, 'publish-'));
   let listing;
   try {
-    await writeUploadFiles(files, dir);
+    await writePackFiles(files, dir);
     listing = await context.listTools({ dir, manifest });
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -1,5 +1,3 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { createDiagnostic, type Diagnostic } from '@toolpack/core';
 import {
   MANIFEST_FILE,
@@ -52,19 +50,4 @@ export function readPackUpload(
   if (parsed.manifest === undefined)
     return { ok: false, problems: parsed.diagnostics.filter((d) => d.severity === 'error') };
   return { ok: true, upload: { manifest: parsed.manifest, files: inspected.files }, warnings };
-}
-
-/** Writes checked files into `dir`, a folder this process just created (so no link is in the way). */
-export async function writeUploadFiles(files: readonly TarballFile[], dir: string): Promise<void> {
-  const made = new Set<string>();
-  for (const file of files) {
-    const target = path.join(dir, ...file.path.split('/'));
-    const parent = path.dirname(target);
-    if (!made.has(parent)) {
-      await mkdir(parent, { recursive: true });
-      made.add(parent);
-    }
-    // `wx`: never follow or replace anything already there.
-    await writeFile(target, file.data, { flag: 'wx', mode: 0o644 });
-  }
 }

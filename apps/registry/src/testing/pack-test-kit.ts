@@ -2,10 +2,15 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { Diagnostic, DiscoveredTool, ToolCallResult } from '@toolpack/core';
 import { discoverTools } from '@toolpack/discovery';
-import { createPackTarball, readManifest, type PackManifest } from '@toolpack/packs';
+import {
+  createPackTarball,
+  readManifest,
+  writePackFiles,
+  type PackManifest,
+} from '@toolpack/packs';
 import { createToolRunner, type ToolRunner } from '@toolpack/runners';
 import { listPackTools, type PackToolListing } from '../publish/list-pack-tools.ts';
-import { readPackUpload, writeUploadFiles } from '../publish/read-pack-upload.ts';
+import { readPackUpload } from '../publish/read-pack-upload.ts';
 
 /**
  * Helpers for the official packs' own tests (registry/packs/<name>/tests): the checks a
@@ -42,7 +47,7 @@ export async function checkPackFolder(dir: string, unpackDir: string): Promise<C
     throw new Error(
       `The tarball of ${dir} is refused:\n${read.problems.map((d) => `  ${d.message}`).join('\n')}`,
     );
-  await writeUploadFiles(read.upload.files, unpackDir);
+  await writePackFiles(read.upload.files, unpackDir);
   const listing = await listPackTools({ dir: unpackDir, manifest: read.upload.manifest });
   return {
     manifest: read.upload.manifest,

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import {
   ToolpackError,
   hasErrors,
@@ -17,23 +17,13 @@ import {
   resolveSources,
   type SourceFlagValues,
 } from '../source-flags.ts';
+import { collect, parseTimeout } from '../option-parsers.ts';
 
 interface CallFlags extends SourceFlagValues {
   args?: string;
   arg?: string[];
   timeout?: number;
   json?: boolean;
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
-function parseTimeout(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new InvalidArgumentError('expected a whole number of milliseconds >= 1.');
-  return n;
 }
 
 export function createCallCommand(io: CliIo, done: (code: number) => void): Command {

@@ -23,6 +23,7 @@ import { createPainter, type CliIo } from '../io.ts';
 import { PROJECT_FILE } from '../project-config.ts';
 import { addSourceFlags, resolveSources, type SourceFlagValues } from '../source-flags.ts';
 import { displayPath } from '../tool-view.ts';
+import { collect, parseTimeout } from '../option-parsers.ts';
 
 interface ServeFlags extends SourceFlagValues {
   http?: { host: string; port: number };
@@ -33,17 +34,6 @@ interface ServeFlags extends SourceFlagValues {
   policy?: string;
   audit?: string;
   name?: string;
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
-function parseTimeout(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new InvalidArgumentError('expected a whole number of milliseconds >= 1.');
-  return n;
 }
 
 /** `3000`, `127.0.0.1:3000`, `0.0.0.0:0`, `[::1]:3000`, `localhost:3000`. */

@@ -3,10 +3,7 @@ import { EXIT_OK } from '../../exit-codes.ts';
 import type { CliIo } from '../../io.ts';
 import { renderTable } from '../../render-table.ts';
 import { addRegistryOption, openCommandRegistry, plural } from './shared.ts';
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
+import { collect } from '../../option-parsers.ts';
 
 function parseLimit(value: string): number {
   const n = Number(value);
