@@ -13,6 +13,7 @@ export default defineConfig({
       'apps/*/src/**/*.test.ts',
       'registry/packs/*/**/*.test.ts',
       'bench/**/*.test.ts',
+      'tests/**/*.test.ts',
     ],
     exclude: ['**/node_modules/**', '**/dist/**', '**/fixtures/**'],
     setupFiles: ['scripts/vitest-setup.ts'],

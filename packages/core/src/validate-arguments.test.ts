@@ -88,3 +88,18 @@ describe('findSchemaProblems', () => {
     ]);
   });
 });
+
+describe('findSchemaProblems with references', () => {
+  it('reports a reference that cannot be resolved', () => {
+    expect(
+      findSchemaProblems({ type: 'object', properties: { a: { $ref: '#/$defs/missing' } } })[0],
+    ).toMatch(/can't resolve reference #\/\$defs\/missing/);
+    expect(
+      findSchemaProblems({
+        type: 'object',
+        $defs: { n: { type: 'integer' } },
+        properties: { a: { $ref: '#/$defs/n' } },
+      }),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,323 @@
+// Every package usable on its own (DESIGN.md "Packages"): each one is packed as it would be
+// published, the tarballs are installed with npm into a project outside the workspace, and
+// that project uses them from plain Node — examples/embed included, spoken to over MCP.
+//
+// The packages are packed from their built dist/. CI's `pnpm check` builds before
+// `pnpm test`; elsewhere ensureBuilt() builds whatever is missing or older than its sources.
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lintTarball } from './lint-tarball.ts';
+import { connectStdio } from './stdio-json-rpc.ts';
+import {
+  WORKSPACE_PACKAGES,
+  createPlainEnv,
+  ensureBuilt,
+  packPackage,
+  readJson,
+  repoRoot,
+  runCommand,
+  type PackedPackage,
+} from './workspace-packages.ts';
+
+const embedExample = path.join(repoRoot, 'examples', 'embed');
+const fixtures = path.join(import.meta.dirname, 'fixtures');
+const packageNames = WORKSPACE_PACKAGES.map((pkg) => pkg.name);
+
+/** What examples/embed and the other plain-Node checks need installed. */
+const EMBED_PACKAGES = [
+  '@toolpack/core',
+  '@toolpack/discovery',
+  '@toolpack/runners',
+  '@toolpack/server',
+];
+
+let work = '';
+let project = '';
+let buildFailures = new Map<string, string>();
+const packed = new Map<string, PackedPackage>();
+
+/** The packed package, or the reason it could not be packed (its build failed). */
+function packedOf(name: string): PackedPackage {
+  const result = packed.get(name);
+  if (result) return result;
+  throw new Error(buildFailures.get(name) ?? `${name} was not packed (see beforeAll's error)`);
+}
+
+function installedDir(name: string): string {
+  return path.join(project, 'node_modules', ...name.split('/'));
+}
+
+interface PublishedManifest {
+  exports?: unknown;
+  publishConfig?: unknown;
+  dependencies?: Record<string, string>;
+  bin?: Record<string, string>;
+}
+
+/** Every file path an `exports` map can resolve to. */
+function listExportTargets(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.values(value).flatMap(listExportTargets);
+}
+
+beforeAll(() => {
+  buildFailures = ensureBuilt(WORKSPACE_PACKAGES).failed;
+  work = mkdtempSync(path.join(os.tmpdir(), 'toolpack-packaging-'));
+  const tarballs = path.join(work, 'tarballs');
+  mkdirSync(tarballs);
+  // A package that does not build fails its own tests; the others are still checked.
+  for (const pkg of WORKSPACE_PACKAGES) {
+    if (!buildFailures.has(pkg.name)) packed.set(pkg.name, packPackage(pkg, tarballs));
+  }
+
+  project = path.join(work, 'project');
+  cpSync(embedExample, project, {
+    recursive: true,
+    filter: (source) => !/[\\/](node_modules|\.toolpack)$/.test(source),
+  });
+  cpSync(path.join(fixtures, 'consumer'), project, { recursive: true });
+  writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'embed-toolpack', private: true, type: 'module' }),
+  );
+  // All tarballs in one install: their `^0.1.0` ranges on each other are met by the
+  // tarballs themselves; third-party dependencies come from the npm registry.
+  runCommand({
+    command: 'npm',
+    args: [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      ...[...packed.values()].map((entry) => entry.tarball),
+    ],
+    cwd: project,
+    timeoutMs: 150_000,
+  });
+}, 300_000);
+
+afterAll(() => {
+  if (work !== '') rmSync(work, { recursive: true, force: true });
+});
+
+describe('published tarballs', () => {
+  it.each(WORKSPACE_PACKAGES)('$name ships dist, README and assets, never src', (pkg) => {
+    const { files } = packedOf(pkg.name);
+    const expected = ['package.json', 'README.md', ...pkg.entries, ...pkg.assets];
+    for (const entry of pkg.entries) expected.push(entry.replace(/\.mjs$/, '.d.mts'));
+    expect(files).toEqual(expect.arrayContaining(expected));
+    expect(files.filter((file) => !/^(dist|assets|bin)\/|^[^/]+$/.test(file))).toEqual([]);
+    expect(
+      files.filter((file) => /\.(test|spec)\.|\.ts$/.test(file) && !file.endsWith('.d.mts')),
+    ).toEqual([]);
+  });
+
+  it.each(WORKSPACE_PACKAGES)(
+    '$name: the published package.json points at dist/ with real versions',
+    (pkg) => {
+      const { files } = packedOf(pkg.name);
+      const dir = installedDir(pkg.name);
+      const manifest = readJson<PublishedManifest>(path.join(dir, 'package.json'));
+      const exportsJson = JSON.stringify(manifest.exports);
+      expect(exportsJson).not.toContain('@toolpack/source');
+      expect(exportsJson).not.toContain('src/');
+      expect(manifest.publishConfig).toBeUndefined();
+      const ranges = Object.entries(manifest.dependencies ?? {});
+      expect(ranges.filter(([, range]) => /^(workspace|file|link):/.test(range))).toEqual([]);
+      const targets = [
+        ...listExportTargets(manifest.exports),
+        ...Object.values(manifest.bin ?? {}),
+      ];
+      const missing = targets.filter((target) => !files.includes(path.posix.normalize(target)));
+      expect(missing).toEqual([]);
+    },
+  );
+
+  it.each(WORKSPACE_PACKAGES)(
+    '$name passes publint --strict and attw --profile esm-only',
+    async (pkg) => {
+      const report = await lintTarball(packedOf(pkg.name).tarball);
+      expect(report).toEqual({ publint: [], attw: [] });
+    },
+    60_000,
+  );
+
+  it('the same checks do find the problems of a broken package', async () => {
+    const destination = path.join(work, 'broken');
+    mkdirSync(destination);
+    const output = runCommand({
+      command: 'npm',
+      args: ['pack', '--json', '--pack-destination', destination],
+      cwd: path.join(fixtures, 'broken-package'),
+      timeoutMs: 60_000,
+    });
+    const [{ filename }] = JSON.parse(output) as [{ filename: string }];
+    const report = await lintTarball(path.join(destination, filename));
+    expect(report.publint.join('\n')).toMatch(/EXPORTS_TYPES_SHOULD_BE_FIRST/);
+    expect(report.publint.join('\n')).toMatch(/FILE_DOES_NOT_EXIST/);
+    expect(report.attw).toContain('NoResolution at "./missing" (node16-esm)');
+  }, 60_000);
+});
+
+describe('installed from the tarballs with npm, used from plain Node', () => {
+  it('resolves every @toolpack package to its own tarball, one copy each', () => {
+    const lock = readJson<{ packages: Record<string, { resolved?: string; version?: string }> }>(
+      path.join(project, 'package-lock.json'),
+    );
+    for (const name of packed.keys()) {
+      expect(lock.packages[`node_modules/${name}`]?.resolved, name).toMatch(/^file:.*\.tgz$/);
+    }
+    const nested = Object.keys(lock.packages).filter((key) =>
+      /node_modules\/@toolpack\/[^/]+\/node_modules\/@toolpack\//.test(key),
+    );
+    expect(nested).toEqual([]);
+  });
+
+  it('loads every package and runs a JS module tool through dist and assets', () => {
+    for (const name of packageNames) packedOf(name);
+    const stdout = execFileSync(process.execPath, ['use-packages.mjs'], {
+      cwd: project,
+      env: createPlainEnv(),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const report = JSON.parse(stdout) as {
+      exportCounts: Record<string, number>;
+      tools: string[];
+      diagnostics: string[];
+      result: unknown;
+      invalid: { isError?: boolean; content: { text: string }[] };
+      hostScriptExists: boolean;
+      validName: boolean;
+    };
+    expect(Object.entries(report.exportCounts).filter(([, count]) => count === 0)).toEqual([]);
+    expect(report.diagnostics).toEqual([]);
+    expect(report.tools).toEqual(['find_tools', 'describe_tool', 'add_numbers']);
+    expect(report.result).toEqual({
+      content: [{ type: 'text', text: JSON.stringify({ sum: 42 }) }],
+      structuredContent: { sum: 42 },
+    });
+    expect(report.invalid.isError).toBe(true);
+    expect(report.invalid.content[0]?.text).toMatch(/Invalid arguments for tool "add_numbers"/);
+    expect(report.hostScriptExists).toBe(true);
+    expect(report.validName).toBe(true);
+  }, 60_000);
+
+  it("every README's TypeScript example typechecks against the published types", () => {
+    for (const name of EMBED_PACKAGES) packedOf(name);
+    const examplesDir = path.join(project, 'readme-examples');
+    mkdirSync(examplesDir);
+    const written: string[] = [];
+    for (const name of packed.keys()) {
+      const readme = readFileSync(path.join(installedDir(name), 'README.md'), 'utf8');
+      const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+      blocks.forEach((block, index) => {
+        const file = path.join(examplesDir, `${name.split('/')[1]}-${index + 1}.ts`);
+        writeFileSync(file, block ?? '');
+        written.push(path.basename(file));
+      });
+    }
+    // Each package's README has its example; the ones that show code show TypeScript.
+    expect(written).toEqual(
+      expect.arrayContaining(['core-1.ts', 'discovery-1.ts', 'runners-1.ts', 'server-1.ts']),
+    );
+    writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2023',
+          lib: ['es2023'],
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          moduleDetection: 'force',
+          strict: true,
+          noEmit: true,
+          // The published .d.mts files are checked too, with their real dependencies.
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [path.join(repoRoot, 'node_modules', '@types')],
+        },
+        include: ['readme-examples/*.ts'],
+      }),
+    );
+    const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+    let output = '';
+    try {
+      execFileSync(process.execPath, [tsc, '-p', project], {
+        cwd: project,
+        env: createPlainEnv(),
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    } catch (error) {
+      output = String((error as { stdout?: string }).stdout ?? error);
+    }
+    expect(output).toBe('');
+  }, 60_000);
+});
+
+describe('examples/embed', () => {
+  it('serves its tools folder over stdio: initialize, tools/list, tools/call, exit', async () => {
+    for (const name of EMBED_PACKAGES) packedOf(name);
+    const child = spawn(process.execPath, ['serve.mjs'], {
+      cwd: project,
+      env: createPlainEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    try {
+      const client = connectStdio(child, { timeoutMs: 15_000 });
+      const initialized = await client.request('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'toolpack-packaging-test', version: '1.0.0' },
+      });
+      expect(initialized.error).toBeUndefined();
+      expect(initialized.result).toMatchObject({
+        protocolVersion: expect.any(String),
+        capabilities: { tools: expect.any(Object) },
+        serverInfo: { name: 'toolpack', version: '0.1.0' },
+      });
+      client.notify('notifications/initialized');
+
+      const listed = await client.request('tools/list', {});
+      const tools = (listed.result?.tools ?? []) as { name: string; inputSchema: unknown }[];
+      expect(tools.map((tool) => tool.name).sort()).toEqual([
+        'describe_tool',
+        'find_tools',
+        'greet',
+      ]);
+      expect(tools.find((tool) => tool.name === 'greet')?.inputSchema).toMatchObject({
+        type: 'object',
+        properties: { name: { type: 'string' }, excited: { type: 'boolean' } },
+        required: ['name'],
+      });
+
+      const called = await client.request('tools/call', {
+        name: 'greet',
+        arguments: { name: 'Ada', excited: true },
+      });
+      expect(called.result).toMatchObject({
+        structuredContent: { greeting: 'Hello, Ada!' },
+        content: [{ type: 'text', text: JSON.stringify({ greeting: 'Hello, Ada!' }) }],
+      });
+      expect(called.result?.isError).toBeFalsy();
+
+      const invalid = await client.request('tools/call', { name: 'greet', arguments: {} });
+      expect(invalid.result).toMatchObject({ isError: true });
+
+      const unknown = await client.request('tools/call', { name: 'gret', arguments: {} });
+      expect(unknown.error?.code).toBe(-32602);
+
+      child.stdin.end();
+      expect(await client.exited(10_000)).toBe(0);
+      expect(client.stderr()).toContain('serving find_tools, describe_tool, greet');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  }, 60_000);
+});
