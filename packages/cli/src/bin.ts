@@ -4,6 +4,12 @@ import module from 'node:module';
 // `mcp list` and every client that spawns `mcp serve` pays.
 module.enableCompileCache?.();
 
+// `mcp list | head` closes the pipe early: stop quietly, as other command-line tools do.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+});
+
 const { runCli } = await import('./main.ts');
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: process.stdout,

@@ -17,6 +17,8 @@ const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   serve: async () => (await import('./commands/serve.ts')).createServeCommand,
   config: async () => (await import('./commands/config.ts')).createConfigCommand,
   pack: async () => (await import('./commands/pack/index.ts')).createPackCommand,
+  new: async () => (await import('./commands/new.ts')).createNewCommand,
+  test: async () => (await import('./commands/test.ts')).createTestCommand,
 };
 
 /** The command `argv` runs, when it names one; otherwise every command (help, suggestions). */

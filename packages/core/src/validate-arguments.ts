@@ -25,7 +25,8 @@ function createAjv(): Ajv2020 {
   const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
   const addFormats = require('ajv-formats') as typeof addFormatsModule;
   // strict off: tool authors' schemas may carry annotations (`x-*`, `examples`) Ajv does not know.
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
+  // logger off: a library never prints; unknown formats are the schema author's business.
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true, logger: false });
   addFormats.default(ajv);
   return ajv;
 }

@@ -1,0 +1,343 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const bin = path.join(import.meta.dirname, '..', 'bin.ts');
+const coreDir = path.resolve(import.meta.dirname, '..', '..', '..', 'core');
+
+const hasPwsh =
+  spawnSync('pwsh', ['-NoLogo', '-NoProfile', '-NonInteractive', '-Command', '1'], {
+    timeout: 30_000,
+  }).status === 0;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns the real `mcp` (from source) without blocking, so cases can run side by side. */
+function mcp(args: string[], cwd: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** What `npm install @toolpack/core zod` would give a JS/TS module outside the workspace. */
+async function linkToolpackCore(dir: string): Promise<void> {
+  const zod = path.dirname(
+    createRequire(path.join(coreDir, 'package.json')).resolve('zod/package.json'),
+  );
+  await mkdir(path.join(dir, 'node_modules', '@toolpack'), { recursive: true });
+  await symlink(coreDir, path.join(dir, 'node_modules', '@toolpack', 'core'), 'junction');
+  await symlink(await realpath(zod), path.join(dir, 'node_modules', 'zod'), 'junction');
+}
+
+let temp: string;
+beforeAll(async () => {
+  temp = await mkdtemp(path.join(os.tmpdir(), 'toolpack-new-'));
+});
+afterAll(async () => {
+  if (temp !== undefined) await rm(temp, { recursive: true, force: true });
+});
+
+const COMBINATIONS: [
+  kind: string,
+  lang: string | undefined,
+  flag: string,
+  source: (dir: string) => string,
+][] = [
+  ...['ps1', 'sh', 'py', 'js', 'ts'].map(
+    (lang) =>
+      ['folder', lang, '--tools-dir', (dir: string) => dir] as [
+        string,
+        string,
+        string,
+        (dir: string) => string,
+      ],
+  ),
+  ...['ps1', 'sh', 'py', 'js', 'ts'].map(
+    (lang) =>
+      ['script', lang, '--script-root', (dir: string) => dir] as [
+        string,
+        string,
+        string,
+        (dir: string) => string,
+      ],
+  ),
+  ['module', 'ps1', '--module', (dir) => path.join(dir, 'ModulePs1Sample.psm1')],
+  ['module', 'js', '--module', (dir) => path.join(dir, 'module-js-sample.mjs')],
+  ['module', 'ts', '--module', (dir) => path.join(dir, 'module-ts-sample.ts')],
+  ['basic', undefined, '--script-root', (dir) => dir],
+];
+
+describe.concurrent('mcp new tool, then mcp check and mcp test', () => {
+  it.each(COMBINATIONS)('--kind %s --lang %s', async (kind, lang, flag, source) => {
+    const name = `${kind}-${lang ?? 'basic'}-sample`;
+    const dir = path.join(temp, 'combinations', name);
+    await mkdir(dir, { recursive: true });
+    const created = await mcp(
+      ['new', 'tool', name, '--kind', kind, ...(lang === undefined ? [] : ['--lang', lang])],
+      dir,
+    );
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^Created the .+:\n/);
+    expect(created.stdout).toContain(`mcp check ${flag} `);
+    expect(created.stdout).toContain(`mcp test ${flag} `);
+    if (kind === 'module' && lang !== 'ps1') await linkToolpackCore(dir);
+
+    const [checked, tested] = await Promise.all([
+      mcp(['check', flag, source(dir), '--no-cache'], dir),
+      mcp(['test', flag, source(dir), '--json'], dir),
+    ]);
+    expect(checked.stdout).toMatch(/tools checked: 0 errors, 0 warnings/);
+    expect(checked.code).toBe(0);
+
+    const report = JSON.parse(tested.stdout) as {
+      results: { name: string; status: string; kind: string; reason?: string }[];
+      summary: Record<string, number>;
+    };
+    expect(report.results).toHaveLength(1);
+    const [result] = report.results;
+    if (kind === 'basic') {
+      // No BASIC interpreter is configured: the smoke test is skipped, saying so.
+      expect(result).toMatchObject({
+        kind: 'smoke',
+        status: 'skipped',
+        reason: expect.stringMatching(/no interpreter is configured for \.bas/),
+      });
+    } else if (lang === 'ps1' && !hasPwsh) {
+      expect(result).toMatchObject({
+        kind: 'test',
+        status: 'skipped',
+        reason: expect.stringMatching(/needs PowerShell 7 \(pwsh\)/),
+      });
+    } else {
+      expect(result).toMatchObject({ kind: 'test', status: 'passed' });
+    }
+    expect(report.summary.failed).toBe(0);
+    expect(tested.code).toBe(0);
+  });
+});
+
+describe('mcp new tool', () => {
+  it.each(['send-notification', 'SendNotification', 'send_notification'])(
+    'reads %s into the convention’s names',
+    async (raw) => {
+      const dir = path.join(temp, 'names', raw);
+      await mkdir(dir, { recursive: true });
+      const { code } = await mcp(['new', 'tool', raw, '--kind', 'folder', '--lang', 'ps1'], dir);
+      expect(code).toBe(0);
+      const folder = path.join(dir, 'send-notification');
+      expect(await readFile(path.join(folder, 'metadata.yaml'), 'utf8')).toContain(
+        'name: send_notification\n',
+      );
+      expect(await readFile(path.join(folder, 'script.ps1'), 'utf8')).toContain(
+        'function Invoke-SendNotification {',
+      );
+      expect(await readFile(path.join(folder, 'test.ps1'), 'utf8')).toContain(
+        'Invoke-ToolpackTool -Name send_notification',
+      );
+      const script = await mcp(['new', 'tool', raw, '--kind', 'script', '--lang', 'ps1'], dir);
+      expect(script.code).toBe(0);
+      expect(existsSync(path.join(dir, 'Send-Notification.ps1'))).toBe(true);
+    },
+  );
+
+  it('goes into --dir, creating it, and prints --json', async () => {
+    const { code, stdout } = await mcp(
+      [
+        'new',
+        'tool',
+        'word-count',
+        '--kind',
+        'script',
+        '--lang',
+        'py',
+        '--dir',
+        'nested/scripts',
+        '--description',
+        'Counts the words of a text.',
+        '--json',
+      ],
+      temp,
+    );
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as {
+      tool: string;
+      files: string[];
+      source: Record<string, string>;
+    };
+    expect(report).toMatchObject({ tool: 'word_count', kind: 'script', lang: 'py' });
+    expect(report.files.map((file) => path.relative(temp, file).split(path.sep).join('/'))).toEqual(
+      ['nested/scripts/word_count.py', 'nested/scripts/word_count.test.mjs'],
+    );
+    expect(await readFile(path.join(temp, 'nested/scripts/word_count.py'), 'utf8')).toContain(
+      '# DESCRIPTION "Counts the words of a text."',
+    );
+  });
+
+  it('refuses to overwrite and leaves the existing files as they were', async () => {
+    const dir = path.join(temp, 'overwrite');
+    await mkdir(path.join(dir, 'send-notification'), { recursive: true });
+    await writeFile(path.join(dir, 'send-notification', 'metadata.yaml'), 'mine\n');
+    const folder = await mcp(
+      ['new', 'tool', 'send-notification', '--kind', 'folder', '--lang', 'sh'],
+      dir,
+    );
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toMatch(
+      /send-notification\/metadata.yaml already exists: mcp new never overwrites files/,
+    );
+    expect(folder.stderr).toMatch(/hint: /);
+    expect(await readFile(path.join(dir, 'send-notification', 'metadata.yaml'), 'utf8')).toBe(
+      'mine\n',
+    );
+    expect(existsSync(path.join(dir, 'send-notification', 'script.sh'))).toBe(false);
+
+    await writeFile(path.join(dir, 'send_notification.test.mjs'), 'mine\n');
+    const script = await mcp(
+      ['new', 'tool', 'send-notification', '--kind', 'script', '--lang', 'js'],
+      dir,
+    );
+    expect(script.code).toBe(2);
+    expect(script.stderr).toMatch(/send_notification\.test\.mjs already exists/);
+    expect(existsSync(path.join(dir, 'send_notification.js'))).toBe(false);
+  });
+
+  it.each([
+    [
+      ['--kind', 'module', '--lang', 'py'],
+      /--kind module cannot be written in --lang py; it takes ps1, js, ts/,
+    ],
+    [['--kind', 'basic', '--lang', 'js'], /--kind basic takes no --lang/],
+    [
+      ['--kind', 'folder'],
+      /Say which language the folder tool is in with --lang ps1\|sh\|py\|js\|ts/,
+    ],
+    [['--lang', 'js'], /Say which kind of tool to create with --kind/],
+    [['--kind', 'widget', '--lang', 'js'], /--kind widget is not a kind of tool/],
+  ])('exits 2 for %j, naming the combinations that exist', async (flags, message) => {
+    const { code, stderr } = await mcp(['new', 'tool', 'x-tool', ...flags], temp);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stderr).toContain(
+      'hint: The combinations are: --kind folder --lang ps1|sh|py|js|ts; --kind script --lang ps1|sh|py|js|ts; --kind module --lang ps1|js|ts; --kind basic (no --lang).',
+    );
+  });
+
+  it('exits 2 for a name that no convention can spell', async () => {
+    const { code, stderr } = await mcp(
+      ['new', 'tool', '2fa', '--kind', 'script', '--lang', 'sh'],
+      temp,
+    );
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/starts with a digit/);
+  });
+
+  it('explains itself in --help, with examples and exit codes', async () => {
+    const { code, stdout } = await mcp(['new', 'tool', '--help'], temp);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Examples:\n {2}mcp new tool send-notification/);
+    expect(stdout).toMatch(/Exit codes: 0 created/);
+  });
+});
+
+describe('mcp new pack', () => {
+  it('creates a pack that mcp check, mcp test and mcp pack pack accept', async () => {
+    const parent = path.join(temp, 'packs');
+    await mkdir(parent, { recursive: true });
+    const created = await mcp(
+      ['new', 'pack', 'weather', '--description', 'Weather forecasts.'],
+      parent,
+    );
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain('served as weather_hello where the pack is added');
+    const dir = path.join(parent, 'weather');
+    const manifest = await readFile(path.join(dir, 'toolpack.yaml'), 'utf8');
+    expect(manifest).toMatch(/^name: weather$/m);
+    expect(manifest).toMatch(/^version: 0\.1\.0$/m);
+    expect(manifest).toMatch(/^description: "Weather forecasts\."$/m);
+    expect(manifest).toMatch(/^tags: \[MCPTools\]$/m);
+    expect(manifest).toMatch(/^ {2}- scripts: scripts /m);
+    expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toMatch(/\| `weather_hello` \|/);
+
+    const [checked, tested] = await Promise.all([mcp(['check'], dir), mcp(['test'], dir)]);
+    expect(checked.code).toBe(0);
+    expect(tested.stdout).toMatch(/^ok {3}hello {2}\(scripts\/hello\.test\.mjs\)$/m);
+    expect(tested.stdout).toMatch(/^1 passed, 0 failed$/m);
+    expect(tested.code).toBe(0);
+
+    const packed = await mcp(
+      ['pack', 'pack', 'weather', '--out', path.join(parent, 'out/'), '--json'],
+      parent,
+    );
+    expect(packed.code).toBe(0);
+    expect(JSON.parse(packed.stdout)).toMatchObject({
+      name: 'weather',
+      version: '0.1.0',
+      tools: ['hello'],
+    });
+
+    const again = await mcp(['new', 'pack', 'weather'], parent);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/weather\/toolpack.yaml already exists/);
+  });
+
+  it('takes --kind/--lang/--tool for its first tool and refuses a name that is no pack name', async () => {
+    const parent = path.join(temp, 'packs-ps');
+    await mkdir(parent, { recursive: true });
+    const created = await mcp(
+      [
+        'new',
+        'pack',
+        'acme/Disk-Tools',
+        '--kind',
+        'folder',
+        '--lang',
+        'ps1',
+        '--tool',
+        'Get-DiskUsage',
+        '--json',
+      ],
+      parent,
+    );
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      pack: 'acme/disk-tools',
+      tool: 'get_disk_usage',
+      servedAs: 'disk_tools_get_disk_usage',
+    });
+    const dir = path.join(parent, 'disk-tools');
+    expect(existsSync(path.join(dir, 'tools', 'get-disk-usage', 'test.ps1'))).toBe(true);
+    const checked = await mcp(['check'], dir);
+    expect(checked.code).toBe(0);
+    const tested = await mcp(['test'], dir);
+    expect(tested.code).toBe(0);
+    expect(tested.stdout).toMatch(
+      hasPwsh ? /^ok {3}get_disk_usage/m : /^skip get_disk_usage {2}test\.ps1 needs PowerShell 7/m,
+    );
+
+    const bad = await mcp(['new', 'pack', 'a/b/c'], parent);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/"a\/b\/c" cannot be a pack name/);
+  });
+});
