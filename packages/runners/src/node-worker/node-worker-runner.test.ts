@@ -202,7 +202,9 @@ describe('node worker runner', () => {
     const text = firstText(result);
     expect(text).toContain('[output truncated:');
     expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024 + 200);
-    expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+    // The worker's own heap (capped at 64 MB here) lives in this process's RSS too, and a
+    // loaded machine collects late; holding the 100 MB flood would add at least 100 MB.
+    expect(process.memoryUsage().rss - before).toBeLessThan(96 * 1024 * 1024);
   });
 
   it('loads a module afresh after reloadModules(), letting running calls finish', async () => {
