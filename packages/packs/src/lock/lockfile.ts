@@ -54,7 +54,15 @@ const lockSchema = z.object({
 });
 
 export function createEmptyLockfile(): Lockfile {
-  return { lockfileVersion: LOCKFILE_VERSION, packs: {} };
+  return { lockfileVersion: LOCKFILE_VERSION, packs: createPackTable() };
+}
+
+/**
+ * `packs` is looked up by alias, and `constructor` is a valid alias: a plain object would
+ * answer `Object` for it, so the table has no prototype.
+ */
+function createPackTable(entries: Record<string, LockEntry> = {}): Record<string, LockEntry> {
+  return Object.assign(Object.create(null) as Record<string, LockEntry>, entries);
 }
 
 export function parseLockfile(
@@ -91,7 +99,7 @@ export function parseLockfile(
       ),
     };
   }
-  return { lock: parsed.data, diagnostics: [] };
+  return { lock: { ...parsed.data, packs: createPackTable(parsed.data.packs) }, diagnostics: [] };
 }
 
 export interface ReadLockfileResult {
@@ -155,7 +163,7 @@ export function findLockDrift(
   const drift: LockDrift[] = [];
   const locked = lock?.packs ?? {};
   for (const dependency of dependencies) {
-    const entry = locked[dependency.alias];
+    const entry = Object.hasOwn(locked, dependency.alias) ? locked[dependency.alias] : undefined;
     if (entry === undefined) {
       drift.push({
         alias: dependency.alias,

@@ -38,10 +38,9 @@ export function searchPacks(packs: readonly SearchablePack[], query: SearchQuery
       (a, b) =>
         b.score - a.score || (a.pack.name < b.pack.name ? -1 : a.pack.name > b.pack.name ? 1 : 0),
     );
-  const limit = Math.min(
-    MAX_SEARCH_LIMIT,
-    Math.max(1, Math.floor(query.limit ?? DEFAULT_SEARCH_LIMIT)),
-  );
+  // NaN would slip through Math.min/max and answer an empty page instead of the default one.
+  const wanted = Number.isFinite(query.limit) ? query.limit! : DEFAULT_SEARCH_LIMIT;
+  const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(wanted)));
   const offset = decodeCursor(query.cursor);
   const page = matches.slice(offset, offset + limit).map(({ pack }) => ({
     name: pack.name,

@@ -49,12 +49,27 @@ export function compileIgnorePattern(raw: string): IgnoreRule | undefined {
   const anchored = line.includes('/');
   line = line.replace(/^\/+/, '');
   const body = translateGlob(line);
-  const regex = new RegExp(anchored ? `^${body}$` : `^(?:.*/)?${body}$`);
+  let regex: RegExp;
+  try {
+    regex = new RegExp(anchored ? `^${body}$` : `^(?:.*/)?${body}$`);
+  } catch {
+    // A class with a reversed range (`[z-a]`) matches no character in git, so the line
+    // matches nothing; as a regex it would throw and stop the whole pack.
+    regex = /(?!)/;
+  }
   return { negate, directoryOnly, regex };
 }
 
+// A run of `*` or of `**/` means no more than one of them, and each repeat would multiply
+// the regex's backtracking: `**/**/**/**/**/**/c` against a deep path took seconds.
+const ANY_SEGMENTS = '(?:.*/)?';
+const ANY_IN_SEGMENT = '[^/]*';
+
 function translateGlob(glob: string): string {
   let out = '';
+  const appendWildcard = (token: string) => {
+    if (!out.endsWith(token)) out += token;
+  };
   for (let i = 0; i < glob.length; i += 1) {
     const char = glob.charAt(i);
     if (char === '*') {
@@ -63,15 +78,15 @@ function translateGlob(glob: string): string {
         const next = glob.charAt(i + 2);
         i += 1;
         if (atStart && next === '/') {
-          out += '(?:.*/)?';
+          appendWildcard(ANY_SEGMENTS);
           i += 1;
         } else if (atStart && next === '') {
           out += '.*';
         } else {
-          out += '[^/]*';
+          appendWildcard(ANY_IN_SEGMENT);
         }
       } else {
-        out += '[^/]*';
+        appendWildcard(ANY_IN_SEGMENT);
       }
     } else if (char === '?') {
       out += '[^/]';
