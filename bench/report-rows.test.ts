@@ -1,0 +1,191 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildResultRows, type BenchOutputs } from './report-rows.ts';
+
+const fixtures = path.join(import.meta.dirname, 'fixtures', 'report');
+const load = (name: string): unknown =>
+  JSON.parse(readFileSync(path.join(fixtures, `${name}.json`), 'utf8')) as unknown;
+
+function fullOutputs(): BenchOutputs {
+  return {
+    'discovery-list': load('discovery-list'),
+    runners: load('runners'),
+    server: load('server'),
+    'pack-add': load('pack-add'),
+    registry: load('registry'),
+    peers: load('peers'),
+  };
+}
+
+describe('buildResultRows', () => {
+  it('gives every benchmark its rows with ratios against the floor measured in the same run', () => {
+    const rows = buildResultRows({ outputs: fullOutputs() });
+    const call = rows.find((r) => r.scenario.startsWith('mcp serve: tools/call overhead'));
+    expect(call?.ratio).toBeCloseTo(0.525772 / 0.220017, 5);
+    expect(call?.target).toBe('<= 1.2x');
+    expect(call?.met).toBe(false);
+    const bash = rows.find((r) => r.scenario.startsWith('bash script tool'));
+    expect(bash?.met).toBe(true);
+    expect(bash?.target).toBe('within 2x of the floor');
+    expect(bash?.ratio).toBeCloseTo(6.489785 / 5.488244, 5);
+    const search = rows.find((r) => r.bench === 'registry' && r.target === '< 10 ms');
+    expect(search?.met).toBe(true);
+    const peers = rows.filter((r) => r.bench === 'peers');
+    expect(peers.map((r) => r.reference)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('FastMCP'),
+        expect.stringContaining('mcp-framework'),
+        expect.stringContaining('bare SDK server'),
+      ]),
+    );
+  });
+
+  it('explains every missed target and every row it could not measure', () => {
+    const rows = buildResultRows({
+      outputs: fullOutputs(),
+      loadAverages: { server: [5.5, 4, 3] },
+    });
+    for (const row of rows.filter((r) => r.met === false || r.ours === 'not measured'))
+      expect(row.note, row.scenario).toMatch(/.{30,}/);
+    expect(rows.filter((r) => r.met === false).every((r) => r.explained === true)).toBe(true);
+    const list = rows.find((r) => r.scenario.startsWith('mcp serve: tools/list'));
+    expect(list?.met).toBe(false);
+    expect(list?.note).toContain('5.50');
+    const rss = rows.find((r) => r.scenario.startsWith('mcp serve: resident memory'));
+    expect(rss?.note).toContain('worker');
+  });
+
+  it('reports the PowerShell rows as not measurable without pwsh, and measured with it', () => {
+    const without = buildResultRows({ outputs: fullOutputs() }).filter((r) =>
+      r.scenario.includes('PowerShell script tool'),
+    );
+    expect(without).toHaveLength(1);
+    expect(without[0]?.ours).toBe('not measured');
+    expect(without[0]?.note).toContain('pwsh is not installed');
+
+    const withPwsh = buildResultRows({
+      outputs: { ...fullOutputs(), runners: load('runners-with-pwsh') },
+    });
+    const warm = withPwsh.find((r) => r.scenario.startsWith('PowerShell script tool'));
+    expect(warm?.met).toBe(true);
+    expect(warm?.ratio).toBeCloseTo(4.2 / 310.5, 5);
+    expect(warm?.target).toBe('p50 < 10 ms and >= 30x faster than pwsh -File');
+    const parallel = withPwsh.find((r) => r.scenario.startsWith('8 parallel'));
+    expect(parallel?.met).toBe(false);
+    expect(parallel?.note).not.toBeNull();
+    expect(withPwsh.some((r) => r.ours === 'not measured')).toBe(false);
+  });
+
+  it('says how to produce a missing output instead of failing', () => {
+    const rows = buildResultRows({ outputs: { server: load('server') } });
+    const notRun = rows.filter((r) => r.scenario.endsWith('not run'));
+    expect(notRun.map((r) => r.bench).sort()).toEqual(
+      ['discovery-list', 'pack-add', 'peers', 'registry', 'runners'].sort(),
+    );
+    expect(notRun[0]?.note).toMatch(/pnpm --filter @toolpack\/bench bench:/);
+  });
+
+  it('lists the load-test figures whatever their shape', () => {
+    const rows = buildResultRows({
+      outputs: { ...fullOutputs(), 'system-load': load('system-load') },
+    });
+    const system = rows.filter((r) => r.bench === 'system-load');
+    const stdio = system.filter((r) => r.scenario.includes('over stdio'));
+    expect(stdio.map((r) => r.ours)).toEqual(['107 calls/s', '9178 ms', '208.6 MB']);
+    expect(stdio[2]?.ratio).toBeCloseTo(208.6 / 174.2, 5);
+    expect(stdio[2]?.met).toBe(true);
+    const http = system.filter((r) => r.scenario.includes('over http'));
+    expect(http[2]?.met).toBe(false);
+    expect(http[2]?.note).toContain('116 MB above before');
+    expect(http[2]?.explained).toBe(false);
+    expect(system.some((r) => /System load: (cores|node|date)/.test(r.scenario))).toBe(false);
+
+    const soak = buildResultRows({
+      outputs: {
+        'system-load': {
+          soak: {
+            seconds: 120,
+            ratePerSecond: 50,
+            calls: 6000,
+            failures: 0,
+            p50Ms: 4,
+            p99Ms: 30,
+            rssEarlyMb: 180,
+            rssEndMb: 185,
+            samples: [{ second: 0, rssMb: 180 }],
+          },
+        },
+      },
+    }).filter((r) => r.bench === 'system-load');
+    expect(soak.map((r) => r.met)).toEqual([true, true]);
+    expect(soak[0]?.scenario).toContain('6000 calls at 50/s over 120 s');
+
+    const other = buildResultRows({
+      outputs: { 'system-load': { later: { minutes: 5, lost: 0 }, cores: 2 } },
+    }).filter((r) => r.bench === 'system-load');
+    expect(other.map((r) => r.scenario)).toEqual([
+      'System load: later.minutes',
+      'System load: later.lost',
+    ]);
+  });
+
+  it('never throws on malformed outputs (fuzz)', () => {
+    const names = [
+      'discovery-list',
+      'runners',
+      'server',
+      'pack-add',
+      'registry',
+      'peers',
+      'system-load',
+    ] as const;
+    fc.assert(
+      fc.property(
+        fc.record(
+          Object.fromEntries(names.map((n) => [n, fc.option(fc.anything(), { nil: undefined })])),
+        ),
+        (outputs) => {
+          const rows = buildResultRows({ outputs: outputs as BenchOutputs });
+          expect(Array.isArray(rows)).toBe(true);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('never throws on real outputs with fields mutated (fuzz)', () => {
+    const real = fullOutputs();
+    const mutate = (value: unknown, path: string[], replacement: unknown): unknown => {
+      if (path.length === 0) return replacement;
+      if (typeof value !== 'object' || value === null) return value;
+      const copy: Record<string, unknown> = Array.isArray(value)
+        ? ({ ...value } as Record<string, unknown>)
+        : { ...(value as Record<string, unknown>) };
+      const [head, ...rest] = path as [string, ...string[]];
+      copy[head] = mutate(copy[head], rest, replacement);
+      return Array.isArray(value) ? Object.values(copy) : copy;
+    };
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...(Object.keys(real) as (keyof BenchOutputs)[])),
+        fc.array(fc.constantFrom('rows', 'servers', '0', '1', 'callMs', 'p50', 'search', 'met'), {
+          maxLength: 4,
+        }),
+        fc.oneof(
+          fc.constant(null),
+          fc.double(),
+          fc.string(),
+          fc.constant(Number.NaN),
+          fc.anything(),
+        ),
+        (name, path, replacement) => {
+          const outputs = { ...real, [name]: mutate(real[name], path, replacement) };
+          expect(() => buildResultRows({ outputs })).not.toThrow();
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+});
