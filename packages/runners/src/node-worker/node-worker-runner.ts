@@ -243,13 +243,23 @@ export function createNodeWorkerRunner(options: NodeWorkerRunnerOptions): NodeWo
         },
       });
       call.signal.addEventListener('abort', onAbort, { once: true });
-      post(handle, {
+      const failure = post(handle, {
         type: 'call',
         id,
         exportName: invocation.exportName,
         toolName: call.tool.name,
         args: call.args,
       });
+      if (failure !== undefined) {
+        // Without this the call would wait for its timeout: the worker never saw it.
+        const message =
+          `Tool "${call.tool.name}" was not run: its arguments could not be passed to the ` +
+          `worker (${failure.message}). Send less deeply nested arguments.`;
+        const pending = handle.pending.get(id);
+        handle.pending.delete(id);
+        pending?.settle(createErrorResult(message));
+        return;
+      }
       if (call.signal.aborted) onAbort();
     });
 
@@ -322,12 +332,15 @@ export function createNodeWorkerRunner(options: NodeWorkerRunnerOptions): NodeWo
   };
 }
 
-function post(handle: ModuleWorker, message: ToWorkerMessage): void {
-  if (handle.dead) return;
+/** Returns the error when the message could not be cloned (e.g. arguments nested ~10,000 deep). */
+function post(handle: ModuleWorker, message: ToWorkerMessage): Error | undefined {
+  if (handle.dead) return undefined;
   try {
     handle.worker.postMessage(message);
-  } catch {
-    // Arguments are JSON from the client, so cloning cannot fail; a terminated worker is handled by 'exit'.
+    return undefined;
+  } catch (error) {
+    // A terminated worker is handled by 'exit'; a clone failure is the caller's to answer.
+    return error instanceof Error ? error : new Error(String(error));
   }
 }
 

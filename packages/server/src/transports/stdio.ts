@@ -2,6 +2,8 @@ import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ToolpackServer } from '../toolpack-server.ts';
 
+const STDIO_MAX_LINE_BYTES = 16 * 1024 * 1024;
+
 export interface StartStdioServerOptions {
   /** Default `process.stdin`. */
   stdin?: Readable;
@@ -37,7 +39,16 @@ export function startStdioServer(
   const onEnd = () => resolveClosed();
   stdin.once('end', onEnd);
   stdin.once('close', onEnd);
-  const wire = new StdioServerTransport(stdin, stdout);
+  // The SDK's 10 MiB line limit would refuse a 10 MB argument object. Not much more: the
+  // SDK's line buffer grows by copying, so its cost is quadratic in the line's length.
+  const wire = new StdioServerTransport(stdin, stdout, { maxBufferSize: STDIO_MAX_LINE_BYTES });
+  // A line over the limit makes the transport close itself without ending stdin: without
+  // this the server would stay up but deaf, and the client would wait forever.
+  const closeWire = wire.close.bind(wire);
+  wire.close = async () => {
+    await closeWire();
+    resolveClosed();
+  };
   const send = wire.send.bind(wire);
   // The tool list is serialized once per reload, not once per request (1,000 tools are a
   // third of a megabyte of JSON); everything else goes through the SDK as usual.

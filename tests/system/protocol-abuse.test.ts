@@ -1,0 +1,290 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  fixtures,
+  listDescendants,
+  listProcessesWith,
+  openHttpSession,
+  postRaw,
+  settle,
+  sleep,
+  spawnRawStdio,
+  startHttpServe,
+  startRawStdio,
+  type HttpSession,
+  type RawStdioServer,
+  type SpawnedServer,
+} from './system-helpers.ts';
+
+const TIMEOUT_MS = 2_000;
+const serveArgs = [
+  '--script-root',
+  path.join(fixtures, 'faults'),
+  '--module',
+  path.join(fixtures, 'load', 'worker-tools.ts'),
+  '--no-cache',
+  '--no-watch',
+  '--timeout',
+  String(TIMEOUT_MS),
+];
+const TEN_MB = 'x'.repeat(10 * 1024 * 1024);
+const DEEP = `${'['.repeat(10_000)}1${']'.repeat(10_000)}`;
+const callLine = (id: number, name: string, argsJson: string): string =>
+  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${argsJson}}}`;
+const invalidUtf8Call = (id: number): Buffer =>
+  Buffer.concat([
+    Buffer.from(
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"ok","arguments":{"note":"`,
+    ),
+    Buffer.from([0xff, 0xfe, 0xc3]),
+    Buffer.from('"}}}'),
+  ]);
+
+let temp: string;
+beforeAll(() => {
+  temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-system-abuse-'));
+});
+afterAll(() => {
+  rmSync(temp, { recursive: true, force: true });
+});
+
+describe('protocol abuse over stdio', () => {
+  let server: RawStdioServer;
+  let baseline: number;
+
+  beforeAll(async () => {
+    server = await startRawStdio(serveArgs, { cwd: temp });
+    // Start the module worker so it is part of the baseline.
+    await server.request('warm', 'tools/call', { name: 'echo_worker', arguments: { id: 1 } });
+    baseline = listDescendants(server.pid).length;
+  });
+
+  afterAll(() => {
+    server?.kill();
+  });
+
+  it('answers an unknown method with -32601', async () => {
+    const answer = await server.request(1, 'no/such/method', {});
+    expect(answer.error?.code).toBe(-32601);
+  });
+
+  it('answers id 0 with id 0, and each of two requests sharing an id once', async () => {
+    expect((await server.request(0, 'ping')).result).toEqual({});
+    server.send({ jsonrpc: '2.0', id: 'dup', method: 'ping' });
+    server.send({ jsonrpc: '2.0', id: 'dup', method: 'ping' });
+    await settle(() => server.answersFor('dup').length >= 2, 5_000);
+    await sleep(200);
+    expect(server.answersFor('dup')).toHaveLength(2);
+  });
+
+  it('answers invalid tools/call params with -32602 and an unknown tool with -32602', async () => {
+    expect((await server.request(2, 'tools/call', { arguments: {} })).error?.code).toBe(-32602);
+    expect(
+      (await server.request(3, 'tools/call', { name: 'nope', arguments: {} })).error?.code,
+    ).toBe(-32602);
+  });
+
+  it('answers arguments failing the schema with an isError result', async () => {
+    const answer = await server.request(4, 'tools/call', { name: 'ok', arguments: { note: 5 } });
+    expect(answer.result?.isError).toBe(true);
+  });
+
+  it('passes a 10 MB argument object to a process tool', async () => {
+    const answer = await server.request(
+      5,
+      'tools/call',
+      { name: 'ok', arguments: { note: TEN_MB } },
+      20_000,
+    );
+    expect(answer.result?.structuredContent).toEqual({ ok: true });
+  });
+
+  it('answers 10,000 levels of nesting with one isError result, before the timeout', async () => {
+    const started = Date.now();
+    server.write(`${callLine(60, 'accept_any', `{"a":${DEEP}}`)}\n`);
+    server.write(`${callLine(61, 'ok', `{"note":${DEEP}}`)}\n`);
+    expect((await server.waitForAnswer(60)).result?.isError).toBe(true);
+    expect((await server.waitForAnswer(61)).result?.isError).toBe(true);
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS);
+    const next = await server.request(62, 'tools/call', {
+      name: 'accept_any',
+      arguments: { a: [[1]] },
+    });
+    expect(next.result?.structuredContent).toEqual({ depth: 3 });
+  });
+
+  it('survives invalid UTF-8 bytes inside a string (decoded as U+FFFD) with one answer', async () => {
+    server.write(Buffer.concat([invalidUtf8Call(6), Buffer.from('\n')]));
+    const answer = await server.waitForAnswer(6);
+    expect(answer.result?.structuredContent).toEqual({ ok: true });
+    expect(server.answersFor(6)).toHaveLength(1);
+  });
+
+  it('stays up after a malformed JSON line and lines that are not requests', async () => {
+    // Known gap, reported: the stdio transport drops these without the -32700/-32600
+    // answers JSON-RPC asks for; what this asserts is that nothing breaks.
+    server.write('{"jsonrpc": "2.0", "id": 7, "method": \n');
+    server.write('42\n');
+    server.write(
+      Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0",'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('}\n'),
+      ]),
+    );
+    expect((await server.request(8, 'ping')).result).toEqual({});
+    expect(server.junk).toEqual([]);
+  });
+
+  it('never wrote anything but JSON-RPC to stdout and leaked no process', async () => {
+    expect(server.junk).toEqual([]);
+    expect(await settle(() => listDescendants(server.pid).length <= baseline, 3_000)).toBe(true);
+  });
+
+  it('exits instead of going deaf after a line larger than its 16 MiB limit', async () => {
+    const other = await startRawStdio(serveArgs, { cwd: temp });
+    try {
+      other.write(`${callLine(1, 'ok', JSON.stringify({ note: 'x'.repeat(17 * 1024 * 1024) }))}\n`);
+      const code = await Promise.race([other.exited, sleep(10_000).then(() => 'still running')]);
+      expect(code).not.toBe('still running');
+    } finally {
+      other.kill();
+    }
+  });
+
+  it('stops the slow call and exits when the client closes stdin mid-call', async () => {
+    const other = spawnRawStdio(serveArgs, { cwd: temp });
+    try {
+      await other.request('init', 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'x', version: '1' },
+      });
+      other.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      other.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'hang', arguments: {} },
+      });
+      await settle(() => listProcessesWith('4242.1').length > 0, 5_000);
+      const hangPids = listProcessesWith('4242.1');
+      expect(hangPids.length).toBeGreaterThan(0);
+      other.child.stdin.end();
+      const code = await Promise.race([
+        other.exited,
+        sleep(TIMEOUT_MS + 3_000).then(() => 'still running'),
+      ]);
+      expect(code).not.toBe('still running');
+      expect(
+        await settle(
+          () => hangPids.every((pid) => !listProcessesWith('4242.1').includes(pid)),
+          2_000,
+        ),
+      ).toBe(true);
+    } finally {
+      other.kill();
+    }
+  });
+});
+
+describe('protocol abuse over HTTP', () => {
+  let server: SpawnedServer & { url: URL };
+  let session: HttpSession;
+  let baseline: number;
+
+  beforeAll(async () => {
+    server = await startHttpServe(serveArgs, { cwd: temp });
+    session = await openHttpSession(server.url);
+    await session.call('warm', 'tools/call', { name: 'echo_worker', arguments: { id: 1 } });
+    baseline = listDescendants(server.child.pid ?? -1).length;
+  });
+
+  afterAll(() => {
+    server?.kill();
+  });
+
+  const ping = async (): Promise<void> => {
+    expect((await session.call(`ping-${Date.now()}`, 'ping')).result).toEqual({});
+  };
+
+  it('answers malformed JSON with one -32700 (id null)', async () => {
+    const answer = await session.post('{"jsonrpc": "2.0", "id": 1, "method": ');
+    expect(answer.status).toBe(400);
+    expect(answer.messages).toEqual([
+      expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32700 }) }),
+    ]);
+    await ping();
+  });
+
+  it('answers a wrong JSON-RPC version with one -32600', async () => {
+    const answer = await session.post({ jsonrpc: '1.0', id: 2, method: 'ping' });
+    expect(answer.messages).toHaveLength(1);
+    expect(answer.messages[0]?.error?.code).toBe(-32600);
+    await ping();
+  });
+
+  it('answers an unknown method with -32601 and id 0 with id 0', async () => {
+    expect((await session.call(3, 'no/such/method', {})).error?.code).toBe(-32601);
+    expect((await session.call(0, 'ping')).id).toBe(0);
+  });
+
+  it('answers invalid params and an unknown tool with -32602', async () => {
+    expect((await session.call(4, 'tools/call', { arguments: {} })).error?.code).toBe(-32602);
+    expect((await session.call(5, 'tools/call', { name: 'nope', arguments: {} })).error?.code).toBe(
+      -32602,
+    );
+  });
+
+  it('refuses a 10 MB body with one error answer (413) and stays up', async () => {
+    const answer = await session.post(callLine(6, 'ok', JSON.stringify({ note: TEN_MB })));
+    expect(answer.status).toBe(413);
+    expect(answer.messages).toHaveLength(1);
+    expect(answer.messages[0]?.error?.code).toBe(-32600);
+    await ping();
+  });
+
+  it('answers 10,000 levels of nesting with exactly one error and stays up', async () => {
+    const answer = await session.post(callLine(7, 'accept_any', `{"a":${DEEP}}`));
+    expect(answer.messages).toHaveLength(1);
+    expect(answer.messages[0]?.error).toBeDefined();
+    await ping();
+  });
+
+  it('survives invalid UTF-8 bytes inside a string with one answer', async () => {
+    const answer = await postRaw(server.url, invalidUtf8Call(8), { sessionId: session.sessionId });
+    const answers = answer.messages.filter((message) => message.id === 8);
+    expect(answers).toHaveLength(1);
+    expect(answers[0]?.result?.structuredContent).toEqual({ ok: true });
+  });
+
+  it('stops the tool when the client aborts the request mid-call', async () => {
+    const controller = new AbortController();
+    const pending = session.post(callLine(9, 'hang', '{}'), { signal: controller.signal }).then(
+      () => 'answered',
+      () => 'aborted',
+    );
+    await settle(() => listProcessesWith('4242.1').length > 0, 5_000);
+    const hangPids = listProcessesWith('4242.1');
+    expect(hangPids.length).toBeGreaterThan(0);
+    controller.abort();
+    expect(await pending).toBe('aborted');
+    await ping();
+    // Stopped at the latest by its timeout; either way nothing may outlive it.
+    expect(
+      await settle(
+        () => hangPids.every((pid) => !listProcessesWith('4242.1').includes(pid)),
+        TIMEOUT_MS + 1_000,
+      ),
+    ).toBe(true);
+    await ping();
+  });
+
+  it('leaked no process', async () => {
+    expect(
+      await settle(() => listDescendants(server.child.pid ?? -1).length <= baseline, 3_000),
+    ).toBe(true);
+  });
+});
