@@ -122,9 +122,8 @@ describe('protocol abuse over stdio', () => {
     expect(server.answersFor(6)).toHaveLength(1);
   });
 
-  it('stays up after a malformed JSON line and lines that are not requests', async () => {
-    // Known gap, reported: the stdio transport drops these without the -32700/-32600
-    // answers JSON-RPC asks for; what this asserts is that nothing breaks.
+  it('answers a malformed JSON line, a bare value and invalid UTF-8 with one JSON-RPC error each', async () => {
+    const before = server.messages.length;
     server.write('{"jsonrpc": "2.0", "id": 7, "method": \n');
     server.write('42\n');
     server.write(
@@ -134,7 +133,17 @@ describe('protocol abuse over stdio', () => {
         Buffer.from('}\n'),
       ]),
     );
+    server.send({ jsonrpc: '1.0', id: 'old', method: 'ping' });
+    server.send({ jsonrpc: '2.0', id: 'strparams', method: 'tools/call', params: 'x' });
     expect((await server.request(8, 'ping')).result).toEqual({});
+    const errors = server.messages.slice(before).filter((m) => m.error !== undefined);
+    expect(errors.map((m) => [m.id, m.error?.code])).toEqual([
+      [null, -32700],
+      [null, -32600],
+      [null, -32700],
+      ['old', -32600],
+      ['strparams', -32602],
+    ]);
     expect(server.junk).toEqual([]);
   });
 
@@ -143,12 +152,15 @@ describe('protocol abuse over stdio', () => {
     expect(await settle(() => listDescendants(server.pid).length <= baseline, 3_000)).toBe(true);
   });
 
-  it('exits instead of going deaf after a line larger than its 16 MiB limit', async () => {
+  it('answers a line larger than its 16 MiB limit with -32600 and keeps serving', async () => {
     const other = await startRawStdio(serveArgs, { cwd: temp });
     try {
+      const before = other.messages.length;
       other.write(`${callLine(1, 'ok', JSON.stringify({ note: 'x'.repeat(17 * 1024 * 1024) }))}\n`);
-      const code = await Promise.race([other.exited, sleep(10_000).then(() => 'still running')]);
-      expect(code).not.toBe('still running');
+      expect((await other.request(2, 'ping', undefined, 20_000)).result).toEqual({});
+      const errors = other.messages.slice(before).filter((m) => m.error !== undefined);
+      expect(errors.map((m) => [m.id, m.error?.code])).toEqual([[null, -32600]]);
+      expect(other.answersFor(1)).toEqual([]);
     } finally {
       other.kill();
     }

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ToolpackServer } from '../toolpack-server.ts';
+import { JsonRpcLineGuard } from './json-rpc-line-guard.ts';
 
 const STDIO_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -39,9 +40,22 @@ export function startStdioServer(
   const onEnd = () => resolveClosed();
   stdin.once('end', onEnd);
   stdin.once('close', onEnd);
+  // Every line the SDK would drop silently (not JSON, not a JSON-RPC message, too long) is
+  // answered here with its JSON-RPC error instead, so no client waits for an answer forever.
+  const guard = new JsonRpcLineGuard({
+    maxLineBytes: STDIO_MAX_LINE_BYTES,
+    reject: ({ id, code, message }) => {
+      if (stdout.writableEnded || stdout.destroyed) return;
+      stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`);
+    },
+  });
+  stdin.pipe(guard);
   // The SDK's 10 MiB line limit would refuse a 10 MB argument object. Not much more: the
   // SDK's line buffer grows by copying, so its cost is quadratic in the line's length.
-  const wire = new StdioServerTransport(stdin, stdout, { maxBufferSize: STDIO_MAX_LINE_BYTES });
+  // The guard already refuses longer lines; the SDK's limit sits just above it.
+  const wire = new StdioServerTransport(guard, stdout, {
+    maxBufferSize: STDIO_MAX_LINE_BYTES + 1024,
+  });
   // A line over the limit makes the transport close itself without ending stdin: without
   // this the server would stay up but deaf, and the client would wait forever.
   const closeWire = wire.close.bind(wire);
@@ -75,6 +89,7 @@ export function startStdioServer(
     async close() {
       stdin.off('end', onEnd);
       stdin.off('close', onEnd);
+      stdin.unpipe(guard);
       await handle.close();
       resolveClosed();
     },

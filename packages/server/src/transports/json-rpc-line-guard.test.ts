@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { JsonRpcLineGuard, type RejectedLine } from './json-rpc-line-guard.ts';
+
+async function run(
+  input: (string | Buffer)[],
+  maxLineBytes = 1024,
+): Promise<{ passed: string; rejected: RejectedLine[] }> {
+  const rejected: RejectedLine[] = [];
+  const guard = new JsonRpcLineGuard({ maxLineBytes, reject: (r) => rejected.push(r) });
+  const chunks: Buffer[] = [];
+  guard.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise((resolve) => guard.on('end', resolve));
+  for (const part of input) guard.write(part);
+  guard.end();
+  await ended;
+  return { passed: Buffer.concat(chunks).toString('utf8'), rejected };
+}
+
+describe('JsonRpcLineGuard', () => {
+  it('passes valid messages through, line by line, even split across chunks', async () => {
+    const { passed, rejected } = await run([
+      '{"jsonrpc":"2.0","id":1,',
+      '"method":"ping"}\n{"jsonrpc":"2.0","method":"x"}\n',
+    ]);
+    expect(passed).toBe(
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"x"}\n',
+    );
+    expect(rejected).toEqual([]);
+  });
+
+  it('answers what the SDK would drop: not JSON, not an object, batches, wrong version, bad ids and params', async () => {
+    const { passed, rejected } = await run([
+      '{oops\n',
+      '42\n',
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"}]\n',
+      '{"jsonrpc":"1.0","id":2,"method":"ping"}\n',
+      '{"jsonrpc":"2.0","id":3,"method":7}\n',
+      '{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}\n',
+      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":"x"}\n',
+      '\n  \n',
+    ]);
+    expect(passed).toBe('');
+    expect(rejected.map((r) => [r.id, r.code])).toEqual([
+      [null, -32700],
+      [null, -32600],
+      [null, -32600],
+      [2, -32600],
+      [3, -32600],
+      [null, -32600],
+      [4, -32602],
+    ]);
+  });
+
+  it('answers and skips a line over the limit, then goes on', async () => {
+    const { passed, rejected } = await run([
+      `{"jsonrpc":"2.0","id":1,"method":"${'x'.repeat(600)}`,
+      `${'y'.repeat(600)}"}\n`,
+      '{"jsonrpc":"2.0","id":2,"method":"ping"}\n',
+    ]);
+    expect(rejected).toEqual([
+      {
+        id: null,
+        code: -32600,
+        message: 'Invalid Request: the message is longer than 1024 bytes.',
+      },
+    ]);
+    expect(passed).toBe('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+  });
+
+  it('handles a last line without a newline', async () => {
+    expect((await run(['{"jsonrpc":"2.0","id":1,"method":"ping"}'])).passed).toBe(
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
+    );
+  });
+});
