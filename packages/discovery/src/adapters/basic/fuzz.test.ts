@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyEdits, readFixtureFiles, textEdits } from '../../testing/fuzz-mutations.ts';
 import type { SourceResult } from '../../types.ts';
+import { declarationLine } from '../header-script/declaration-arbitraries.ts';
 import { describeBasicScript } from './describe-basic-script.ts';
 
 const GOOD = join(import.meta.dirname, 'fixtures', 'good');
@@ -27,49 +28,6 @@ const edits = textEdits([
   '\r',
 ]);
 
-/** Lines made of the grammar's own words, so the parser's deeper paths are reached. */
-const declarationLine = fc
-  .array(
-    fc.oneof(
-      fc.constantFrom(
-        'PARAM',
-        'param',
-        'DESCRIPTION',
-        'AS',
-        'OF',
-        'LIKE',
-        'DEFAULT',
-        'OPTIONAL',
-        'ENUM',
-        'string',
-        'integer',
-        'number',
-        'boolean',
-        'array',
-        'object',
-        'date',
-      ),
-      fc.constantFrom(
-        '"x"',
-        '""',
-        '"a \\" b"',
-        '"',
-        '[1, 2]',
-        '["a"',
-        '{"k": 1}',
-        '"[1]"',
-        '-3',
-        '2.5',
-        'true',
-        'name',
-        '9x',
-        '""""',
-      ),
-      fc.string({ maxLength: 5 }),
-    ),
-    { maxLength: 10 },
-  )
-  .map((words) => words.join(' '));
 const program = fc
   .array(
     fc.oneof(
