@@ -207,9 +207,10 @@ describe('process runner', () => {
     const afterFirst = await flood();
     const afterSecond = await flood();
     // What RSS shows is Node's 64 KiB read buffers: garbage V8 collects lazily and the
-    // allocator keeps for reuse, so it is a plateau that does not follow the volume.
+    // allocator keeps for reuse, so it is a plateau that does not follow the volume. A
+    // loaded CI machine collects later still; holding a flood would add 100 MB each time.
     expect(afterFirst).toBeLessThan(80 * 1024 * 1024);
-    expect(afterSecond - afterFirst).toBeLessThan(24 * 1024 * 1024);
+    expect(afterSecond - afterFirst).toBeLessThan(64 * 1024 * 1024);
     collectGarbage();
     const retained = process.memoryUsage();
     expect(
