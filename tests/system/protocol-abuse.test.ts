@@ -31,6 +31,7 @@ const serveArgs = [
 ];
 const TEN_MB = 'x'.repeat(10 * 1024 * 1024);
 const DEEP = `${'['.repeat(10_000)}1${']'.repeat(10_000)}`;
+const NESTED_120 = `${'['.repeat(120)}1${']'.repeat(120)}`;
 const callLine = (id: number, name: string, argsJson: string): string =>
   `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${argsJson}}}`;
 const invalidUtf8Call = (id: number): Buffer =>
@@ -101,18 +102,20 @@ describe('protocol abuse over stdio', () => {
     expect(answer.result?.structuredContent).toEqual({ ok: true });
   });
 
-  it('answers 10,000 levels of nesting with one isError result, before the timeout', async () => {
+  it('answers 10,000 levels of nesting with one -32602 error, before the timeout', async () => {
     const started = Date.now();
     server.write(`${callLine(60, 'accept_any', `{"a":${DEEP}}`)}\n`);
     server.write(`${callLine(61, 'ok', `{"note":${DEEP}}`)}\n`);
-    expect((await server.waitForAnswer(60)).result?.isError).toBe(true);
-    expect((await server.waitForAnswer(61)).result?.isError).toBe(true);
+    expect((await server.waitForAnswer(60)).error?.code).toBe(-32602);
+    expect((await server.waitForAnswer(61)).error?.code).toBe(-32602);
+    expect(server.answersFor(60)).toHaveLength(1);
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS);
+    // Deep but within the limit still reaches the tool.
     const next = await server.request(62, 'tools/call', {
       name: 'accept_any',
-      arguments: { a: [[1]] },
+      arguments: { a: JSON.parse(NESTED_120) as unknown },
     });
-    expect(next.result?.structuredContent).toEqual({ depth: 3 });
+    expect(next.result?.structuredContent).toEqual({ depth: 121 });
   });
 
   it('survives invalid UTF-8 bytes inside a string (decoded as U+FFFD) with one answer', async () => {
@@ -261,7 +264,13 @@ describe('protocol abuse over HTTP', () => {
   it('answers 10,000 levels of nesting with exactly one error and stays up', async () => {
     const answer = await session.post(callLine(7, 'accept_any', `{"a":${DEEP}}`));
     expect(answer.messages).toHaveLength(1);
-    expect(answer.messages[0]?.error).toBeDefined();
+    expect(answer.status).toBe(400);
+    expect(answer.messages[0]).toMatchObject({ id: 7, error: { code: -32602 } });
+    const within = await session.call(70, 'tools/call', {
+      name: 'accept_any',
+      arguments: { a: JSON.parse(NESTED_120) as unknown },
+    });
+    expect(within.result?.structuredContent).toEqual({ depth: 121 });
     await ping();
   });
 

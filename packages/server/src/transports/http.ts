@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ToolpackError } from '@toolpack/core';
 import type { ToolpackServer } from '../toolpack-server.ts';
+import { checkMessageDepth } from './json-rpc-envelope.ts';
 
 export interface StartHttpServerOptions {
   /** Default `127.0.0.1`. Anything but loopback requires a `token`. */
@@ -82,8 +83,8 @@ function writeJson(
   res.end(JSON.stringify(body));
 }
 
-function rpcError(code: number, message: string): unknown {
-  return { jsonrpc: '2.0', error: { code, message }, id: null };
+function rpcError(code: number, message: string, id: string | number | null = null): unknown {
+  return { jsonrpc: '2.0', error: { code, message }, id };
 }
 
 async function readBody(
@@ -172,6 +173,12 @@ export async function startHttpServer(
         body = JSON.parse(read.text);
       } catch {
         writeJson(res, 400, rpcError(-32700, 'Parse error: the request body is not JSON.'));
+        return;
+      }
+      // The SDK re-serialises the body recursively; a deep one would overflow the stack.
+      const tooDeep = checkMessageDepth(body);
+      if (tooDeep !== undefined) {
+        writeJson(res, 400, rpcError(tooDeep.code, tooDeep.message, tooDeep.id));
         return;
       }
     }

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { JsonRpcLineGuard, type RejectedLine } from './json-rpc-line-guard.ts';
+import type { RejectedMessage } from './json-rpc-envelope.ts';
+import { JsonRpcLineGuard } from './json-rpc-line-guard.ts';
 
 async function run(
   input: (string | Buffer)[],
   maxLineBytes = 1024,
-): Promise<{ passed: string; rejected: RejectedLine[] }> {
-  const rejected: RejectedLine[] = [];
+): Promise<{ passed: string; rejected: RejectedMessage[] }> {
+  const rejected: RejectedMessage[] = [];
   const guard = new JsonRpcLineGuard({ maxLineBytes, reject: (r) => rejected.push(r) });
   const chunks: Buffer[] = [];
   guard.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -1,50 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
-
-/** A JSON-RPC error answer for a line the SDK would drop without a word. */
-export interface RejectedLine {
-  id: string | number | null;
-  code: -32700 | -32600 | -32602;
-  message: string;
-}
+import { checkMessageEnvelope, type RejectedMessage } from './json-rpc-envelope.ts';
 
 const NEWLINE = 0x0a;
-
-function describe(value: unknown): RejectedLine | undefined {
-  if (typeof value !== 'object' || value === null) {
-    return { id: null, code: -32600, message: 'Invalid Request: a message must be a JSON object.' };
-  }
-  if (Array.isArray(value)) {
-    return {
-      id: null,
-      code: -32600,
-      message: 'Invalid Request: batches are not supported; send one message per line.',
-    };
-  }
-  const message = value as Record<string, unknown>;
-  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
-  const isRequest = 'id' in message && 'method' in message;
-  if (message.jsonrpc !== '2.0') {
-    return { id, code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0".' };
-  }
-  if ('method' in message && typeof message.method !== 'string') {
-    return { id, code: -32600, message: 'Invalid Request: "method" must be a string.' };
-  }
-  if ('id' in message && message.id !== null && id === null) {
-    return {
-      id: null,
-      code: -32600,
-      message: 'Invalid Request: "id" must be a string or a number.',
-    };
-  }
-  if (
-    isRequest &&
-    'params' in message &&
-    (typeof message.params !== 'object' || message.params === null)
-  ) {
-    return { id, code: -32602, message: 'Invalid params: "params" must be an object.' };
-  }
-  return undefined;
-}
 
 /**
  * Sits between stdin and the SDK's stdio transport, which drops lines that are not JSON and
@@ -53,13 +10,13 @@ function describe(value: unknown): RejectedLine | undefined {
  * line over `maxLineBytes` is answered and skipped instead of ending the connection.
  */
 export class JsonRpcLineGuard extends Transform {
-  readonly #reject: (rejected: RejectedLine) => void;
+  readonly #reject: (rejected: RejectedMessage) => void;
   readonly #maxLineBytes: number;
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #discarding = false;
 
-  constructor(options: { maxLineBytes: number; reject(rejected: RejectedLine): void }) {
+  constructor(options: { maxLineBytes: number; reject(rejected: RejectedMessage): void }) {
     super();
     this.#reject = options.reject;
     this.#maxLineBytes = options.maxLineBytes;
@@ -119,7 +76,7 @@ export class JsonRpcLineGuard extends Transform {
       this.#reject({ id: null, code: -32700, message: `Parse error: ${(error as Error).message}` });
       return;
     }
-    const rejected = describe(value);
+    const rejected = checkMessageEnvelope(value);
     if (rejected !== undefined) {
       this.#reject(rejected);
       return;
