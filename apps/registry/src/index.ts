@@ -4,7 +4,11 @@ export {
   DEFAULT_SEED_DIR,
   startRegistry,
 } from './start-registry.ts';
-export type { RunningRegistry, StartRegistryOptions } from './start-registry.ts';
+export type {
+  CloseRegistryOptions,
+  RunningRegistry,
+  StartRegistryOptions,
+} from './start-registry.ts';
 
 export { runRegistryCli } from './registry-cli.ts';
 export type { RegistryCliIo } from './registry-cli.ts';
@@ -15,6 +19,13 @@ export type {
   RegistryHandlerOptions,
   RegistryRequestHandler,
 } from './http/create-registry-handler.ts';
+
+export {
+  CLOSING_RETRY_AFTER_SECONDS,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  createRequestDrain,
+} from './http/request-drain.ts';
+export type { DrainOptions, DrainReport, RequestDrain } from './http/request-drain.ts';
 
 export { createToken, generateToken, isValidOwner, verifyToken } from './auth/tokens.ts';
 export type { CreateTokenOptions, CreatedToken, VerifiedToken } from './auth/tokens.ts';
@@ -37,11 +48,27 @@ export type {
 export { OFFICIAL_OWNER, seedPacks } from './publish/seed-packs.ts';
 export type { SeedReport } from './publish/seed-packs.ts';
 
-export type { BlobHandle, BlobStore } from './storage/blob-store.ts';
+export type { BlobHandle, BlobListing, BlobStore } from './storage/blob-store.ts';
+export {
+  BLOB_DELETE_CLAIM_MS,
+  BLOB_PUBLISH_CLAIM_MS,
+  DEFAULT_BLOB_SWEEP_GRACE_MS,
+  claimBlobForPublish,
+  removeBlobIfUnreferenced,
+  sweepOrphanBlobs,
+} from './storage/blob-hygiene.ts';
+export type {
+  BlobClaimOptions,
+  BlobRemoval,
+  BlobSweepReport,
+  SweepOrphanBlobsOptions,
+} from './storage/blob-hygiene.ts';
 export { computeBlobKey, createFsBlobStore, isBlobKey } from './storage/fs-blob-store.ts';
 export type { FsBlobStoreOptions } from './storage/fs-blob-store.ts';
 export type {
   AddVersionResult,
+  BlobClaim,
+  BlobClaimResult,
   MetadataStore,
   NewVersionRecord,
   StoreSearchPage,

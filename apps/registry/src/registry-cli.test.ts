@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runRegistryCli, type RegistryCliIo } from './registry-cli.ts';
+import { computeBlobKey } from './storage/fs-blob-store.ts';
 import { createSqliteMetadataStore } from './storage/sqlite-metadata-store.ts';
 import { verifyToken } from './auth/tokens.ts';
 import { makeTempDir, removeTempDirs } from './testing/registry-fixtures.ts';
@@ -85,6 +87,41 @@ describe('toolpack-registry', () => {
     await expect(fetch(`${url}/health`)).rejects.toThrow();
   });
 
+  it('sweeps orphan tarballs older than --grace, with a dry run first', async () => {
+    const cwd = await makeTempDir();
+    const blobsDir = path.join(cwd, 'reg', 'blobs', 'sha512');
+    const write = async (text: string, ageMs: number) => {
+      const key = computeBlobKey(Buffer.from(text));
+      const file = path.join(blobsDir, key.slice(7, 9), `${key.slice(7)}.tgz`);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, text);
+      const then = new Date(Date.now() - ageMs);
+      await utimes(file, then, then);
+      return key;
+    };
+    const old = await write('an orphan from a crash', 3 * 3_600_000);
+    await write('a tarball a publish just wrote', 0);
+
+    const dry = createIo(cwd);
+    expect(
+      await runRegistryCli(['sweep', '--grace', '1h', '--dry-run', '--data', 'reg'], dry.io),
+    ).toBe(0);
+    expect(dry.out.stdout).toBe(`${old}\n`);
+    expect(dry.out.stderr).toMatch(
+      /^Would remove 1 orphan tarballs \(22 B\); kept 1 \(0 referenced, 1 newer/,
+    );
+
+    const real = createIo(cwd);
+    expect(await runRegistryCli(['sweep', '--grace', '1h', '--data', 'reg'], real.io)).toBe(0);
+    expect(real.out.stdout).toBe(`${old}\n`);
+    expect(real.out.stderr).toMatch(/^Removed 1 orphan tarballs/);
+
+    const again = createIo(cwd);
+    expect(await runRegistryCli(['sweep', '--data', 'reg'], again.io)).toBe(0);
+    expect(again.out.stdout).toBe('');
+    expect(again.out.stderr).toMatch(/^Removed 0 orphan tarballs/);
+  });
+
   it('answers bad usage with exit code 2 and the usage text', async () => {
     for (const argv of [
       [],
@@ -92,6 +129,8 @@ describe('toolpack-registry', () => {
       ['token', 'create'],
       ['token', 'create', '--owner', 'Bad Owner'],
       ['serve', '--port', 'x'],
+      ['sweep', '--grace', 'soon'],
+      ['sweep', 'now'],
       ['--bogus'],
     ]) {
       const { io, out } = createIo(await makeTempDir());

@@ -1,7 +1,10 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isToolpackError } from '@toolpack/core';
+import { formatBytes } from '@toolpack/packs';
 import { createToken } from './auth/tokens.ts';
+import { DEFAULT_BLOB_SWEEP_GRACE_MS, sweepOrphanBlobs } from './storage/blob-hygiene.ts';
+import { createFsBlobStore } from './storage/fs-blob-store.ts';
 import { createSqliteMetadataStore } from './storage/sqlite-metadata-store.ts';
 import { DEFAULT_REGISTRY_HOST, DEFAULT_REGISTRY_PORT, startRegistry } from './start-registry.ts';
 
@@ -19,8 +22,11 @@ const USAGE = `Usage:
   toolpack-registry token create --owner NAME [--label TEXT] [--data DIR]
   toolpack-registry token list [--owner NAME] [--data DIR]
   toolpack-registry token revoke ID [--data DIR]
+  toolpack-registry sweep [--grace 10m] [--dry-run] [--data DIR]
 
 DIR defaults to .toolpack/registry. A token is printed once and stored only as a salted hash.
+sweep removes tarballs no version references that are older than --grace (a number with
+ms, s, m or h; seconds without), as serve does on start; safe while a registry runs.
 Exit codes: 0 ok, 1 failure, 2 bad usage.
 `;
 
@@ -42,6 +48,8 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo)
         'no-rate-limit': { type: 'boolean' },
         owner: { type: 'string' },
         label: { type: 'string' },
+        grace: { type: 'string' },
+        'dry-run': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -58,6 +66,7 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo)
   const [command, sub, ...rest] = positionals;
   try {
     if (command === 'serve' && sub === undefined) return await serve(values, dataDir, io);
+    if (command === 'sweep' && sub === undefined) return await sweep(values, dataDir, io);
     if (command === 'token' && sub === 'create' && rest.length === 0) {
       if (values.owner === undefined) {
         io.stderr.write(`token create needs --owner NAME.\n\n${USAGE}`);
@@ -148,6 +157,49 @@ async function serve(
   await (io.waitForStop ?? waitForSignal)();
   await registry.close();
   return 0;
+}
+
+async function sweep(
+  values: Record<string, string | boolean | undefined>,
+  dataDir: string,
+  io: RegistryCliIo,
+): Promise<number> {
+  const graceMs =
+    typeof values.grace === 'string' ? parseDuration(values.grace) : DEFAULT_BLOB_SWEEP_GRACE_MS;
+  if (graceMs === undefined) {
+    io.stderr.write(
+      `--grace must be a duration such as 600, 90s, 10m or 1h, not ${String(values.grace)}.\n`,
+    );
+    return 2;
+  }
+  const dryRun = values['dry-run'] === true;
+  const store = createSqliteMetadataStore({ file: path.join(dataDir, 'registry.db') });
+  try {
+    const report = await sweepOrphanBlobs({
+      store,
+      blobs: createFsBlobStore({ dir: path.join(dataDir, 'blobs') }),
+      graceMs,
+      dryRun,
+    });
+    for (const key of report.removed) io.stdout.write(`${key}\n`);
+    const { referenced, recent, held } = report.kept;
+    io.stderr.write(
+      `${dryRun ? 'Would remove' : 'Removed'} ${report.removed.length} orphan tarballs (${formatBytes(report.removedBytes)}); kept ${referenced + recent + held} (${referenced} referenced, ${recent} newer than the grace period, ${held} held by a publish).\n`,
+    );
+    for (const problem of report.problems)
+      io.stderr.write(`${problem.path}: ${problem.severity} ${problem.code}: ${problem.message}\n`);
+    return report.problems.length > 0 ? 1 : 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `600`, `600s`, `90000ms`, `10m`, `1h` -> milliseconds. */
+function parseDuration(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (match?.[1] === undefined) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's'] ?? 1000;
+  return Math.round(Number(match[1]) * unit);
 }
 
 function waitForSignal(): Promise<void> {

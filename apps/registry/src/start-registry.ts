@@ -8,8 +8,14 @@ import { ToolpackError } from '@toolpack/core';
 import { DEFAULT_PACK_LIMITS, type PackLimits } from '@toolpack/packs';
 import { createToken, type CreateTokenOptions, type CreatedToken } from './auth/tokens.ts';
 import { createRegistryHandler, type RateLimitOptions } from './http/create-registry-handler.ts';
+import { createRequestDrain, DEFAULT_DRAIN_TIMEOUT_MS } from './http/request-drain.ts';
 import { listPackTools, type PackToolLister } from './publish/list-pack-tools.ts';
 import { seedPacks, type SeedReport } from './publish/seed-packs.ts';
+import {
+  DEFAULT_BLOB_SWEEP_GRACE_MS,
+  sweepOrphanBlobs,
+  type BlobSweepReport,
+} from './storage/blob-hygiene.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 import { createFsBlobStore } from './storage/fs-blob-store.ts';
 import type { MetadataStore } from './storage/metadata-store.ts';
@@ -44,6 +50,23 @@ export interface StartRegistryOptions {
   listTools?: PackToolLister;
   /** Where the registry reports what it did (publishes, failures); silent by default. */
   log?: (message: string) => void;
+  /**
+   * On start, remove tarballs no version references that are older than `graceMs` (default
+   * 10 minutes): what a publish leaves when the process dies between writing its tarball and
+   * committing its version. `false` skips it (e.g. a large bucket swept by a scheduled
+   * `toolpack-registry sweep` instead).
+   */
+  sweep?: { graceMs?: number } | false;
+  /**
+   * How long `close()` lets requests in flight finish (default 10 s); publishes still running
+   * then are aborted and remove the tarball they wrote.
+   */
+  drainTimeoutMs?: number;
+}
+
+export interface CloseRegistryOptions {
+  /** Overrides `drainTimeoutMs` for this close. */
+  timeoutMs?: number;
 }
 
 export interface RunningRegistry {
@@ -54,11 +77,19 @@ export interface RunningRegistry {
   dataDir: string;
   /** What seeding published, skipped and refused. */
   seed: SeedReport;
+  /** What the start-up sweep removed and kept; undefined with `sweep: false`. */
+  sweep: BlobSweepReport | undefined;
   store: MetadataStore;
   blobs: BlobStore;
   /** Creates a publish token for an owner; the token is only ever returned here. */
   createToken(options: CreateTokenOptions): Promise<CreatedToken>;
-  close(): Promise<void>;
+  /**
+   * Stops gracefully: new connections are refused and requests on open ones get 503 with
+   * `Retry-After`; requests in flight finish (publishes land whole) for up to the drain
+   * timeout, after which publishes still running are aborted and leave nothing behind; then
+   * the connections and the database close. Calling it again waits for the same close.
+   */
+  close(options?: CloseRegistryOptions): Promise<void>;
 }
 
 /**
@@ -79,13 +110,25 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   const log = options.log ?? (() => {});
   let publicUrl = options.publicUrl ?? '';
 
+  let sweep: BlobSweepReport | undefined;
   try {
     for (const token of options.tokens ?? []) await createToken(store, token);
+    if (options.sweep !== false) {
+      sweep = await sweepOrphanBlobs({
+        store,
+        blobs,
+        graceMs: options.sweep?.graceMs ?? DEFAULT_BLOB_SWEEP_GRACE_MS,
+      });
+      if (sweep.removed.length > 0)
+        log(`removed ${sweep.removed.length} orphan tarballs (${sweep.removedBytes} bytes)`);
+      for (const problem of sweep.problems) log(`${problem.path}: ${problem.message}`);
+    }
   } catch (error) {
     await store.close();
     throw error;
   }
 
+  const drain = createRequestDrain();
   const handler = createRegistryHandler({
     store,
     blobs,
@@ -95,6 +138,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     listTools,
     trustProxy: options.trustProxy === true,
     log,
+    drain,
     ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
   });
   const server = createServer(handler);
@@ -127,10 +171,26 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   if (publicUrl === '') publicUrl = defaultPublicUrl(host, port);
   publicUrl = publicUrl.replace(/\/+$/, '');
 
-  const close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await store.close();
+  let closing: Promise<void> | undefined;
+  const close = (closeOptions: CloseRegistryOptions = {}): Promise<void> => {
+    closing ??= (async () => {
+      // Draining first: from here on the handler answers 503 to requests on open connections.
+      const drained = drain.drain({
+        timeoutMs: closeOptions.timeoutMs ?? options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+      });
+      // Stops listening (new connections are refused) and closes idle keep-alive connections.
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const report = await drained;
+      if (report.aborted > 0) {
+        log(
+          `closing: ${report.aborted} of ${report.inFlight} requests were still running at the drain timeout and were aborted${report.abandoned > 0 ? ` (${report.abandoned} did not stop; their connections are cut)` : ''}`,
+        );
+      }
+      server.closeAllConnections();
+      await serverClosed;
+      await store.close();
+    })();
+    return closing;
   };
 
   const seedDir =
@@ -158,6 +218,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     host,
     dataDir,
     seed,
+    sweep,
     store,
     blobs,
     createToken: (tokenOptions) => createToken(store, tokenOptions),

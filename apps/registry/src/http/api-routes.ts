@@ -8,6 +8,7 @@ import { discardBody, getClientAddress, readBody, sendError, sendJson } from './
 import type { PackPath } from './pack-path.ts';
 import { MULTIPART_OVERHEAD_BYTES, readUpload } from './read-upload.ts';
 import { toPackDoc, toVersionDoc, type RegistryContext } from './registry-context.ts';
+import { CLOSING_RETRY_AFTER_SECONDS } from './request-drain.ts';
 import { encodeCursor, parseSearchParams } from './search-params.ts';
 
 const MAX_ACTION_BODY_BYTES = 16 * 1024;
@@ -104,9 +105,13 @@ export async function handlePublish(
   const declared = Number(request.headers['content-length'] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBody)
     return sendTooLarge(context, request, response);
-  const body = await readBody(request, maxBody);
+  const body = await readBody(request, maxBody, context.signal);
   if (!body.ok) {
     if (body.reason === 'too-large') return sendTooLarge(context, request, response);
+    if (body.reason === 'cancelled') {
+      // The rest of the body is not read: the answer says `Connection: close`.
+      return sendClosing(response, 'The registry is shutting down; the upload was not read.');
+    }
     return;
   }
   const upload = await readUpload(request.headers['content-type'], body.bytes);
@@ -119,7 +124,9 @@ export async function handlePublish(
     bytes: upload.bytes,
     owner: token.owner,
     publishedBy: token.id,
+    ...(context.signal === undefined ? {} : { signal: context.signal }),
   });
+  if (outcome.status === 503) return sendClosing(response, outcome.message);
   if (outcome.status !== 201) {
     return sendError(response, outcome.status, {
       code: outcome.code,
@@ -306,6 +313,19 @@ function sendTooLarge(
       hint: 'Leave large or generated files out with .toolpackignore.',
     },
     { connection: 'close' },
+  );
+}
+
+function sendClosing(response: ServerResponse, message: string): void {
+  sendError(
+    response,
+    503,
+    {
+      code: 'E_REGISTRY_CLOSING',
+      message,
+      hint: `Retry in ${CLOSING_RETRY_AFTER_SECONDS} s, or against another instance.`,
+    },
+    { 'retry-after': String(CLOSING_RETRY_AFTER_SECONDS), connection: 'close' },
   );
 }
 

@@ -18,9 +18,10 @@ import {
   handleSearch,
   sendMethodNotAllowed,
 } from './api-routes.ts';
-import { sendError } from './http-io.ts';
+import { discardBody, sendError } from './http-io.ts';
 import { parsePackPath } from './pack-path.ts';
 import type { RegistryContext } from './registry-context.ts';
+import { CLOSING_RETRY_AFTER_SECONDS, type RequestDrain } from './request-drain.ts';
 
 export interface RateLimitOptions {
   /** `GET /v0/packs` and the search page, per client address. Default 30 burst, 10/s. */
@@ -28,6 +29,8 @@ export interface RateLimitOptions {
   /** Publish, deprecate and yank, per token (per address without a valid one). Default 10 burst, 1 per 6 s. */
   publish?: TokenBucketOptions;
 }
+
+const CLOSING_DISCARD_BYTES = 64 * 1024;
 
 export const DEFAULT_RATE_LIMITS: Required<RateLimitOptions> = {
   search: { capacity: 30, refillPerSecond: 10 },
@@ -50,6 +53,11 @@ export interface RegistryHandlerOptions {
   /** Replaces discovery for listing a pack's tools at publish time. */
   listTools?: PackToolLister;
   log?: (message: string) => void;
+  /**
+   * Counts requests in flight for a graceful stop (`startRegistry`'s `close()`): once it
+   * drains, new requests get 503 with `Retry-After`, and publishes it aborts give up cleanly.
+   */
+  drain?: RequestDrain;
 }
 
 export type RegistryRequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -76,9 +84,26 @@ export function createRegistryHandler(options: RegistryHandlerOptions): Registry
     publishLimiter: rateLimits === undefined ? undefined : createRateLimiter(rateLimits.publish),
     trustProxy: options.trustProxy === true,
     log,
+    ...(options.drain === undefined ? {} : { signal: options.drain.signal }),
   };
+  const { drain } = options;
   return (request, response) => {
-    route(context, request, response).catch((error: unknown) => {
+    if (drain?.isDraining() === true) {
+      // A small body is drained so the client hears the answer; a large one is cut off.
+      discardBody(request, CLOSING_DISCARD_BYTES);
+      sendError(
+        response,
+        503,
+        {
+          code: 'E_REGISTRY_CLOSING',
+          message: 'The registry is shutting down.',
+          hint: `Retry in ${CLOSING_RETRY_AFTER_SECONDS} s, or against another instance.`,
+        },
+        { 'retry-after': String(CLOSING_RETRY_AFTER_SECONDS), connection: 'close' },
+      );
+      return;
+    }
+    const work = route(context, request, response).catch((error: unknown) => {
       log(`${request.method} ${request.url} failed: ${(error as Error)?.stack ?? String(error)}`);
       if (response.headersSent) {
         response.destroy();
@@ -89,6 +114,7 @@ export function createRegistryHandler(options: RegistryHandlerOptions): Registry
         message: 'The registry failed to answer; the error is in its log.',
       });
     });
+    drain?.track(work, response);
   };
 }
 

@@ -2,15 +2,24 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Diagnostic } from '@toolpack/core';
 
 export type ReadBodyResult =
-  { ok: true; bytes: Buffer } | { ok: false; reason: 'too-large' | 'aborted' };
+  { ok: true; bytes: Buffer } | { ok: false; reason: 'too-large' | 'aborted' | 'cancelled' };
 
 /**
  * Reads a request body up to `maxBytes`. Past the cap it stops keeping bytes and reports
  * `too-large`; the caller answers 413 and `discardBody` drains the rest, so the client
  * hears the answer instead of a reset connection.
  */
-export function readBody(request: IncomingMessage, maxBytes: number): Promise<ReadBodyResult> {
+export function readBody(
+  request: IncomingMessage,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<ReadBodyResult> {
   return new Promise((resolve) => {
+    // `cancelled`: `signal` gave up on a body still arriving (a closing registry).
+    if (signal?.aborted === true) {
+      resolve({ ok: false, reason: 'cancelled' });
+      return;
+    }
     const chunks: Buffer[] = [];
     let received = 0;
     let settled = false;
@@ -21,6 +30,7 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Re
       request.off('end', onEnd);
       request.off('error', onError);
       request.off('aborted', onError);
+      signal?.removeEventListener('abort', onCancel);
       resolve(result);
     };
     const onData = (chunk: Buffer) => {
@@ -34,6 +44,11 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Re
     };
     const onEnd = () => settle({ ok: true, bytes: Buffer.concat(chunks) });
     const onError = () => settle({ ok: false, reason: 'aborted' });
+    const onCancel = () => {
+      request.pause();
+      settle({ ok: false, reason: 'cancelled' });
+    };
+    signal?.addEventListener('abort', onCancel, { once: true });
     request.on('data', onData);
     request.on('end', onEnd);
     request.on('error', onError);

@@ -18,6 +18,8 @@ export interface RegistryContext {
   publishLimiter: RateLimiter | undefined;
   trustProxy: boolean;
   log(message: string): void;
+  /** Aborted when a closing registry stops waiting for requests in flight. */
+  signal?: AbortSignal;
 }
 
 export function getTarballUrl(context: RegistryContext, blobKey: string): string {

@@ -15,6 +15,11 @@ export interface ListPackToolsInput {
   /** The pack folder (holds toolpack.yaml). */
   dir: string;
   manifest: PackManifest;
+  /**
+   * Aborted when the registry gives the publish up (it is closing). Discovery runs to its own
+   * limits; a lister that sandboxes may stop early.
+   */
+  signal?: AbortSignal;
 }
 
 /** Lists a pack's tools, with every problem discovery found. Replaceable for sandboxed discovery. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createDiagnostic, type Diagnostic } from '@toolpack/core';
@@ -8,9 +9,10 @@ import {
   type PackLimits,
 } from '@toolpack/packs';
 import type { VersionDoc } from '../documents.ts';
+import { claimBlobForPublish, removeBlobIfUnreferenced } from '../storage/blob-hygiene.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { computeBlobKey } from '../storage/fs-blob-store.ts';
-import type { MetadataStore } from '../storage/metadata-store.ts';
+import type { AddVersionResult, MetadataStore } from '../storage/metadata-store.ts';
 import type { PackToolLister } from './list-pack-tools.ts';
 import { readPackUpload } from './read-pack-upload.ts';
 
@@ -30,11 +32,17 @@ export interface PublishRequest {
   owner: string;
   /** The token id (`seed` for the official packs). */
   publishedBy: string;
+  /**
+   * Aborting gives the publish up (503) unless its version is already committed; a tarball
+   * it already wrote is removed. The registry aborts publishes a closing drain runs out of
+   * time for.
+   */
+  signal?: AbortSignal;
 }
 
 export type PublishOutcome =
   | { status: 201; doc: VersionDoc; warnings: Diagnostic[] }
-  | { status: 403 | 409 | 422; code: string; message: string; problems: Diagnostic[] };
+  | { status: 403 | 409 | 422 | 503; code: string; message: string; problems: Diagnostic[] };
 
 /**
  * Publishes one pack tarball: the one path every publish takes, an upload over HTTP and the
@@ -56,15 +64,23 @@ export async function publishPack(
     return { status: 403, code: 'E_NOT_OWNER', message: denial, problems: [] };
   if ((await context.store.getVersion(name, version)) !== undefined) return exists(name, version);
 
+  const { signal } = request;
+  if (isAborted(signal)) return closing(name, version);
   await mkdir(context.workDir, { recursive: true });
   const dir = await mkdtemp(path.join(context.workDir, 'publish-'));
   let listing;
   try {
     await writePackFiles(files, dir);
-    listing = await context.listTools({ dir, manifest });
+    listing = await context.listTools({
+      dir,
+      manifest,
+      ...(signal === undefined ? {} : { signal }),
+    });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+  // Nothing is written yet: giving up now leaves nothing behind.
+  if (isAborted(signal)) return closing(name, version);
   const problems = listing.diagnostics.filter((d) => d.severity === 'error');
   if (listing.tools.length === 0 && problems.length === 0) {
     problems.push(
@@ -88,14 +104,37 @@ export async function publishPack(
     size: request.bytes.length,
     fileCount: files.length,
   });
-  await context.blobs.put(blobKey, request.bytes);
-  const added = await context.store.addVersion({
-    owner: owner ?? request.owner,
-    doc,
-    blobKey,
-    publishedAt: (context.now?.() ?? new Date()).toISOString(),
-    publishedBy: request.publishedBy,
+  // The blob is written only now that the pack is known good, under a claim that keeps a
+  // concurrent clean-up of the same bytes from deleting it before the version holds it.
+  const claimId = randomUUID();
+  const now = context.now ?? (() => new Date());
+  const claimed = await claimBlobForPublish(context.store, blobKey, {
+    id: claimId,
+    now,
+    ...(signal === undefined ? {} : { signal }),
   });
+  if (!claimed) return closing(name, version);
+  let added: AddVersionResult | undefined;
+  try {
+    await context.blobs.put(blobKey, request.bytes);
+    if (!isAborted(signal)) {
+      added = await context.store.addVersion({
+        owner: owner ?? request.owner,
+        doc,
+        blobKey,
+        publishedAt: now().toISOString(),
+        publishedBy: request.publishedBy,
+      });
+    }
+  } finally {
+    if (added?.status === 'created') {
+      // The version holds the blob now; a claim left behind only expires.
+      await context.store.releaseBlobClaim(blobKey, claimId).catch(() => {});
+    } else {
+      await abandonBlob(context, blobKey, claimId);
+    }
+  }
+  if (added === undefined) return closing(name, version);
   // Someone else may have claimed the name or the version while the tools were being read.
   if (added.status === 'exists') return exists(name, version);
   if (added.status === 'owned-by-other') {
@@ -142,6 +181,36 @@ function exists(name: string, version: string): PublishOutcome {
     status: 409,
     code: 'E_VERSION_EXISTS',
     message: `${name}@${version} already exists; versions are immutable and a version is never reused, even after a yank. Raise version: in toolpack.yaml.`,
+    problems: [],
+  };
+}
+
+/**
+ * Undoes this publish's blob write: the blob goes unless a version references it or another
+ * publish of the same bytes holds it. When the store cannot say (it failed, or closed under
+ * us), the blob stays for `sweepOrphanBlobs`: deleting blind could take a blob a version needs.
+ */
+async function abandonBlob(context: PublishContext, key: string, claimId: string): Promise<void> {
+  try {
+    await context.store.releaseBlobClaim(key, claimId);
+    await removeBlobIfUnreferenced(context.store, context.blobs, key, {
+      ...(context.now === undefined ? {} : { now: context.now }),
+    });
+  } catch {
+    // Left for the sweep, as above.
+  }
+}
+
+// A function, not `signal?.aborted`, so TypeScript does not narrow it to false after one check.
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+function closing(name: string, version: string): PublishOutcome {
+  return {
+    status: 503,
+    code: 'E_REGISTRY_CLOSING',
+    message: `The registry is shutting down; ${name}@${version} was not published.`,
     problems: [],
   };
 }

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolpackError } from '@toolpack/core';
-import type { BlobHandle, BlobStore } from './blob-store.ts';
+import type { BlobHandle, BlobListing, BlobStore } from './blob-store.ts';
 
 const KEY_PATTERN = /^sha512\/([0-9a-f]{128})$/;
+const FILE_PATTERN = /^([0-9a-f]{128})\.tgz$/;
 
 /** The content-addressed key of `bytes`. */
 export function computeBlobKey(bytes: Uint8Array): string {
@@ -41,7 +42,17 @@ export function createFsBlobStore(options: FsBlobStoreOptions): BlobStore {
       if (computeBlobKey(bytes) !== key) {
         throw new ToolpackError('E_BLOB_KEY', `The bytes stored as ${key} do not hash to it.`);
       }
-      if (await exists(file)) return;
+      // Touching an existing blob restarts its sweep grace period; if it vanished meanwhile
+      // (a sweep removed an orphan), it is written again below.
+      const now = new Date();
+      if (
+        (await exists(file)) &&
+        (await utimes(file, now, now).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return;
       await mkdir(path.dirname(file), { recursive: true });
       // Written aside and renamed, so a reader never sees half a tarball and a crash leaves
       // at most a stray temporary file.
@@ -65,6 +76,16 @@ export function createFsBlobStore(options: FsBlobStoreOptions): BlobStore {
       const file = fileOf(key);
       return file !== undefined && (await exists(file));
     },
+    async delete(key) {
+      const file = fileOf(key);
+      if (file === undefined) {
+        throw new ToolpackError('E_BLOB_KEY', `${JSON.stringify(key)} is not a blob key.`, {
+          hint: 'Delete blobs by the keys list() gives.',
+        });
+      }
+      await rm(file, { force: true });
+    },
+    list: () => listBlobs(root),
   };
 }
 
@@ -73,4 +94,22 @@ async function exists(file: string): Promise<boolean> {
     (s) => s.isFile(),
     () => false,
   );
+}
+
+/** Blobs are `<root>/sha512/<first two hex>/<hex>.tgz`; anything else there (temporary files) is not a blob. */
+async function* listBlobs(root: string): AsyncGenerator<BlobListing> {
+  const base = path.join(root, 'sha512');
+  const shards = await readdir(base, { withFileTypes: true }).catch(() => []);
+  for (const shard of shards) {
+    if (!shard.isDirectory() || !/^[0-9a-f]{2}$/.test(shard.name)) continue;
+    const names = await readdir(path.join(base, shard.name)).catch(() => []);
+    for (const name of names) {
+      const hex = FILE_PATTERN.exec(name)?.[1];
+      if (hex === undefined || !hex.startsWith(shard.name)) continue;
+      const stats = await stat(path.join(base, shard.name, name)).catch(() => undefined);
+      // Gone since the folder was read (removed by another sweep), or not a file.
+      if (stats === undefined || !stats.isFile()) continue;
+      yield { key: `sha512/${hex}`, size: stats.size, modifiedAt: stats.mtime };
+    }
+  }
 }

@@ -28,6 +28,23 @@ export interface MetadataStore {
   listTags(limit: number): Promise<TagCount[]>;
   countPacks(): Promise<{ packs: number; versions: number }>;
 
+  /**
+   * Blob bookkeeping, so a tarball is never deleted while a version or a publish in progress
+   * needs it, whichever instance runs what. A publish claims its blob (`publish`) before
+   * writing it and releases the claim once its version is committed (the version then holds
+   * the blob) or abandoned. A `delete` claim is granted only when no version references the
+   * blob and no unexpired claim of another id holds it; while one is held, `publish` claims
+   * of that blob are refused (`held`) and the publisher waits. Each claim is decided in one
+   * transaction, so a deletion and a publish of the same bytes never interleave.
+   */
+  claimBlob(claim: BlobClaim): Promise<BlobClaimResult>;
+  /** Releasing a claim that is not there (expired and pruned) is not an error. */
+  releaseBlobClaim(key: string, id: string): Promise<void>;
+  /** Whether a version (yanked ones included) points at the blob. */
+  isBlobReferenced(key: string): Promise<boolean>;
+  /** Forgets claims that expired by `at` (left by a publish that crashed); returns how many. */
+  pruneBlobClaims(at: Date): Promise<number>;
+
   addToken(record: TokenRecord): Promise<void>;
   getToken(id: string): Promise<TokenRecord | undefined>;
   listTokens(owner?: string): Promise<TokenRecord[]>;
@@ -52,6 +69,21 @@ export type AddVersionResult =
   | { status: 'created'; version: StoredVersion }
   | { status: 'exists' }
   | { status: 'owned-by-other'; owner: string };
+
+export interface BlobClaim {
+  /** The blob key (`sha512/<hex>`). */
+  key: string;
+  /** Unique per claimer (a random id per publish or deletion). */
+  id: string;
+  purpose: 'publish' | 'delete';
+  /** Now, as the claimer sees it: claims that expired by then do not count. */
+  at: Date;
+  /** After this the claim no longer protects anything (its holder is presumed dead). */
+  expiresAt: Date;
+}
+
+/** `referenced` only answers a `delete` claim: a version points at the blob. */
+export type BlobClaimResult = 'granted' | 'held' | 'referenced';
 
 export interface StoredVersion {
   doc: VersionDoc;

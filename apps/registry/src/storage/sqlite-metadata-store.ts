@@ -6,6 +6,8 @@ import type { PackSummary, VersionDoc } from '../documents.ts';
 import { buildFtsQuery } from './fts-query.ts';
 import type {
   AddVersionResult,
+  BlobClaim,
+  BlobClaimResult,
   MetadataStore,
   NewVersionRecord,
   StoreSearchPage,
@@ -18,7 +20,9 @@ import type {
 } from './metadata-store.ts';
 import { compareVersions, findListedVersion } from './pack-versions.ts';
 
-const SCHEMA_VERSION = 1;
+// 2 added blob_claims and versions_blob_key: a registry that knew only 1 would publish
+// without claiming blobs, and a sweep could remove a blob it is about to commit.
+const SCHEMA_VERSION = 2;
 
 // bm25 weights per FTS column: a word in the name counts most, then tags, tool names, description.
 const RANK = 'bm25(packs_fts, 10.0, 1.0, 4.0, 3.0)';
@@ -47,6 +51,14 @@ CREATE TABLE IF NOT EXISTS versions (
   published_at TEXT NOT NULL,
   published_by TEXT NOT NULL,
   PRIMARY KEY (pack_id, version)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS versions_blob_key ON versions (blob_key);
+CREATE TABLE IF NOT EXISTS blob_claims (
+  key TEXT NOT NULL,
+  id TEXT NOT NULL,
+  purpose TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (key, id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS pack_tags (
   tag TEXT NOT NULL,
@@ -138,6 +150,18 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
     allTokens: db.prepare('SELECT * FROM tokens ORDER BY created_at, id'),
     tokensOf: db.prepare('SELECT * FROM tokens WHERE owner = ? ORDER BY created_at, id'),
     revokeToken: db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    blobReferenced: db.prepare('SELECT 1 FROM versions WHERE blob_key = ? LIMIT 1'),
+    otherDeleteClaim: db.prepare(
+      "SELECT 1 FROM blob_claims WHERE key = ? AND id <> ? AND purpose = 'delete' AND expires_at > ? LIMIT 1",
+    ),
+    otherClaim: db.prepare(
+      'SELECT 1 FROM blob_claims WHERE key = ? AND id <> ? AND expires_at > ? LIMIT 1',
+    ),
+    upsertClaim: db.prepare(
+      'INSERT OR REPLACE INTO blob_claims (key, id, purpose, expires_at) VALUES (?, ?, ?, ?)',
+    ),
+    deleteClaim: db.prepare('DELETE FROM blob_claims WHERE key = ? AND id = ?'),
+    pruneClaims: db.prepare('DELETE FROM blob_claims WHERE expires_at <= ?'),
   };
 
   const inTransaction = <T>(work: () => T): T => {
@@ -329,6 +353,32 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
         packs: Number((statements.countPacks.get() as Row).n),
         versions: Number((statements.countVersions.get() as Row).n),
       };
+    },
+
+    async claimBlob(claim: BlobClaim): Promise<BlobClaimResult> {
+      const at = claim.at.getTime();
+      return inTransaction((): BlobClaimResult => {
+        if (claim.purpose === 'delete') {
+          if (statements.blobReferenced.get(claim.key) !== undefined) return 'referenced';
+          if (statements.otherClaim.get(claim.key, claim.id, at) !== undefined) return 'held';
+        } else if (statements.otherDeleteClaim.get(claim.key, claim.id, at) !== undefined) {
+          return 'held';
+        }
+        statements.upsertClaim.run(claim.key, claim.id, claim.purpose, claim.expiresAt.getTime());
+        return 'granted';
+      });
+    },
+
+    async releaseBlobClaim(key, id) {
+      statements.deleteClaim.run(key, id);
+    },
+
+    async isBlobReferenced(key) {
+      return statements.blobReferenced.get(key) !== undefined;
+    },
+
+    async pruneBlobClaims(at) {
+      return Number(statements.pruneClaims.run(at.getTime()).changes);
     },
 
     async addToken(record) {
