@@ -1,0 +1,29 @@
+// Test support only: imported by this package's fuzz tests, never by its sources or entries.
+
+/**
+ * FC_RUNS_SCALE, or 1 when it is unset, not a number, infinite or below 1, so a typo never
+ * shrinks a suite nor makes it endless.
+ */
+function readRunsScale(): number {
+  const scale = Number(process.env.FC_RUNS_SCALE ?? 1);
+  return Number.isFinite(scale) && scale >= 1 ? scale : 1;
+}
+
+/**
+ * fast-check's `numRuns` for a fuzz property, multiplied by `FC_RUNS_SCALE`.
+ *
+ * CI runs every property a fixed number of times with a fixed seed (scripts/vitest-setup.ts),
+ * so a red run can be replayed; `FC_RUNS_SCALE=20 pnpm vitest run` is the longer run on demand
+ * that explores twenty times as many inputs.
+ */
+export function fuzzRuns(runs: number): number {
+  return Math.round(runs * readRunsScale());
+}
+
+/**
+ * The vitest timeout of a suite whose runs `fuzzRuns` scales: vitest.config.ts's 20 s, scaled
+ * alike, because twenty times the inputs take about twenty times as long.
+ */
+export function fuzzTimeout(): number {
+  return Math.round(20_000 * readRunsScale());
+}
