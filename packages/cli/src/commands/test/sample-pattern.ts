@@ -173,15 +173,15 @@ function readClass(parser: Parser): string {
   if (negated) parser.at++;
   const members: string[] = [];
   const ranges: [string, string][] = [];
-  let first = true;
+  // JSON Schema patterns are JavaScript regexes: a `]` right after `[` or `[^` closes the
+  // class (`[]` matches nothing, `[^]` anything), unlike POSIX where it would be a member.
   for (;;) {
     const c = peek(parser);
     if (c === undefined) throw new Unsupported('unclosed class');
-    if (c === ']' && !first) {
+    if (c === ']') {
       parser.at++;
       break;
     }
-    first = false;
     parser.at++;
     let member = c;
     if (c === '\\') member = readEscape(parser, true);
@@ -199,6 +199,7 @@ function readClass(parser: Parser): string {
       members.push(member);
     }
   }
+  if (negated && members.length === 0 && ranges.length === 0) return 'a';
   if (!negated) {
     const pick = ranges[0]?.[0] ?? members[0];
     if (pick === undefined) throw new Unsupported('empty class');
