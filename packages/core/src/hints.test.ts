@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseHints } from './hints.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 const where = { path: 'Get-Widget.ps1', line: 10 };
 
-describe('parseHints', () => {
+describe('parseHints', { timeout: fuzzTimeout() }, () => {
   it('reads every MCP hint, any casing, any boolean spelling', () => {
     const result = parseHints(
       ['ReadOnlyHint: true', 'idempotenthint: $true', 'OPENWORLDHINT = no', 'DestructiveHint: 0'],
@@ -62,7 +63,7 @@ describe('parseHints', () => {
         const result = parseHints(text, where);
         expect(Array.isArray(result.diagnostics)).toBe(true);
       }),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 });

@@ -11,8 +11,9 @@ import {
   toSnakeCase,
   validateToolName,
 } from './names.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
-describe('case conversions', () => {
+describe('case conversions', { timeout: fuzzTimeout() }, () => {
   it.each([
     ['send-notification', 'send_notification', 'SendNotification'],
     ['send_notification', 'send_notification', 'SendNotification'],
@@ -60,7 +61,7 @@ describe('case conversions', () => {
         expect(toSnakeCase(toPascalCase(snake))).toBe(snake);
         expect(toSnakeCase(toKebabCase(snake))).toBe(snake);
       }),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 });
@@ -87,7 +88,7 @@ describe('validateToolName', () => {
   });
 });
 
-describe('normalizeToolName', () => {
+describe('normalizeToolName', { timeout: fuzzTimeout() }, () => {
   it('leaves valid snake-case names alone', () => {
     expect(normalizeToolName('send_notification')).toEqual({
       name: 'send_notification',
@@ -146,7 +147,7 @@ describe('normalizeToolName', () => {
           expect((error as ToolpackError).code).toBe('E_TOOL_NAME');
         }
       }),
-      { numRuns: 3000 },
+      { numRuns: fuzzRuns(3000) },
     );
   });
 });

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolpackError } from './errors.ts';
 import { buildInputSchema, findParameterProblems, type ParameterSpec } from './parameter-model.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 const metaValidator = new Ajv2020({ strict: false });
 function expectValid2020(schema: object): void {
@@ -11,7 +12,7 @@ function expectValid2020(schema: object): void {
   expect(valid).toBe(true);
 }
 
-describe('buildInputSchema', () => {
+describe('buildInputSchema', { timeout: fuzzTimeout() }, () => {
   it('emits an object schema with every keyword the parameter model has', () => {
     const parameters: ParameterSpec[] = [
       {
@@ -230,7 +231,7 @@ describe('buildInputSchema', () => {
           expect('default' in (property ?? {})).toBe(parameter.default !== undefined);
         }
       }),
-      { numRuns: 1500 },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 });

@@ -7,8 +7,9 @@ import {
   sliceUtf8,
   truncateText,
 } from './results.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
-describe('results', () => {
+describe('results', { timeout: fuzzTimeout() }, () => {
   it('turns a JSON object on stdout into structuredContent, and anything else into text', () => {
     expect(createResultFromOutput('{"a":1}\n')).toEqual({
       content: [{ type: 'text', text: '{"a":1}' }],
@@ -44,7 +45,7 @@ describe('results', () => {
           if (!truncated) expect(cut).toBe(text);
         },
       ),
-      { numRuns: 3_000 },
+      { numRuns: fuzzRuns(3_000) },
     );
   });
 
@@ -60,7 +61,7 @@ describe('results', () => {
             expect(typeof result.structuredContent).toBe('object');
         },
       ),
-      { numRuns: 3_000 },
+      { numRuns: fuzzRuns(3_000) },
     );
   });
 
@@ -83,7 +84,7 @@ describe('results', () => {
           expect(Buffer.byteLength(tail.toString())).toBeLessThanOrEqual(limit * 3);
         },
       ),
-      { numRuns: 1_000 },
+      { numRuns: fuzzRuns(1_000) },
     );
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createToolRunner } from './index.ts';
 import { firstText, makeTool } from './test-helpers.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 const fixtures = fileURLToPath(new URL('./process/fixtures/', import.meta.url));
 const echo = makeTool({
@@ -10,7 +11,7 @@ const echo = makeTool({
   invocation: { runner: 'process', scriptPath: 'echo.mjs', extension: '.mjs' },
 });
 
-describe('createToolRunner', () => {
+describe('createToolRunner', { timeout: fuzzTimeout() }, () => {
   const runner = createToolRunner({ projectRoot: fixtures });
   afterAll(async () => {
     await runner.close();
@@ -114,7 +115,7 @@ describe('createToolRunner', () => {
           expect(firstText(result)).toMatch(/^Invalid arguments for tool "strict": \//u);
         },
       ),
-      { numRuns: 2_000 },
+      { numRuns: fuzzRuns(2_000) },
     );
   });
 });

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scaleRuns } from '../hardening/hardening-kit.ts';
 import type { MetadataStore } from '../storage/metadata-store.ts';
 import { createSqliteMetadataStore } from '../storage/sqlite-metadata-store.ts';
 import { makeTempDir, removeTempDirs } from '../testing/registry-fixtures.ts';
 import { createToken, readBearerToken, verifyToken } from './tokens.ts';
+import { fuzzRuns } from '@toolpack/fuzz-runs';
 
 let store: MetadataStore;
 let token: string;
@@ -37,7 +37,7 @@ describe('tokens under fuzzing', () => {
           if (read !== undefined) expect(read).toMatch(/^\S+$/);
         },
       ),
-      { numRuns: scaleRuns(600) },
+      { numRuns: fuzzRuns(600) },
     );
   });
 
@@ -61,7 +61,7 @@ describe('tokens under fuzzing', () => {
           else expect(verified).toBeUndefined();
         },
       ),
-      { numRuns: scaleRuns(800) },
+      { numRuns: fuzzRuns(800) },
     );
     expect((await verifyToken(store, token))?.owner).toBe('acme');
   });

@@ -14,12 +14,6 @@ import { makeTempDir } from '../testing/registry-fixtures.ts';
 export const HARDENING_FIXTURES = path.join(import.meta.dirname, 'fixtures');
 const LOAD_PACK = path.join(HARDENING_FIXTURES, 'packs', 'loadpack');
 
-/** fast-check runs, multiplied by FC_RUNS_SCALE for a longer run on demand. */
-export function scaleRuns(runs: number): number {
-  const scale = Number(process.env.FC_RUNS_SCALE ?? 1);
-  return Math.round(runs * (Number.isFinite(scale) && scale >= 1 ? scale : 1));
-}
-
 export interface LoadPackOptions {
   version: string;
   name?: string;

@@ -7,10 +7,10 @@ import { makeTempDir, removeTempDirs } from '../testing/registry-fixtures.ts';
 import {
   packLoadPack,
   publish,
-  scaleRuns,
   startHardeningRegistry,
   type HardeningRegistry,
 } from './hardening-kit.ts';
+import { fuzzRuns } from '@toolpack/fuzz-runs';
 
 let app: HardeningRegistry;
 
@@ -195,7 +195,7 @@ describe('GET /v0/packs under fuzzing (a live registry)', () => {
           expect(again.status).toBe(200);
         }
       }),
-      { numRuns: scaleRuns(300) },
+      { numRuns: fuzzRuns(300) },
     );
   });
 
@@ -232,7 +232,7 @@ describe('GET /v0/packs under fuzzing (a live registry)', () => {
         const { status, body } = await getRaw(`/v0/packs?${query.replace(/#.*/, '')}`);
         expectSearchAnswer(status, body);
       }),
-      { numRuns: scaleRuns(300) },
+      { numRuns: fuzzRuns(300) },
     );
   });
 
@@ -242,7 +242,7 @@ describe('GET /v0/packs under fuzzing (a live registry)', () => {
         const { status } = await getRaw(`/?${toQuery(params)}`);
         expect([200, 400]).toContain(status);
       }),
-      { numRuns: scaleRuns(150) },
+      { numRuns: fuzzRuns(150) },
     );
   });
 
@@ -282,7 +282,7 @@ describe('GET /v0/packs under fuzzing (a live registry)', () => {
         const { status } = await getRaw(path);
         expect([200, 304, 400, 404, 405], path).toContain(status);
       }),
-      { numRuns: scaleRuns(400) },
+      { numRuns: fuzzRuns(400) },
     );
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parsePackPath } from './pack-path.ts';
 import { readUpload } from './read-upload.ts';
 import { decodeCursor, encodeCursor, parseSearchParams } from './search-params.ts';
+import { fuzzRuns } from '@toolpack/fuzz-runs';
 
 describe('parsePackPath', () => {
   it.each([
@@ -47,7 +48,7 @@ describe('parsePackPath', () => {
         parsePackPath(rest);
         parsePackPath(encodeURIComponent(rest));
       }),
-      { numRuns: 5000 },
+      { numRuns: fuzzRuns(5000) },
     );
   });
 });
@@ -129,7 +130,7 @@ describe('readUpload', () => {
           expect(typeof result.ok).toBe('boolean');
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 });

@@ -8,6 +8,7 @@ import { createSqliteMetadataStore } from '../storage/sqlite-metadata-store.ts';
 import { makeTempDir, packFixture, removeTempDirs } from '../testing/registry-fixtures.ts';
 import { listPackTools } from './list-pack-tools.ts';
 import { checkOwnership, publishPack, type PublishContext } from './publish-pack.ts';
+import { fuzzRuns } from '@toolpack/fuzz-runs';
 
 let context: PublishContext;
 let valid: Buffer;
@@ -93,7 +94,7 @@ describe('publishPack', () => {
         if (outcome.status === 201) published += 1;
         if (outcome.status === 422) expect(outcome.problems.length).toBeGreaterThan(0);
       }),
-      { numRuns: 400 },
+      { numRuns: fuzzRuns(400) },
     );
     expect(published).toBeLessThan(400);
   }, 30_000);

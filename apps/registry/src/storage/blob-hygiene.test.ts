@@ -14,6 +14,7 @@ import type { BlobListing, BlobStore } from './blob-store.ts';
 import { computeBlobKey, createFsBlobStore } from './fs-blob-store.ts';
 import type { MetadataStore } from './metadata-store.ts';
 import { createSqliteMetadataStore } from './sqlite-metadata-store.ts';
+import { fuzzRuns } from '@toolpack/fuzz-runs';
 
 afterAll(removeTempDirs);
 
@@ -286,7 +287,7 @@ describe('sweepOrphanBlobs', () => {
         );
         for (const key of committed) expect(await blobs.has(key)).toBe(true);
       }),
-      { numRuns: 150 },
+      { numRuns: fuzzRuns(150) },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { MAX_QUERY_TERMS, buildFtsQuery, splitSearchTerms } from './fts-query.ts';
+import { fuzzRuns } from '@toolpack/fuzz-runs';
 
 describe('splitSearchTerms', () => {
   it('keeps runs of letters and digits, lowercased and deduplicated', () => {
@@ -79,7 +80,7 @@ describe('buildFtsQuery', () => {
           if (query !== undefined) expect(() => match.get(query)).not.toThrow();
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: fuzzRuns(3000) },
     );
     db.close();
   });

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { VersionDoc } from '../documents.ts';
 import type { MetadataStore, NewVersionRecord } from './metadata-store.ts';
 import { createSqliteMetadataStore } from './sqlite-metadata-store.ts';
+import { fuzzRuns } from '@toolpack/fuzz-runs';
 
 function makeDoc(name: string, version: string, extra: Partial<VersionDoc> = {}): VersionDoc {
   return {
@@ -209,7 +210,7 @@ describe('search', () => {
           expect(Array.isArray(page.packs)).toBe(true);
         },
       ),
-      { numRuns: 1500 },
+      { numRuns: fuzzRuns(1500) },
     );
     expect((await store.countPacks()).packs).toBe(5);
   });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeInputSchema } from './describe-schema.ts';
+import { fuzzRuns } from '@toolpack/fuzz-runs';
 
 describe('describeInputSchema', () => {
   it('turns properties into rows with types, required flags and readable constraints', () => {
@@ -46,7 +47,7 @@ describe('describeInputSchema', () => {
           describeInputSchema({ type: 'object', properties, required: Object.keys(properties) });
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 });

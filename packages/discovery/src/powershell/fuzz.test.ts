@@ -10,6 +10,7 @@ import { describePowerShellModule, parsePowerShellManifest } from './describe-mo
 import { describePowerShellScriptContent } from './describe-script.ts';
 import { convertDotNetPattern } from './dotnet-regex.ts';
 import { readPowerShell } from './reader.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -164,7 +165,7 @@ function timed<T>(run: () => T): T {
   return value;
 }
 
-describe('fuzz: scripts', () => {
+describe('fuzz: scripts', { timeout: fuzzTimeout() }, () => {
   it('describes random PowerShell-like text with diagnostics only', () => {
     fc.assert(
       fc.property(powerShellish, (content) => {
@@ -173,7 +174,7 @@ describe('fuzz: scripts', () => {
           { singleTool: true },
         );
       }),
-      { numRuns: 1500 },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 
@@ -185,7 +186,7 @@ describe('fuzz: scripts', () => {
           { singleTool: true },
         );
       }),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 
@@ -197,12 +198,12 @@ describe('fuzz: scripts', () => {
           { singleTool: true },
         );
       }),
-      { numRuns: 1500 },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 });
 
-describe('fuzz: modules', () => {
+describe('fuzz: modules', { timeout: fuzzTimeout() }, () => {
   it('reads mutated module files with diagnostics only', async () => {
     await fc.assert(
       fc.asyncProperty(mutated(moduleFiles), async (content) => {
@@ -217,7 +218,7 @@ describe('fuzz: modules', () => {
         expect(performance.now() - start).toBeLessThan(MAX_MS_PER_INPUT);
         expectWellFormed(result);
       }),
-      { numRuns: 800 },
+      { numRuns: fuzzRuns(800) },
     );
   });
 
@@ -227,12 +228,12 @@ describe('fuzz: modules', () => {
         const result = timed(() => parsePowerShellManifest({ path: 'Fuzz.psd1', content }));
         expectWellFormed({ tools: [], diagnostics: result.diagnostics });
       }),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 });
 
-describe('fuzz: building blocks', () => {
+describe('fuzz: building blocks', { timeout: fuzzTimeout() }, () => {
   it('reads any text without throwing', () => {
     fc.assert(
       fc.property(fc.oneof(powerShellish, fc.string({ maxLength: 200 })), (content) => {
@@ -240,7 +241,7 @@ describe('fuzz: building blocks', () => {
         expect(document.tokens.at(-1)?.kind).toBe('end');
         timed(() => parseCommentHelp(content));
       }),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 
@@ -287,7 +288,7 @@ describe('fuzz: building blocks', () => {
           expect(() => new RegExp(converted.pattern as string, 'u')).not.toThrow();
         else expect(converted.warnings.length).toBeGreaterThan(0);
       }),
-      { numRuns: 1500 },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 });

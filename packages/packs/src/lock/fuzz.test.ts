@@ -10,10 +10,7 @@ import {
   serializeLockfile,
   type Lockfile,
 } from './lockfile.ts';
-
-// FC_RUNS_SCALE=10 explores ten times as many inputs (a longer run on demand).
-const scale = Math.max(1, Number(process.env.FC_RUNS_SCALE ?? 1) || 1);
-const runs = (n: number) => Math.round(n * scale);
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 const segment = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}$/);
 // Names a plain object already answers for: a lockfile must not see them as locked packs.
@@ -83,13 +80,13 @@ function expectDiagnosticsOnly(text: string): Lockfile | undefined {
   return result.lock;
 }
 
-describe('toolpack.lock under fuzzing', () => {
+describe('toolpack.lock under fuzzing', { timeout: fuzzTimeout() }, () => {
   it('turns any text into a lockfile or diagnostics, never an exception', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' })), (text) => {
         expectDiagnosticsOnly(text);
       }),
-      { numRuns: runs(2000) },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 
@@ -98,7 +95,7 @@ describe('toolpack.lock under fuzzing', () => {
       fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
         expectDiagnosticsOnly(JSON.stringify(value) ?? '');
       }),
-      { numRuns: runs(1500) },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 
@@ -117,7 +114,7 @@ describe('toolpack.lock under fuzzing', () => {
           expect(serializeLockfile(again.lock!)).toBe(serializeLockfile(lock));
         },
       ),
-      { numRuns: runs(1500) },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 
@@ -146,7 +143,7 @@ describe('toolpack.lock under fuzzing', () => {
           expect(() => findLockDrift(dependencies, undefined)).not.toThrow();
         },
       ),
-      { numRuns: runs(1000) },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 

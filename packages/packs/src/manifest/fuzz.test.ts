@@ -3,6 +3,7 @@ import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { removeManifestPack, setManifestPack } from './edit-manifest.ts';
 import { parseManifest } from './parse-manifest.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 const keys = [
   'name',
@@ -22,14 +23,14 @@ const keys = [
   'other',
 ];
 
-describe('toolpack.yaml under fuzzing', () => {
+describe('toolpack.yaml under fuzzing', { timeout: fuzzTimeout() }, () => {
   it('any text gives a manifest or diagnostics, never an exception', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 300 }), (text) => {
         const result = parseManifest(text, { path: 'toolpack.yaml', kind: 'pack' });
         expect(result.manifest !== undefined || result.diagnostics.length > 0).toBe(true);
       }),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 
@@ -57,7 +58,7 @@ describe('toolpack.yaml under fuzzing', () => {
           for (const d of result.diagnostics) expect(d.message.length).toBeGreaterThan(0);
         }
       }),
-      { numRuns: 1500 },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 
@@ -79,7 +80,7 @@ describe('toolpack.yaml under fuzzing', () => {
           ).toBe(base.replace(/packs:\s*\{\s*\}\n/, ''));
         },
       ),
-      { numRuns: 500 },
+      { numRuns: fuzzRuns(500) },
     );
   });
 });

@@ -8,10 +8,7 @@ import {
   readPackDependency,
   writePackDependency,
 } from './pack-names.ts';
-
-// FC_RUNS_SCALE=10 explores ten times as many inputs (a longer run on demand).
-const scale = Math.max(1, Number(process.env.FC_RUNS_SCALE ?? 1) || 1);
-const runs = (n: number) => Math.round(n * scale);
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 const segment = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,30}$/);
 const name = fc.oneof(
@@ -53,7 +50,7 @@ const specifierish = fc
   .map((parts) => parts.join(''));
 const anyText = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), specifierish);
 
-describe('pack specifiers under fuzzing', () => {
+describe('pack specifiers under fuzzing', { timeout: fuzzTimeout() }, () => {
   it('parsePackSpecifier gives a valid name and range, or E_USAGE, never another exception', () => {
     fc.assert(
       fc.property(anyText, (text) => {
@@ -66,7 +63,7 @@ describe('pack specifiers under fuzzing', () => {
           expect((error as ToolpackError).code).toBe('E_USAGE');
         }
       }),
-      { numRuns: runs(3000) },
+      { numRuns: fuzzRuns(3000) },
     );
   });
 
@@ -78,7 +75,7 @@ describe('pack specifiers under fuzzing', () => {
           packRange === undefined ? { name: packName } : { name: packName, range: packRange },
         );
       }),
-      { numRuns: runs(1500) },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 
@@ -96,7 +93,7 @@ describe('pack specifiers under fuzzing', () => {
         const written = writePackDependency(read);
         expect(readPackDependency(written.key, written.value)).toEqual(read);
       }),
-      { numRuns: runs(3000) },
+      { numRuns: fuzzRuns(3000) },
     );
   });
 
@@ -116,7 +113,7 @@ describe('pack specifiers under fuzzing', () => {
           expect(readPackDependency(written.key, written.value)).toEqual(dependency);
         },
       ),
-      { numRuns: runs(1500) },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 

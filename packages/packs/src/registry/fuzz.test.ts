@@ -4,10 +4,7 @@ import { ToolpackError } from '@toolpack/core';
 import { createHttpRegistry } from './http-registry.ts';
 import { RegistryError, readErrorBody } from './registry-error.ts';
 import { MAX_SEARCH_LIMIT, searchPacks, type SearchablePack } from './search-packs.ts';
-
-// FC_RUNS_SCALE=10 explores ten times as many inputs (a longer run on demand).
-const scale = Math.max(1, Number(process.env.FC_RUNS_SCALE ?? 1) || 1);
-const runs = (n: number) => Math.round(n * scale);
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 const versionDoc = {
   name: 'jira',
@@ -85,7 +82,7 @@ async function expectTypedOutcome(call: () => Promise<unknown>): Promise<void> {
   }
 }
 
-describe('the HTTP registry client under fuzzing', () => {
+describe('the HTTP registry client under fuzzing', { timeout: fuzzTimeout() }, () => {
   it('turns any answer into a document or a ToolpackError, never another exception', async () => {
     await fc.assert(
       fc.asyncProperty(status, body, fc.boolean(), fc.nat(3), async (code, text, failing, pick) => {
@@ -101,7 +98,7 @@ describe('the HTTP registry client under fuzzing', () => {
         ];
         await expectTypedOutcome(calls[pick]!);
       }),
-      { numRuns: runs(1500) },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 
@@ -112,12 +109,12 @@ describe('the HTTP registry client under fuzzing', () => {
         if (read.message !== undefined) expect(typeof read.message).toBe('string');
         for (const problem of read.problems) expect(typeof problem.message).toBe('string');
       }),
-      { numRuns: runs(2000) },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 });
 
-describe('searchPacks under fuzzing', () => {
+describe('searchPacks under fuzzing', { timeout: fuzzTimeout() }, () => {
   const pack: fc.Arbitrary<SearchablePack> = fc.record({
     name: fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,12}$/),
     version: fc.constant('1.0.0'),
@@ -157,7 +154,7 @@ describe('searchPacks under fuzzing', () => {
             searchPacks(packs, { ...q, cursor: page.metadata.nextCursor! }),
           ).not.toThrow();
       }),
-      { numRuns: runs(1500) },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 });

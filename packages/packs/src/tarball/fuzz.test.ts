@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { buildTarball, packManifestText } from '../testing/build-tarball.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 import { inspectTarball } from './read-tarball.ts';
 
 const seed = buildTarball(
@@ -12,7 +13,7 @@ const seed = buildTarball(
   { gzip: false },
 );
 
-describe('inspectTarball under fuzzing', () => {
+describe('inspectTarball under fuzzing', { timeout: fuzzTimeout() }, () => {
   it('turns any mutated tar into files or problems, never an exception', () => {
     fc.assert(
       fc.property(
@@ -29,7 +30,7 @@ describe('inspectTarball under fuzzing', () => {
             expect(file.path).not.toMatch(/(^|\/)\.\.(\/|$)|^\//);
         },
       ),
-      { numRuns: 1500 },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 
@@ -41,7 +42,7 @@ describe('inspectTarball under fuzzing', () => {
         );
         expect(result.files === undefined ? result.problems.length > 0 : true).toBe(true);
       }),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 
@@ -55,7 +56,7 @@ describe('inspectTarball under fuzzing', () => {
           expect(file.path).not.toContain('\\');
         }
       }),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fuzzRuns, fuzzTimeout } from '../testing/fuzz-runs.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 import { isIgnored, parseIgnoreFile } from './ignore-rules.ts';
 
 const globPiece = fc.oneof(

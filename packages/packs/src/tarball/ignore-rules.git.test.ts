@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fuzzRuns, fuzzTimeout } from '../testing/fuzz-runs.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 import { isIgnored, parseIgnoreFile } from './ignore-rules.ts';
 
 const hasGit = spawnSync('git', ['--version']).status === 0;

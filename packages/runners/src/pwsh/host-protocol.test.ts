@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseHostMessage } from './host-protocol.ts';
 import { createResultFromHost } from './pwsh-runner.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
-describe('host protocol', () => {
+describe('host protocol', { timeout: fuzzTimeout() }, () => {
   it('parses the host messages and fills gaps with safe defaults', () => {
     expect(parseHostMessage('{"type":"hello","token":"t","pid":5,"psVersion":"7.4.6"}')).toEqual({
       type: 'hello',
@@ -45,7 +46,7 @@ describe('host protocol', () => {
             expect(['hello', 'progress', 'log', 'result']).toContain(message.type);
         },
       ),
-      { numRuns: 5_000 },
+      { numRuns: fuzzRuns(5_000) },
     );
   });
 
@@ -75,7 +76,7 @@ describe('host protocol', () => {
           if (fields.kind === 'error') expect(result.isError).toBe(true);
         },
       ),
-      { numRuns: 3_000 },
+      { numRuns: fuzzRuns(3_000) },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DiscoveredTool } from '@toolpack/core';
 import { createPolicyFilter, isRestrictive, parsePolicy } from './policy.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 function tool(
   name: string,
@@ -18,7 +19,7 @@ function tool(
   };
 }
 
-describe('parsePolicy', () => {
+describe('parsePolicy', { timeout: fuzzTimeout() }, () => {
   it('accepts allow/deny/readOnly and records where the policy came from', () => {
     const { policy, diagnostics } = parsePolicy(
       { allow: ['jira_*'], deny: ['*_delete*'], readOnly: true },
@@ -64,7 +65,7 @@ describe('parsePolicy', () => {
         expect(result.policy === undefined).toBe(result.diagnostics.length > 0);
         if (result.policy !== undefined) createPolicyFilter(result.policy)(tool('x'));
       }),
-      { numRuns: 2_000 },
+      { numRuns: fuzzRuns(2_000) },
     );
   });
 });

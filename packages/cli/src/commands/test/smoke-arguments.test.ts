@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { validateArguments, type JsonSchema } from '@toolpack/core';
 import { describe, expect, it, vi } from 'vitest';
 import { generateSmokeArguments } from './smoke-arguments.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 const object = (
   properties: Record<string, JsonSchema>,
@@ -13,7 +14,7 @@ const object = (
   additionalProperties: false,
 });
 
-describe('generateSmokeArguments', () => {
+describe('generateSmokeArguments', { timeout: fuzzTimeout() }, () => {
   it('prefers examples, then defaults, enums and consts', () => {
     expect(
       generateSmokeArguments(
@@ -206,7 +207,7 @@ describe('generateSmokeArguments', () => {
             expect(typeof result.problem).toBe('string');
           }
         }),
-        { numRuns: 1_500 },
+        { numRuns: fuzzRuns(1_500) },
       );
     } finally {
       warn.mockRestore();

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyEdits, readFixtureFiles, textEdits } from '../../testing/fuzz-mutations.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 import type { SourceResult } from '../../types.ts';
 import { declarationLine } from '../header-script/declaration-arbitraries.ts';
 import { describeBasicScript } from './describe-basic-script.ts';
@@ -62,13 +63,13 @@ function expectOnlyDiagnostics(result: SourceResult): void {
   expect(JSON.parse(JSON.stringify(result))).toEqual(result);
 }
 
-describe('describeBasicScript under fuzzing', () => {
+describe('describeBasicScript under fuzzing', { timeout: fuzzTimeout() }, () => {
   it('turns random text into diagnostics, never an exception', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (content) => {
         expectOnlyDiagnostics(describeBasicScript({ path: '/tools/tool.bas', content }));
       }),
-      { numRuns: 1500 },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 
@@ -77,7 +78,7 @@ describe('describeBasicScript under fuzzing', () => {
       fc.property(program, (content) => {
         expectOnlyDiagnostics(describeBasicScript({ path: '/tools/x.bas', content }));
       }),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 
@@ -88,7 +89,7 @@ describe('describeBasicScript under fuzzing', () => {
           describeBasicScript({ path: join(GOOD, file), content: applyEdits(content, changes) }),
         );
       }),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 

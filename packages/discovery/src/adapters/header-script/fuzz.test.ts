@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyEdits, readFixtureFiles, textEdits } from '../../testing/fuzz-mutations.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 import type { SourceResult } from '../../types.ts';
 import { declarationLine } from './declaration-arbitraries.ts';
 import { describeHeaderScript } from './describe-header-script.ts';
@@ -45,7 +46,7 @@ function expectOnlyDiagnostics(result: SourceResult): void {
   expect(JSON.parse(JSON.stringify(result))).toEqual(result);
 }
 
-describe('describeHeaderScript under fuzzing', () => {
+describe('describeHeaderScript under fuzzing', { timeout: fuzzTimeout() }, () => {
   it('turns random text into diagnostics, never an exception', () => {
     fc.assert(
       fc.property(
@@ -55,7 +56,7 @@ describe('describeHeaderScript under fuzzing', () => {
           expectOnlyDiagnostics(describeHeaderScript({ path: `/tools/${file}`, content }));
         },
       ),
-      { numRuns: 1500 },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 
@@ -64,7 +65,7 @@ describe('describeHeaderScript under fuzzing', () => {
       fc.property(header, fc.constantFrom('x.sh', 'x.js'), (content, file) => {
         expectOnlyDiagnostics(describeHeaderScript({ path: `/tools/${file}`, content }));
       }),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 
@@ -75,7 +76,7 @@ describe('describeHeaderScript under fuzzing', () => {
           describeHeaderScript({ path: join(GOOD, file), content: applyEdits(content, changes) }),
         );
       }),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyEdits, textEdits } from '../../testing/fuzz-mutations.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 import type { SourceResult } from '../../types.ts';
 import { describeToolFolder } from './describe-tool-folder.ts';
 
@@ -101,7 +102,7 @@ const describeMetadata = (metadata: string, metadataName = 'metadata.yaml') =>
     scripts: ['script.sh'],
   });
 
-describe('describeToolFolder under fuzzing', () => {
+describe('describeToolFolder under fuzzing', { timeout: fuzzTimeout() }, () => {
   it('turns random text into diagnostics, never an exception', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -111,7 +112,7 @@ describe('describeToolFolder under fuzzing', () => {
           expectOnlyDiagnostics(await describeMetadata(metadata, name));
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 
@@ -120,7 +121,7 @@ describe('describeToolFolder under fuzzing', () => {
       fc.asyncProperty(metadataObject, async (object) => {
         expectOnlyDiagnostics(await describeMetadata(JSON.stringify(object), 'metadata.json'));
       }),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 
@@ -135,7 +136,7 @@ describe('describeToolFolder under fuzzing', () => {
           );
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 
@@ -154,7 +155,7 @@ describe('describeToolFolder under fuzzing', () => {
           }),
         );
       }),
-      { numRuns: 200 },
+      { numRuns: fuzzRuns(200) },
     );
   });
 });

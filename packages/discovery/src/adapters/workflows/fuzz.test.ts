@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyEdits, readFixtureFiles, textEdits } from '../../testing/fuzz-mutations.ts';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 import type { DiscoveredTool } from '@toolpack/core';
 import type { SourceResult } from '../../types.ts';
 import { checkWorkflowSteps } from './check-workflow-steps.ts';
@@ -100,13 +101,13 @@ function expectOnlyDiagnostics(result: SourceResult): void {
   expect(JSON.parse(JSON.stringify(result))).toEqual(result);
 }
 
-describe('workflows under fuzzing', () => {
+describe('workflows under fuzzing', { timeout: fuzzTimeout() }, () => {
   it('turns random text into diagnostics, never an exception', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (content) => {
         expectOnlyDiagnostics(describeWorkflow({ path: '/w/flow.yaml', content }));
       }),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 
@@ -117,7 +118,7 @@ describe('workflows under fuzzing', () => {
           describeWorkflow({ path: '/w/flow.yaml', content: JSON.stringify(object) }),
         );
       }),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 
@@ -128,7 +129,7 @@ describe('workflows under fuzzing', () => {
           describeWorkflow({ path: join(GOOD, file), content: applyEdits(content, changes) }),
         );
       }),
-      { numRuns: 1500 },
+      { numRuns: fuzzRuns(1500) },
     );
   });
 
@@ -141,7 +142,7 @@ describe('workflows under fuzzing', () => {
           expect(typeof scan.ok).toBe('boolean');
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 
@@ -178,7 +179,7 @@ describe('workflows under fuzzing', () => {
         for (const d of diagnostics)
           expect(['E_WORKFLOW_UNKNOWN_TOOL', 'E_WORKFLOW_CYCLE']).toContain(d.code);
       }),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 });

@@ -1,4 +1,4 @@
-// Test support only: imported by this package's fuzz tests, never by its sources or entries.
+// Only fuzz tests import this package (a private workspace devDependency); it is never published.
 
 /**
  * FC_RUNS_SCALE, or 1 when it is unset, not a number, infinite or below 1, so a typo never
