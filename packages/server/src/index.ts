@@ -20,6 +20,9 @@ export type { AuditEntry, AuditLog, CallOutcome } from './audit/audit-log.ts';
 export { createServerMetrics } from './metrics/server-metrics.ts';
 export type { CreateServerMetricsOptions, ServerMetrics } from './metrics/server-metrics.ts';
 
+export { collectGarbageFully, createIdleCollector } from './memory/idle-collector.ts';
+export type { IdleCollector, IdleCollectorOptions } from './memory/idle-collector.ts';
+
 export { keepLastGoodTools } from './reload/keep-last-good.ts';
 export type { KeepLastGoodResult } from './reload/keep-last-good.ts';
 export { createSourceWatcher, findWatchRoots } from './watch/source-watcher.ts';

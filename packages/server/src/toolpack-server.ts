@@ -34,6 +34,7 @@ import {
   type ServerMetrics,
 } from './metrics/server-metrics.ts';
 import { createPolicyFilter, type PolicyVerdict, type ToolPolicy } from './policy/policy.ts';
+import { createIdleCollector, type IdleCollectorOptions } from './memory/idle-collector.ts';
 import { keepLastGoodTools } from './reload/keep-last-good.ts';
 import { createSourceWatcher, findWatchRoots, type SourceWatcher } from './watch/source-watcher.ts';
 
@@ -62,6 +63,12 @@ export interface ToolpackServerOptions {
    * nothing could scrape them, to spare the memory.
    */
   metrics?: boolean;
+  /**
+   * Give memory back once calls stop: a full GC after `idleMs` without calls, when the heap
+   * grew by `minGrowthBytes` since the last one. Default off for embedders (it collects the
+   * whole process); `mcp serve` turns it on.
+   */
+  collectWhenIdle?: boolean | Pick<IdleCollectorOptions, 'idleMs' | 'minGrowthBytes'>;
   /**
    * Where the server's own messages go (diagnostics, reloads), one line per call. The
    * library prints nothing by itself; `mcp serve` passes stderr.
@@ -208,6 +215,10 @@ export async function createToolpackServer(
           log(`audit log ${options.audit} cannot be written: ${error.message}`),
         );
   const verdictOf = createPolicyFilter(options.policy);
+  const idleCollector =
+    options.collectWhenIdle === undefined || options.collectWhenIdle === false
+      ? undefined
+      : createIdleCollector(options.collectWhenIdle === true ? {} : options.collectWhenIdle);
   const name = options.name ?? 'toolpack';
   const version = options.version ?? readOwnVersion();
   const listeners = new Set<() => void>();
@@ -258,7 +269,9 @@ export async function createToolpackServer(
   ): Promise<ToolCallResult> => {
     const started = performance.now();
     const snapshot = state;
+    idleCollector?.callStarted();
     const finish = (outcome: CallOutcome) => {
+      idleCollector?.callEnded();
       const ms = performance.now() - started;
       metrics.recordCall(toolName, outcome, ms / 1000);
       audit?.record({
@@ -458,6 +471,7 @@ export async function createToolpackServer(
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      idleCollector?.close();
       await watcher?.close();
       listeners.clear();
       await Promise.allSettled([...liveServers].map((server) => server.close()));

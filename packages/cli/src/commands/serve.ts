@@ -34,6 +34,7 @@ interface ServeFlags extends SourceFlagValues {
   policy?: string;
   audit?: string;
   name?: string;
+  idleGc?: boolean;
 }
 
 /** `3000`, `127.0.0.1:3000`, `0.0.0.0:0`, `[::1]:3000`, `localhost:3000`. */
@@ -156,7 +157,11 @@ export function createServeCommand(io: CliIo, done: (code: number) => void): Com
       `a YAML/JSON policy { allow, deny, readOnly } (default: policy: in ${PROJECT_FILE})`,
     )
     .option('--audit <file>', 'append one JSON line per call (tool, argument names, outcome, ms)')
-    .option('--name <name>', 'the server name clients show (default: toolpack)');
+    .option('--name <name>', 'the server name clients show (default: toolpack)')
+    .option(
+      '--no-idle-gc',
+      'do not run a full garbage collection 5 s after a burst of calls (it gives the memory back)',
+    );
   addSourceFlags(command, sources);
   command.addHelpText(
     'after',
@@ -231,6 +236,7 @@ than maxTools.`,
         warm: true,
         // Only HTTP has a /metrics endpoint; over stdio nothing could read them.
         metrics: flags.http !== undefined,
+        collectWhenIdle: flags.idleGc !== false,
         log: (line) => say(line),
       });
     } catch (error) {
