@@ -43,7 +43,12 @@ export {
 
 export { DEFAULT_PACK_LIMITS, formatBytes } from './tarball/limits.ts';
 export type { PackLimits } from './tarball/limits.ts';
-export { ALWAYS_IGNORED, isIgnored, parseIgnoreFile } from './tarball/ignore-rules.ts';
+export {
+  ALWAYS_IGNORED,
+  findIgnoreFileProblems,
+  isIgnored,
+  parseIgnoreFile,
+} from './tarball/ignore-rules.ts';
 export type { IgnoreRule } from './tarball/ignore-rules.ts';
 export { IGNORE_FILE, listPackFiles } from './tarball/list-pack-files.ts';
 export type { PackFile, PackFileList } from './tarball/list-pack-files.ts';

@@ -1,7 +1,12 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createDiagnostic, type Diagnostic } from '@toolpack/core';
-import { isIgnored, parseIgnoreFile, type IgnoreRule } from './ignore-rules.ts';
+import {
+  findIgnoreFileProblems,
+  isIgnored,
+  parseIgnoreFile,
+  type IgnoreRule,
+} from './ignore-rules.ts';
 
 export const IGNORE_FILE = '.toolpackignore';
 
@@ -25,9 +30,8 @@ export interface PackFileList {
  */
 export async function listPackFiles(dir: string): Promise<PackFileList> {
   const root = path.resolve(dir);
-  const rules = await readIgnoreRules(root);
+  const { rules, diagnostics } = await readIgnoreRules(root);
   const files: PackFile[] = [];
-  const diagnostics: Diagnostic[] = [];
   const walk = async (relativeDir: string): Promise<void> => {
     const entries = await readdir(path.join(root, relativeDir), { withFileTypes: true });
     for (const entry of entries) {
@@ -72,11 +76,17 @@ export async function listPackFiles(dir: string): Promise<PackFileList> {
   return { files, diagnostics };
 }
 
-async function readIgnoreRules(root: string): Promise<IgnoreRule[]> {
+/** The rules, and a warning for each line that can never match (an author's typo). */
+async function readIgnoreRules(
+  root: string,
+): Promise<{ rules: IgnoreRule[]; diagnostics: Diagnostic[] }> {
+  const file = path.join(root, IGNORE_FILE);
+  let text: string;
   try {
-    return parseIgnoreFile(await readFile(path.join(root, IGNORE_FILE), 'utf8'));
+    text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { rules: [], diagnostics: [] };
     throw error;
   }
+  return { rules: parseIgnoreFile(text), diagnostics: findIgnoreFileProblems(text, file) };
 }
