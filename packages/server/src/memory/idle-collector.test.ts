@@ -17,7 +17,7 @@ describe('createIdleCollector', () => {
       readHeapUsed: () => heap.used,
       collect: () => {
         collected.push(heap.used);
-        heap.used = 20 * MB;
+        heap.used = 5 * MB;
         return Promise.resolve();
       },
     });
@@ -25,7 +25,7 @@ describe('createIdleCollector', () => {
   }
 
   it('collects once the calls have stopped and the heap grew, then not again without growth', async () => {
-    const heap = { used: 20 * MB };
+    const heap = { used: 5 * MB };
     const collected: number[] = [];
     const idle = start(heap, collected);
     idle.callStarted();
@@ -42,19 +42,28 @@ describe('createIdleCollector', () => {
     expect(idle.collections).toBe(1);
   });
 
+  it('collects once after start-up, which leaves garbage like a burst does', async () => {
+    const heap = { used: 45 * MB };
+    const collected: number[] = [];
+    const idle = start(heap, collected);
+    await sleep(100);
+    expect(collected).toEqual([45 * MB]);
+    expect(idle.collections).toBe(1);
+  });
+
   it('leaves a heap that grew less than the threshold alone', async () => {
-    const heap = { used: 20 * MB };
+    const heap = { used: 5 * MB };
     const collected: number[] = [];
     const idle = start(heap, collected);
     idle.callStarted();
-    heap.used = 29 * MB;
+    heap.used = 9 * MB;
     idle.callEnded();
     await sleep(100);
     expect(collected).toEqual([]);
   });
 
   it('waits while any of several overlapping calls is still running', async () => {
-    const heap = { used: 20 * MB };
+    const heap = { used: 5 * MB };
     const collected: number[] = [];
     const idle = start(heap, collected);
     idle.callStarted();
@@ -69,7 +78,7 @@ describe('createIdleCollector', () => {
   });
 
   it('survives a failing collection and tries again after more growth', async () => {
-    const heap = { used: 20 * MB };
+    const heap = { used: 5 * MB };
     let attempts = 0;
     collector = createIdleCollector({
       idleMs: 10,
