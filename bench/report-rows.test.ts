@@ -79,6 +79,25 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     expect(withPwsh.some((r) => r.ours === 'not measured')).toBe(false);
   });
 
+  it('holds the memory target to the figure at rest and reports the one right after the calls', () => {
+    const server = {
+      ...(load('server') as Record<string, unknown>),
+      residentMb: 190,
+      bareSdkResidentMb: 250,
+      residentAtRestMb: 140,
+      bareSdkResidentAtRestMb: 248,
+      restMs: 8_000,
+    };
+    const memory = buildResultRows({ outputs: { server } }).filter((r) =>
+      r.scenario.includes('resident memory'),
+    );
+    expect(memory.map((r) => [r.ours, r.target, r.met])).toEqual([
+      ['140.0 MB', '< 150 MB', true],
+      ['190.0 MB', 'reported', null],
+    ]);
+    expect(memory[0]?.scenario).toContain('8 s after the last call');
+  });
+
   it('says how to produce a missing output instead of failing', () => {
     const rows = buildResultRows({ outputs: { server: load('server') } });
     const notRun = rows.filter((r) => r.scenario.endsWith('not run'));

@@ -237,8 +237,12 @@ function serverRows(out: unknown, runners: unknown, loadAverage?: readonly numbe
   const callP50 = numberAt(out, 'callMs.toolpack.p50');
   const bareCall = numberAt(out, 'callMs.bareSdk.p50');
   const ratioTarget = numberAt(out, 'targets.callRatio') ?? 1.2;
-  const rss = numberAt(out, 'residentMb');
-  const bareRss = numberAt(out, 'bareSdkResidentMb');
+  const rssBusy = numberAt(out, 'residentMb');
+  const bareRssBusy = numberAt(out, 'bareSdkResidentMb');
+  // Older outputs have only the figure taken right after the calls.
+  const rss = numberAt(out, 'residentAtRestMb') ?? rssBusy;
+  const bareRss = numberAt(out, 'bareSdkResidentAtRestMb') ?? bareRssBusy;
+  const restMs = numberAt(out, 'restMs');
   const rssTarget = numberAt(out, 'targets.residentMb') ?? 150;
   const workerP50 = numberAt(
     arrayAt(runners, 'rows').find((e) => stringAt(e, 'scenario') === 'JS module tool (worker)'),
@@ -280,7 +284,10 @@ function serverRows(out: unknown, runners: unknown, loadAverage?: readonly numbe
     }),
     row({
       bench,
-      scenario: `mcp serve: resident memory, ${count} tools`,
+      scenario:
+        restMs === null
+          ? `mcp serve: resident memory, ${count} tools`
+          : `mcp serve: resident memory at rest, ${count} tools (${(restMs / 1000).toFixed(0)} s after the last call)`,
       ours: rss === null ? 'n/a' : `${rss.toFixed(1)} MB`,
       oursValue: rss,
       reference:
@@ -293,6 +300,21 @@ function serverRows(out: unknown, runners: unknown, loadAverage?: readonly numbe
           ? `One JS worker (its own V8 isolate and heap, ~49 MB when the server landed) is part of the figure: the ${count} tools themselves fit in about ${((rss ?? 0) - 49).toFixed(0)} MB. The bare SDK McpServer holding the same tools uses ${bareRss?.toFixed(0) ?? 'n/a'} MB.`
           : null,
     }),
+    ...(restMs === null
+      ? []
+      : [
+          row({
+            bench,
+            scenario: `mcp serve: resident memory right after ${numberAt(out, 'callMs.samples') ?? '?'} calls and ${numberAt(out, 'listMs.samples') ?? '?'} lists, ${count} tools`,
+            ours: rssBusy === null ? 'n/a' : `${rssBusy.toFixed(1)} MB`,
+            oursValue: rssBusy,
+            reference:
+              bareRssBusy === null
+                ? null
+                : `bare SDK McpServer, same tools ${bareRssBusy.toFixed(1)} MB`,
+            referenceValue: bareRssBusy,
+          }),
+        ]),
   ];
 }
 
