@@ -4,19 +4,27 @@ import { collectGarbageFully, createIdleCollector, type IdleCollector } from './
 
 const MB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits until `condition` holds, at most 5 s: a loaded machine delays timers, never skips them. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition() && waited < 5_000; waited += 5) await sleep(5);
+  expect(condition()).toBe(true);
+}
+
+const IDLE_MS = 30;
 
 describe('createIdleCollector', () => {
   let collector: IdleCollector | undefined;
   afterEach(() => collector?.close());
 
-  function start(heap: { used: number }, collected: number[]) {
+  /** Collections record when they ran and the heap they found; each leaves 5 MB behind. */
+  function start(heap: { used: number }, collected: { at: number; used: number }[]) {
     collector = createIdleCollector({
-      idleMs: 30,
+      idleMs: IDLE_MS,
       checkEveryMs: 5,
       minGrowthBytes: 10 * MB,
       readHeapUsed: () => heap.used,
       collect: () => {
-        collected.push(heap.used);
+        collected.push({ at: performance.now(), used: heap.used });
         heap.used = 5 * MB;
         return Promise.resolve();
       },
@@ -26,17 +34,17 @@ describe('createIdleCollector', () => {
 
   it('collects once the calls have stopped and the heap grew, then not again without growth', async () => {
     const heap = { used: 5 * MB };
-    const collected: number[] = [];
+    const collected: { at: number; used: number }[] = [];
     const idle = start(heap, collected);
     idle.callStarted();
     heap.used = 80 * MB;
     await sleep(80);
     expect(collected).toEqual([]);
+    const endedAt = performance.now();
     idle.callEnded();
-    await sleep(15);
-    expect(collected).toEqual([]);
-    await sleep(80);
-    expect(collected).toEqual([80 * MB]);
+    await until(() => collected.length === 1);
+    expect(collected[0]?.used).toBe(80 * MB);
+    expect(collected[0]!.at - endedAt).toBeGreaterThanOrEqual(IDLE_MS);
     expect(idle.collections).toBe(1);
     await sleep(80);
     expect(idle.collections).toBe(1);
@@ -44,16 +52,15 @@ describe('createIdleCollector', () => {
 
   it('collects once after start-up, which leaves garbage like a burst does', async () => {
     const heap = { used: 45 * MB };
-    const collected: number[] = [];
+    const collected: { at: number; used: number }[] = [];
     const idle = start(heap, collected);
-    await sleep(100);
-    expect(collected).toEqual([45 * MB]);
-    expect(idle.collections).toBe(1);
+    await until(() => idle.collections === 1);
+    expect(collected.map((c) => c.used)).toEqual([45 * MB]);
   });
 
   it('leaves a heap that grew less than the threshold alone', async () => {
     const heap = { used: 5 * MB };
-    const collected: number[] = [];
+    const collected: { at: number; used: number }[] = [];
     const idle = start(heap, collected);
     idle.callStarted();
     heap.used = 9 * MB;
@@ -64,7 +71,7 @@ describe('createIdleCollector', () => {
 
   it('waits while any of several overlapping calls is still running', async () => {
     const heap = { used: 5 * MB };
-    const collected: number[] = [];
+    const collected: { at: number; used: number }[] = [];
     const idle = start(heap, collected);
     idle.callStarted();
     idle.callStarted();
@@ -73,8 +80,8 @@ describe('createIdleCollector', () => {
     await sleep(80);
     expect(collected).toEqual([]);
     idle.callEnded();
-    await sleep(80);
-    expect(collected).toEqual([50 * MB]);
+    await until(() => collected.length === 1);
+    expect(collected[0]?.used).toBe(50 * MB);
   });
 
   it('survives a failing collection and tries again after more growth', async () => {
@@ -93,11 +100,11 @@ describe('createIdleCollector', () => {
     collector.callStarted();
     heap.used = 40 * MB;
     collector.callEnded();
-    await sleep(60);
+    await until(() => attempts === 1);
+    await sleep(40);
     expect(attempts).toBe(1);
     heap.used = 60 * MB;
-    await sleep(60);
-    expect(attempts).toBe(2);
+    await until(() => attempts === 2);
     expect(collector.collections).toBe(0);
   });
 });
