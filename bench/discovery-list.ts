@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { headerScript } from './measure.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
@@ -78,15 +79,6 @@ inputSchema:
 `,
   );
   writeFileSync(path.join(dir, 'script.sh'), '#!/usr/bin/env bash\ncat\n');
-}
-
-function headerScript(i: number): string {
-  return `#!/usr/bin/env bash
-# DESCRIPTION "Counts the words of text number ${i}."
-# PARAM text AS string LIKE "one two" DESCRIPTION "The text to count."
-# PARAM unit AS string OPTIONAL ENUM ["lines","words"] DESCRIPTION "What to count."
-wc -w
-`;
 }
 
 function median(samples: number[]): number {

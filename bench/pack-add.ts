@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { percentile } from './measure.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
@@ -41,11 +42,6 @@ function run(
       resolve({ ms: Number(process.hrtime.bigint() - start) / 1e6, code, stdout, stderr }),
     );
   });
-}
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))] ?? Number.NaN;
 }
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'toolpack-bench-pack-add-'));
@@ -146,20 +142,20 @@ try {
   const rows = [
     {
       case: 'download (empty cache)',
-      median: percentile(cold, 0.5),
-      p90: percentile(cold, 0.9),
+      median: percentile(cold, 50),
+      p90: percentile(cold, 90),
       min: Math.min(...cold),
     },
     {
       case: 'from the pack cache',
-      median: percentile(cached, 0.5),
-      p90: percentile(cached, 0.9),
+      median: percentile(cached, 50),
+      p90: percentile(cached, 90),
       min: Math.min(...cached),
     },
     {
       case: 'mcp --version (process start)',
-      median: percentile(startup, 0.5),
-      p90: percentile(startup, 0.9),
+      median: percentile(startup, 50),
+      p90: percentile(startup, 90),
       min: Math.min(...startup),
     },
   ];

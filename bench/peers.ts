@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createStdioClient, type StdioClient } from './stdio-client.ts';
+import { percentile, residentMb } from './measure.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
@@ -104,21 +105,6 @@ const contenders: Contender[] = [
     version: readVersion('mcp-framework'),
   },
 ];
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-function residentMb(pid: number | undefined): number | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
-    return Number.isFinite(kb) ? kb / 1024 : null;
-  } catch {
-    return null; // not Linux: memory is reported by bench/server.ts through ps instead
-  }
-}
 
 function start(contender: Contender, cwd: string): StdioClient {
   return createStdioClient({

@@ -16,6 +16,7 @@ import {
   toGeneratedTarball,
   toGeneratedVersionDoc,
 } from '@toolpack/registry/testing';
+import { percentile } from './measure.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
@@ -28,11 +29,6 @@ const { values } = parseArgs({
 const packCount = Number(values.packs);
 const publishCount = Number(values.publish);
 const searchCount = Number(values.searches);
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
 
 const round = (n: number) => Math.round(n * 100) / 100;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'toolpack-bench-registry-'));

@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import type { DiscoveredTool } from '@toolpack/core';
 import { discoverTools } from '@toolpack/discovery';
 import { createToolRunner } from '@toolpack/runners';
+import { percentile } from './measure.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
@@ -19,11 +20,6 @@ const { values } = parseArgs({
 });
 const calls = Number(values.calls);
 const fixtures = path.join(import.meta.dirname, 'fixtures');
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
 
 async function measure(n: number, once: () => Promise<unknown>): Promise<number[]> {
   for (let i = 0; i < Math.min(10, n); i++) await once(); // warm-up

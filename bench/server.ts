@@ -9,11 +9,13 @@
 //
 //   pnpm build && pnpm --filter @toolpack/bench bench:server [--count 1000] [--calls 300]
 //   node bench/server.ts --cli packages/cli/src/bin.ts     # the sources, unbuilt
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { headerScript, percentile, residentMb } from './measure.ts';
+import { createStdioClient, type StdioClient } from './stdio-client.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
@@ -39,111 +41,9 @@ const jsTool = path.join(import.meta.dirname, 'fixtures', 'add-numbers.mjs');
 const REST_MS = 8_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function headerScript(i: number): string {
-  return `#!/usr/bin/env bash
-# DESCRIPTION "Counts the words of text number ${i}."
-# PARAM text AS string LIKE "one two" DESCRIPTION "The text to count."
-# PARAM unit AS string OPTIONAL ENUM ["lines","words"] DESCRIPTION "What to count."
-wc -w
-`;
-}
+const rssOf = (client: StdioClient): number => residentMb(client.child.pid) ?? Number.NaN;
 
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
-}
-
-interface RawClient {
-  child: ChildProcessWithoutNullStreams;
-  request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
-  initialize(): Promise<void>;
-  /** Milliseconds for one request's round trip. */
-  timed(method: string, params: Record<string, unknown>): Promise<number>;
-  close(): Promise<void>;
-}
-
-/** A newline-delimited JSON-RPC client on a child's stdio: no SDK, the same on both sides. */
-function createRawClient(child: ChildProcessWithoutNullStreams): RawClient {
-  let buffer = '';
-  let nextId = 1;
-  let stderr = '';
-  const pending = new Map<number, (message: Record<string, unknown>) => void>();
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    buffer += chunk;
-    let newline: number;
-    while ((newline = buffer.indexOf('\n')) !== -1) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      if (line.trim() === '') continue;
-      const message = JSON.parse(line) as Record<string, unknown>;
-      const resolve = typeof message.id === 'number' ? pending.get(message.id) : undefined;
-      if (resolve !== undefined) {
-        pending.delete(message.id as number);
-        resolve(message);
-      }
-    }
-  });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-
-  const request = (method: string, params: Record<string, unknown> = {}) => {
-    const id = nextId++;
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${method} timed out\n${stderr}`)), 60_000);
-      pending.set(id, (message) => {
-        clearTimeout(timer);
-        if (message.error !== undefined)
-          reject(new Error(`${method}: ${JSON.stringify(message.error)}`));
-        else resolve(message.result as Record<string, unknown>);
-      });
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    });
-  };
-
-  return {
-    child,
-    request,
-    async initialize() {
-      await request('initialize', {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'toolpack-bench', version: '1.0.0' },
-      });
-      child.stdin.write(
-        `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
-      );
-    },
-    async timed(method, params) {
-      const start = process.hrtime.bigint();
-      await request(method, params);
-      return Number(process.hrtime.bigint() - start) / 1e6;
-    },
-    close() {
-      return new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.stdin.end();
-        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-      });
-    },
-  };
-}
-
-function residentMb(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
-    if (Number.isFinite(kb)) return kb / 1024;
-  } catch {
-    // not Linux: ask ps
-  }
-  const out = spawnSync('ps', ['-o', 'rss=', '-p', String(pid)], {
-    encoding: 'utf8',
-  }).stdout.trim();
-  return Number(out) / 1024;
-}
-
-async function measureCalls(client: RawClient): Promise<number[]> {
+async function measureCalls(client: StdioClient): Promise<number[]> {
   const args = { name: 'add_numbers', arguments: { numbers: [1, 2, 3, 4, 5] } };
   for (let i = 0; i < 30; i++) await client.timed('tools/call', args);
   const samples: number[] = [];
@@ -152,15 +52,15 @@ async function measureCalls(client: RawClient): Promise<number[]> {
 }
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'toolpack-bench-server-'));
-const clients: RawClient[] = [];
+const clients: StdioClient[] = [];
 try {
   const scripts = path.join(work, 'scripts');
   mkdirSync(scripts);
   for (let i = 0; i < count - 1; i++)
     writeFileSync(path.join(scripts, `count-words-${i}.sh`), headerScript(i));
 
-  const toolpack = createRawClient(
-    spawn(
+  const toolpack = createStdioClient({
+    child: spawn(
       process.execPath,
       [
         ...cliArgs,
@@ -175,7 +75,7 @@ try {
       ],
       { cwd: work, stdio: ['pipe', 'pipe', 'pipe'] },
     ),
-  );
+  });
   clients.push(toolpack);
   await toolpack.initialize();
   const listed = (await toolpack.request('tools/list')).tools as unknown[];
@@ -183,26 +83,26 @@ try {
   for (let i = 0; i < 5; i++) await toolpack.timed('tools/list', {});
   for (let i = 0; i < lists; i++) listSamples.push(await toolpack.timed('tools/list', {}));
   const toolpackCalls = await measureCalls(toolpack);
-  const memory = residentMb(toolpack.child.pid ?? 0);
+  const memory = rssOf(toolpack);
   await sleep(REST_MS);
-  const memoryAtRest = residentMb(toolpack.child.pid ?? 0);
+  const memoryAtRest = rssOf(toolpack);
   await toolpack.close();
 
-  const floor = createRawClient(
-    spawn(process.execPath, [bare, '--tools', String(count - 1)], {
+  const floor = createStdioClient({
+    child: spawn(process.execPath, [bare, '--tools', String(count - 1)], {
       cwd: work,
       stdio: ['pipe', 'pipe', 'pipe'],
     }),
-  );
+  });
   clients.push(floor);
   await floor.initialize();
   const floorListSamples: number[] = [];
   for (let i = 0; i < 5; i++) await floor.timed('tools/list', {});
   for (let i = 0; i < lists; i++) floorListSamples.push(await floor.timed('tools/list', {}));
   const floorCalls = await measureCalls(floor);
-  const floorMemory = residentMb(floor.child.pid ?? 0);
+  const floorMemory = rssOf(floor);
   await sleep(REST_MS);
-  const floorMemoryAtRest = residentMb(floor.child.pid ?? 0);
+  const floorMemoryAtRest = rssOf(floor);
   await floor.close();
 
   const listP50 = percentile(listSamples, 50);
