@@ -3,9 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyEdits, readFixtureFiles, textEdits } from '../../testing/fuzz-mutations.ts';
 import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
-import type { SourceResult } from '../../types.ts';
 import { declarationLine } from '../header-script/declaration-arbitraries.ts';
 import { describeBasicScript } from './describe-basic-script.ts';
+import { expectOnlyDiagnostics } from '../../testing/expect-only-diagnostics.ts';
 
 const GOOD = join(import.meta.dirname, 'fixtures', 'good');
 const fixtures = readFixtureFiles(GOOD);
@@ -49,19 +49,6 @@ const program = fc
     },
   )
   .map((lines) => lines.join('\n'));
-
-function expectOnlyDiagnostics(result: SourceResult): void {
-  expect(Array.isArray(result.tools)).toBe(true);
-  expect(result.tools.length).toBeLessThanOrEqual(1);
-  for (const diagnostic of result.diagnostics) {
-    expect(['error', 'warning', 'info']).toContain(diagnostic.severity);
-    expect(diagnostic.code).toMatch(/^[EWI]_[A-Z_]+$/);
-    expect(diagnostic.message.length).toBeGreaterThan(0);
-  }
-  if (result.tools.length === 1)
-    expect(result.diagnostics.some((d) => d.severity === 'error')).toBe(false);
-  expect(JSON.parse(JSON.stringify(result))).toEqual(result);
-}
 
 describe('describeBasicScript under fuzzing', { timeout: fuzzTimeout() }, () => {
   it('turns random text into diagnostics, never an exception', () => {

@@ -3,9 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyEdits, readFixtureFiles, textEdits } from '../../testing/fuzz-mutations.ts';
 import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
-import type { SourceResult } from '../../types.ts';
 import { declarationLine } from './declaration-arbitraries.ts';
 import { describeHeaderScript } from './describe-header-script.ts';
+import { expectOnlyDiagnostics } from '../../testing/expect-only-diagnostics.ts';
 
 const GOOD = join(import.meta.dirname, 'fixtures', 'good');
 const fixtures = readFixtureFiles(GOOD);
@@ -32,19 +32,6 @@ const edits = textEdits([
 const header = fc
   .tuple(fc.constantFrom('# ', '#', '// ', '## '), fc.array(declarationLine, { maxLength: 8 }))
   .map(([prefix, lines]) => lines.map((line) => `${prefix}${line}`).join('\n'));
-
-function expectOnlyDiagnostics(result: SourceResult): void {
-  expect(Array.isArray(result.tools)).toBe(true);
-  expect(result.tools.length).toBeLessThanOrEqual(1);
-  for (const diagnostic of result.diagnostics) {
-    expect(['error', 'warning', 'info']).toContain(diagnostic.severity);
-    expect(diagnostic.code).toMatch(/^[EWI]_[A-Z_]+$/);
-    expect(diagnostic.message.length).toBeGreaterThan(0);
-  }
-  if (result.tools.length === 1)
-    expect(result.diagnostics.some((d) => d.severity === 'error')).toBe(false);
-  expect(JSON.parse(JSON.stringify(result))).toEqual(result);
-}
 
 describe('describeHeaderScript under fuzzing', { timeout: fuzzTimeout() }, () => {
   it('turns random text into diagnostics, never an exception', () => {

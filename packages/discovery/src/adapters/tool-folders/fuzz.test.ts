@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { applyEdits, textEdits } from '../../testing/fuzz-mutations.ts';
 import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
-import type { SourceResult } from '../../types.ts';
 import { describeToolFolder } from './describe-tool-folder.ts';
+import { expectOnlyDiagnostics } from '../../testing/expect-only-diagnostics.ts';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const metadataFiles = [
@@ -79,17 +79,6 @@ const metadataObject = fc.dictionary(
   ),
   { maxKeys: 8 },
 );
-
-function expectOnlyDiagnostics(result: SourceResult): void {
-  expect(result.tools.length).toBeLessThanOrEqual(1);
-  for (const diagnostic of result.diagnostics) {
-    expect(['error', 'warning', 'info']).toContain(diagnostic.severity);
-    expect(diagnostic.code).toMatch(/^[EWI]_[A-Z_]+$/);
-  }
-  if (result.tools.length === 1)
-    expect(result.diagnostics.some((d) => d.severity === 'error')).toBe(false);
-  expect(JSON.parse(JSON.stringify(result))).toEqual(result);
-}
 
 const folder = '/project/tools/send-notification';
 const describeMetadata = (metadata: string, metadataName = 'metadata.yaml') =>

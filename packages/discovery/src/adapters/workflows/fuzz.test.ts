@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { applyEdits, readFixtureFiles, textEdits } from '../../testing/fuzz-mutations.ts';
 import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 import type { DiscoveredTool } from '@toolpack/core';
-import type { SourceResult } from '../../types.ts';
 import { checkWorkflowSteps } from './check-workflow-steps.ts';
 import { describeWorkflow } from './describe-workflow.ts';
 import { scanReferences } from './workflow-references.ts';
+import { expectOnlyDiagnostics } from '../../testing/expect-only-diagnostics.ts';
 
 const GOOD = join(import.meta.dirname, 'fixtures', 'good');
 const fixtures = readFixtureFiles(GOOD);
@@ -89,17 +89,6 @@ const workflowObject = fc.record(
   },
   { requiredKeys: [] },
 );
-
-function expectOnlyDiagnostics(result: SourceResult): void {
-  expect(result.tools.length).toBeLessThanOrEqual(1);
-  for (const diagnostic of result.diagnostics) {
-    expect(['error', 'warning', 'info']).toContain(diagnostic.severity);
-    expect(diagnostic.code).toMatch(/^[EWI]_[A-Z_]+$/);
-  }
-  if (result.tools.length === 1)
-    expect(result.diagnostics.some((d) => d.severity === 'error')).toBe(false);
-  expect(JSON.parse(JSON.stringify(result))).toEqual(result);
-}
 
 describe('workflows under fuzzing', { timeout: fuzzTimeout() }, () => {
   it('turns random text into diagnostics, never an exception', () => {
