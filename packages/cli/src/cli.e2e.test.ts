@@ -1,24 +1,15 @@
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runMcp } from './testing/run-mcp.ts';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..');
 const examples = path.join(repo, 'examples');
-const bin = path.join(import.meta.dirname, 'bin.ts');
 const fixtures = path.join(import.meta.dirname, 'fixtures');
 
-/** Spawns the real `mcp` (from source; the test environment adds the source condition). */
-function mcp(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [bin, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', ...env },
-    timeout: 60_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const mcp = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) =>
+  runMcp(args, { cwd, env: { ...process.env, ...env } });
 
 const conventions = [
   'dotbot-tools',

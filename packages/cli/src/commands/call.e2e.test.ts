@@ -1,18 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runMcp } from '../testing/run-mcp.ts';
 
 const examples = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'examples');
-const bin = path.join(import.meta.dirname, '..', 'bin.ts');
 
-function mcp(args: string[], dir = examples) {
-  const result = spawnSync(process.execPath, [bin, '-C', dir, 'call', ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', PATH: process.env.PATH },
-    timeout: 60_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const mcp = (args: string[], dir = examples) => runMcp(['-C', dir, 'call', ...args], { cwd: dir });
 
 describe('mcp call', () => {
   it('calls a JS module tool with --args and prints its result', () => {

@@ -1,21 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runMcp } from '../testing/run-mcp.ts';
 
 const examples = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'examples');
-const bin = path.join(import.meta.dirname, '..', 'bin.ts');
 
-function mcp(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [bin, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', ...env },
-    timeout: 60_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const mcp = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) =>
+  runMcp(args, { cwd, env: { ...process.env, ...env } });
 
 describe('mcp inspect', () => {
   it('shows a tool as a client sees it: parameters, hints, source file and line', () => {

@@ -1,12 +1,12 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMcp } from '../testing/run-mcp.ts';
 
-const bin = path.join(import.meta.dirname, '..', 'bin.ts');
 const coreDir = path.resolve(import.meta.dirname, '..', '..', '..', 'core');
 
 const hasPwsh =
@@ -14,31 +14,7 @@ const hasPwsh =
     timeout: 30_000,
   }).status === 0;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Spawns the real `mcp` (from source) without blocking, so cases can run side by side. */
-function mcp(args: string[], cwd: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const mcp = (args: string[], cwd: string) => startMcp(args, { cwd });
 
 /** What `npm install @toolpack/core zod` would give a JS/TS module outside the workspace. */
 async function linkToolpackCore(dir: string): Promise<void> {

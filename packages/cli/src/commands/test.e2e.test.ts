@@ -1,10 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startMcp } from '../testing/run-mcp.ts';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..');
 const examples = path.join(repo, 'examples');
-const bin = path.join(import.meta.dirname, '..', 'bin.ts');
 const fixtures = path.join(import.meta.dirname, 'test', 'fixtures');
 
 const hasPwsh =
@@ -12,37 +12,9 @@ const hasPwsh =
     timeout: 30_000,
   }).status === 0;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-function mcp(args: string[], cwd: string): Promise<Run> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    // --no-cache: no .toolpack/cache left in the examples and fixtures.
-    const child = spawn(
-      process.execPath,
-      [bin, ...args, ...(args[0] === 'test' ? ['--no-cache'] : [])],
-      {
-        cwd,
-        env: { ...process.env, NO_COLOR: '1' },
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
+// --no-cache: no .toolpack/cache left in the examples and fixtures.
+const mcp = (args: string[], cwd: string) =>
+  startMcp([...args, ...(args[0] === 'test' ? ['--no-cache'] : [])], { cwd });
 
 interface Report {
   results: {

@@ -1,4 +1,3 @@
-import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -16,11 +15,11 @@ import { discoverTools, type SourceSpec } from '@toolpack/discovery';
 import { createPackTarball, resolveProjectSources } from '@toolpack/packs';
 import { buildTarball, startTestRegistry, type TestRegistry } from '@toolpack/packs/testing';
 import { describePackTools } from './shared.ts';
+import { runMcp, startMcp } from '../../testing/run-mcp.ts';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..', '..');
 const officialPacks = path.join(repo, 'registry', 'packs');
 const fixturePacks = path.join(import.meta.dirname, 'fixtures', 'packs');
-const bin = path.resolve(import.meta.dirname, '..', '..', 'bin.ts');
 
 const made: string[] = [];
 function tempDir(prefix: string): string {
@@ -46,28 +45,11 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...clean, NO_COLOR: '1', TOOLPACK_CACHE_DIR: cacheDir, ...extra };
 }
 
-/** Spawns the real `mcp` (from source) in `cwd`. */
-function mcp(args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [bin, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: env(extra),
-    timeout: 60_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
+const mcp = (args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) =>
+  runMcp(args, { cwd, env: env(extra) });
 /** The same, asynchronously: the loopback registry runs in this process and must keep answering. */
-function mcpAsync(args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env: env(extra) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const mcpAsync = (args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) =>
+  startMcp(args, { cwd, env: env(extra) });
 
 function tree(dir: string): string[] {
   const out: string[] = [];
