@@ -228,10 +228,9 @@ combination that does not exist, or a file that already exists.`,
       `mcp call ${plan.toolName} ${plan.sampleArg} ${plan.source.flag} ${showPath(plan.source.path)}`,
     ];
     const notes = describeNeeds(plan, io.env);
-    if (flags.json) {
-      io.stdout.write(
-        `${JSON.stringify(
-          {
+    reportCreated(io, {
+      json: flags.json
+        ? {
             tool: plan.toolName,
             kind,
             lang: lang ?? null,
@@ -239,23 +238,13 @@ combination that does not exist, or a file that already exists.`,
             source: { [plan.source.key]: plan.source.path },
             next,
             notes,
-          },
-          null,
-          2,
-        )}\n`,
-      );
-    } else {
-      const paint = createPainter(io.stdout, io.env);
-      const lines = [
-        `Created the ${kindLabel(kind, lang)} ${paint('bold', plan.toolName)}:`,
-        ...plan.files.map((file) => `  ${paint('green', showPath(file.path))}`),
-        '',
-        'Next:',
-        ...next.map((line) => `  ${line}`),
-        ...(notes.length === 0 ? [] : ['', ...notes.map((note) => paint('yellow', note))]),
-      ];
-      io.stdout.write(`${lines.join('\n')}\n`);
-    }
+          }
+        : undefined,
+      heading: (paint) => `Created the ${kindLabel(kind, lang)} ${paint('bold', plan.toolName)}:`,
+      files: plan.files,
+      next,
+      notes,
+    });
     done(EXIT_OK);
   });
   return command;
@@ -362,10 +351,9 @@ folder that already exists and is not empty.`,
     const shownDir = showPath(packDir);
     const next = [`cd ${shownDir}`, 'mcp check', 'mcp test', 'mcp pack pack .'];
     const notes = describeNeeds(plan, io.env);
-    if (flags.json) {
-      io.stdout.write(
-        `${JSON.stringify(
-          {
+    reportCreated(io, {
+      json: flags.json
+        ? {
             pack: packName,
             dir: packDir,
             tool: plan.toolName,
@@ -373,24 +361,44 @@ folder that already exists and is not empty.`,
             files: files.map((file) => file.path),
             next,
             notes,
-          },
-          null,
-          2,
-        )}\n`,
-      );
-    } else {
-      const paint = createPainter(io.stdout, io.env);
-      const lines = [
+          }
+        : undefined,
+      heading: (paint) =>
         `Created the pack ${paint('bold', packName)} (0.1.0) with the ${kindLabel(kind, lang)} ${plan.toolName}, served as ${served} where the pack is added:`,
-        ...files.map((file) => `  ${paint('green', showPath(file.path))}`),
-        '',
-        'Next:',
-        ...next.map((line) => `  ${line}`),
-        ...(notes.length === 0 ? [] : ['', ...notes.map((note) => paint('yellow', note))]),
-      ];
-      io.stdout.write(`${lines.join('\n')}\n`);
-    }
+      files,
+      next,
+      notes,
+    });
     done(EXIT_OK);
   });
   return command;
+}
+
+/** What `mcp new` prints once the files are written: JSON with --json, else a short list. */
+function reportCreated(
+  io: CliIo,
+  report: {
+    json: Record<string, unknown> | undefined;
+    heading: (paint: ReturnType<typeof createPainter>) => string;
+    files: readonly NewFile[];
+    next: readonly string[];
+    notes: readonly string[];
+  },
+): void {
+  if (report.json !== undefined) {
+    io.stdout.write(`${JSON.stringify(report.json, null, 2)}\n`);
+    return;
+  }
+  const paint = createPainter(io.stdout, io.env);
+  const lines = [
+    report.heading(paint),
+    ...report.files.map((file) => `  ${paint('green', showPath(file.path))}`),
+    '',
+    'Next:',
+    ...report.next.map((line) => `  ${line}`),
+    ...(report.notes.length === 0
+      ? []
+      : ['', ...report.notes.map((note) => paint('yellow', note))]),
+  ];
+  io.stdout.write(`${lines.join('\n')}\n`);
 }
