@@ -1,45 +1,22 @@
 import { createHash } from 'node:crypto';
-import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import path from 'node:path';
-import { computeIntegrity, createPackTarball } from '@toolpack/packs';
+import { computeIntegrity } from '@toolpack/packs';
 import {
   startRegistry,
   type RunningRegistry,
   type StartRegistryOptions,
 } from '../start-registry.ts';
-import { makeTempDir } from '../testing/registry-fixtures.ts';
+import { packFolder, type PackFixtureOptions } from '../testing/registry-fixtures.ts';
 
 /** Real pack folders and hostile manifest/script files the hardening tests build tarballs from. */
 export const HARDENING_FIXTURES = path.join(import.meta.dirname, 'fixtures');
 const LOAD_PACK = path.join(HARDENING_FIXTURES, 'packs', 'loadpack');
 
-export interface LoadPackOptions {
-  version: string;
-  name?: string;
-  description?: string;
-}
-
 /** Packs the `loadpack` fixture as `mcp pack publish` would, as another name, version or description. */
-export async function packLoadPack(options: LoadPackOptions): Promise<Buffer> {
-  const dir = path.join(await makeTempDir('toolpack-hardening-pack-'), 'loadpack');
-  await cp(LOAD_PACK, dir, { recursive: true });
-  const manifestPath = path.join(dir, 'toolpack.yaml');
-  let text = await readFile(manifestPath, 'utf8');
-  text = text.replace(/^version: .*$/m, `version: ${options.version}`);
-  if (options.name !== undefined) text = text.replace(/^name: .*$/m, `name: ${options.name}`);
-  if (options.description !== undefined)
-    text = text.replace(
-      /^description: .*$/m,
-      `description: ${JSON.stringify(options.description)}`,
-    );
-  await writeFile(manifestPath, text);
-  const packed = await createPackTarball({ dir });
-  if (packed.tarball === undefined)
-    throw new Error(
-      `loadpack does not pack: ${packed.diagnostics.map((d) => d.message).join('; ')}`,
-    );
-  return packed.tarball;
+export function packLoadPack(options: PackFixtureOptions & { version: string }): Promise<Buffer> {
+  return packFolder(LOAD_PACK, options);
 }
 
 export interface HardeningRegistry {

@@ -35,12 +35,17 @@ export interface PackFixtureOptions {
 }
 
 /** Packs a fixture pack as `mcp pack publish` would, optionally as another name or version. */
-export async function packFixture(
-  fixture: string,
+export function packFixture(fixture: string, options: PackFixtureOptions = {}): Promise<Buffer> {
+  return packFolder(path.join(FIXTURE_PACKS, fixture), options);
+}
+
+/** Packs a copy of the pack folder `source`, its manifest edited as `options` say. */
+export async function packFolder(
+  source: string,
   options: PackFixtureOptions = {},
 ): Promise<Buffer> {
-  const dir = path.join(await makeTempDir('toolpack-pack-'), fixture);
-  await cp(path.join(FIXTURE_PACKS, fixture), dir, { recursive: true });
+  const dir = path.join(await makeTempDir('toolpack-pack-'), path.basename(source));
+  await cp(source, dir, { recursive: true });
   const manifestPath = path.join(dir, 'toolpack.yaml');
   let text = await readFile(manifestPath, 'utf8');
   if (options.version !== undefined)
@@ -55,7 +60,7 @@ export async function packFixture(
   const packed = await createPackTarball({ dir });
   if (packed.tarball === undefined) {
     throw new Error(
-      `Fixture ${fixture} does not pack: ${packed.diagnostics.map((d) => d.message).join('; ')}`,
+      `${path.basename(source)} does not pack: ${packed.diagnostics.map((d) => d.message).join('; ')}`,
     );
   }
   return packed.tarball;
