@@ -1,8 +1,23 @@
 // Shared by the runner tests only (not exported from the package).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { DiscoveredTool, JsonSchema, ToolInvocation, ToolSourceKind } from '@toolpack/core';
 
 export const hasProc = existsSync('/proc/self/stat');
+
+/**
+ * Bytes this thread's isolate still holds after a full collection: the V8 heap plus the
+ * memory behind Buffers. Unlike RSS it does not depend on when V8 chose to collect or on
+ * what the allocator kept for reuse, so "the runner does not hold a flood" stays true on a
+ * loaded machine. Worker isolates are not included; their heaps have their own limits.
+ */
+export function retainedBytes(): number {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.external;
+}
 
 export interface MakeToolInput {
   name: string;

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolRunner, type ToolRunner } from '../index.ts';
 import type { ToolProgress } from '../runner-types.ts';
-import { firstText, makeTool } from '../test-helpers.ts';
+import { firstText, makeTool, retainedBytes } from '../test-helpers.ts';
 import { resolveWorkerEntry } from './node-worker-runner.ts';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -159,7 +159,7 @@ describe('node worker runner', () => {
     const started = Date.now();
     const result = await runner.call(workerTool('spin'), {}, { timeoutMs: 300 });
     expect(firstText(result)).toContain('timed out after 300 ms');
-    expect(Date.now() - started).toBeLessThan(300 + 1_000);
+    expect(Date.now() - started).toBeLessThan(300 + 5_000);
     const next = await runner.call(workerTool('greet'), { name: 'again' });
     expect(firstText(next)).toBe('Hello, again!');
     // State was lost with the old worker: the module was imported afresh.
@@ -197,14 +197,14 @@ describe('node worker runner', () => {
   });
 
   it('caps a 100 MB console flood and a 5 MB result without holding them', async () => {
-    const before = process.memoryUsage().rss;
+    const before = retainedBytes();
     const result = await runner.call(workerTool('flood'), {}, { timeoutMs: 20_000 });
     const text = firstText(result);
     expect(text).toContain('[output truncated:');
     expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024 + 200);
-    // The worker's own heap (capped at 64 MB here) lives in this process's RSS too, and a
-    // loaded machine collects late; holding the 100 MB flood would add at least 100 MB.
-    expect(process.memoryUsage().rss - before).toBeLessThan(96 * 1024 * 1024);
+    // The flood crossed into this thread as console chunks; holding it would keep 100 MB.
+    // The 1 MB of capped text is still referenced here.
+    expect(retainedBytes() - before).toBeLessThan(16 * 1024 * 1024);
   });
 
   it('loads a module afresh after reloadModules(), letting running calls finish', async () => {
@@ -220,9 +220,13 @@ describe('node worker runner', () => {
     try {
       await fresh.warm([workerTool('greet')]);
       expect(fresh.stats().workers).toBe(1);
-      const started = Date.now();
-      expect(firstText(await fresh.call(workerTool('greet'), { name: 'E' }))).toBe('Hello, E!');
-      expect(Date.now() - started).toBeLessThan(200);
+      const warmedAt = Date.now();
+      const answer = await fresh.call(workerTool('imported_at'), {});
+      // Imported by warm(), before the first call was made, and on the one warm worker.
+      expect((answer.structuredContent as { importedAt: number }).importedAt).toBeLessThanOrEqual(
+        warmedAt,
+      );
+      expect(fresh.stats().workers).toBe(1);
     } finally {
       await fresh.close();
     }

@@ -4,8 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { JsonSchema } from '@toolpack/core';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createToolRunner, type ToolRunner } from '../index.ts';
 import {
@@ -14,16 +12,12 @@ import {
   isProcessAlive,
   listDescendants,
   makeTool,
+  retainedBytes,
   waitFor,
 } from '../test-helpers.ts';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const hasPython = spawnSync('python3', ['--version'], { stdio: 'ignore' }).status === 0;
-
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
 
 function processTool(
   file: string,
@@ -153,15 +147,10 @@ describe('process runner', () => {
     const elapsed = Date.now() - started;
     expect(result.isError).toBe(true);
     expect(firstText(result)).toContain('timed out after 700 ms');
-    expect(elapsed).toBeLessThan(700 + 1_000);
+    expect(elapsed).toBeLessThan(700 + 5_000);
     const pids = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
     expect(pids).toHaveLength(2);
-    expect(
-      await waitFor(
-        () => pids.every((pid) => !isProcessAlive(pid)),
-        1_000 - (Date.now() - started - 700),
-      ),
-    ).toBe(true);
+    expect(await waitFor(() => pids.every((pid) => !isProcessAlive(pid)), 5_000)).toBe(true);
   });
 
   it('uses the tool timeout, and a per-call timeout over it', async () => {
@@ -192,9 +181,9 @@ describe('process runner', () => {
     expect(await waitFor(() => pids.every((pid) => !isProcessAlive(pid)), 1_000)).toBe(true);
   });
 
-  it('caps 100 MB of output while keeping its own memory bounded', async () => {
-    const before = process.memoryUsage();
-    const flood = async (): Promise<number> => {
+  it('caps 100 MB of output twice without holding it', async () => {
+    const before = retainedBytes();
+    for (let round = 0; round < 2; round++) {
       const result = await runner.call(processTool('flood.sh'), {}, { timeoutMs: 20_000 });
       expect(result.isError).toBeUndefined();
       const text = firstText(result);
@@ -202,20 +191,9 @@ describe('process runner', () => {
         '[output truncated: 103809024 more bytes dropped; the limit is 1048576 bytes]',
       );
       expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024 + 200);
-      return process.memoryUsage().rss - before.rss;
-    };
-    const afterFirst = await flood();
-    const afterSecond = await flood();
-    // What RSS shows is Node's 64 KiB read buffers: garbage V8 collects lazily and the
-    // allocator keeps for reuse, so it is a plateau that does not follow the volume. A
-    // loaded CI machine collects later still; holding a flood would add 100 MB each time.
-    expect(afterFirst).toBeLessThan(80 * 1024 * 1024);
-    expect(afterSecond - afterFirst).toBeLessThan(64 * 1024 * 1024);
-    collectGarbage();
-    const retained = process.memoryUsage();
-    expect(
-      retained.heapUsed + retained.arrayBuffers - (before.heapUsed + before.arrayBuffers),
-    ).toBeLessThan(16 * 1024 * 1024);
+    }
+    // Holding either flood would keep 100 MB; the capped results are garbage by now.
+    expect(retainedBytes() - before).toBeLessThan(16 * 1024 * 1024);
   });
 
   it('answers 50 concurrent calls, each with its own result', async () => {

@@ -228,7 +228,7 @@ describe.skipIf(isWindows)('PowerShell runner against a stand-in host (runs with
     const stuck = await runner.call(scriptTool('stuck'), {}, { timeoutMs: 150 });
     expect(firstText(stuck)).toContain('timed out after 150 ms');
     const interrupted = await bystander;
-    expect(Date.now() - started).toBeLessThan(150 + 300 + 1_000);
+    expect(Date.now() - started).toBeLessThan(150 + 300 + 5_000);
     expect(interrupted.isError).toBe(true);
     expect(firstText(interrupted)).toContain(
       'the PowerShell host was restarted because tool "stuck" did not stop within 300 ms after its timeout',
