@@ -17,8 +17,12 @@ import {
 import { findExecutable } from './find-pwsh.ts';
 
 const TIMEOUT_MS = 2_000;
-/** What "answered in time" means: the call's timeout plus one second. */
-const DEADLINE_MS = TIMEOUT_MS + 1_000;
+/**
+ * What "answered in time" means: the call's timeout plus a slack that tells a call that was
+ * stopped (answered a moment after its timeout) from one that was not (never answered, or only
+ * when the tool ended by itself), with room for a loaded shared CI machine.
+ */
+const DEADLINE_MS = TIMEOUT_MS + 4_000;
 /** The runner's default stopGraceMs. */
 const STOP_GRACE_MS = 2_000;
 const hasPwsh = findExecutable('pwsh') !== undefined;
@@ -133,11 +137,11 @@ describe.each([
       expect(Date.now() - started).toBeLessThan(STOP_GRACE_MS + DEADLINE_MS);
     }
     expect(
-      await settle(() => listProcessesWith(FIXTURE_MARKER).length === 0, 2_000),
+      await settle(() => listProcessesWith(FIXTURE_MARKER).length === 0, 5_000),
       'orphan fixture processes',
     ).toBe(true);
     expect(
-      await settle(() => listDescendants(peer.pid).length <= baseline, 2_000),
+      await settle(() => listDescendants(peer.pid).length <= baseline, 5_000),
       'server descendants',
     ).toBe(true);
   }
@@ -147,7 +151,7 @@ describe.each([
     { tool: 'fork_and_hang', says: /timed out after 2000 ms/ },
     { tool: 'flood_forever', says: /./ },
     { tool: 'spin', says: /timed out|interrupted|replaced/ },
-  ])('stops $tool within its timeout + 1 s and recovers', async ({ tool, says }) => {
+  ])('stops $tool within its timeout (plus slack) and recovers', async ({ tool, says }) => {
     const { answer, ms } = await peer.call(tool);
     expect(ms).toBeLessThan(DEADLINE_MS);
     expect(answer.result?.isError).toBe(true);

@@ -27,3 +27,12 @@ export function fuzzRuns(runs: number): number {
 export function fuzzTimeout(): number {
   return Math.round(20_000 * readRunsScale());
 }
+
+/**
+ * How long one adversarial input may take before a test calls it a complexity bug. Catastrophic
+ * backtracking and quadratic scans on these inputs take seconds to minutes (the old
+ * `.toolpackignore` translation: 90 s), while a shared 2-core CI machine under load can stall a
+ * linear pass for a few hundred milliseconds; the bound sits between the two. It is not scaled:
+ * more runs mean more inputs, not slower ones.
+ */
+export const WORST_CASE_INPUT_MS = 3_000;

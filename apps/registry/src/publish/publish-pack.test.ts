@@ -96,6 +96,6 @@ describe('publishPack', () => {
       }),
       { numRuns: fuzzRuns(400) },
     );
-    expect(published).toBeLessThan(400);
+    expect(published).toBeLessThan(fuzzRuns(400));
   }, 30_000);
 });

@@ -10,7 +10,7 @@ import { describePowerShellModule, parsePowerShellManifest } from './describe-mo
 import { describePowerShellScriptContent } from './describe-script.ts';
 import { convertDotNetPattern } from './dotnet-regex.ts';
 import { readPowerShell } from './reader.ts';
-import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
+import { fuzzRuns, fuzzTimeout, WORST_CASE_INPUT_MS } from '@toolpack/fuzz-runs';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -133,10 +133,6 @@ function mutated(sources: readonly string[]): fc.Arbitrary<string> {
     .map(([source, mutations]) => mutate(source, mutations));
 }
 
-/** The longest a single input may take: far above the real figure, far below a hang. */
-// A hang guard, not a speed claim (speed lives in bench/): generous for a loaded CI machine.
-const MAX_MS_PER_INPUT = 2_000;
-
 function expectWellFormed(result: SourceResult, options: { singleTool?: boolean } = {}): void {
   for (const diagnostic of result.diagnostics) {
     expect(['error', 'warning', 'info']).toContain(diagnostic.severity);
@@ -161,7 +157,7 @@ function expectWellFormed(result: SourceResult, options: { singleTool?: boolean 
 function timed<T>(run: () => T): T {
   const start = performance.now();
   const value = run();
-  expect(performance.now() - start).toBeLessThan(MAX_MS_PER_INPUT);
+  expect(performance.now() - start).toBeLessThan(WORST_CASE_INPUT_MS);
   return value;
 }
 
@@ -215,7 +211,7 @@ describe('fuzz: modules', { timeout: fuzzTimeout() }, () => {
             throw Object.assign(new Error('not found'), { code: 'ENOENT' });
           },
         });
-        expect(performance.now() - start).toBeLessThan(MAX_MS_PER_INPUT);
+        expect(performance.now() - start).toBeLessThan(WORST_CASE_INPUT_MS);
         expectWellFormed(result);
       }),
       { numRuns: fuzzRuns(800) },
