@@ -14,6 +14,7 @@ function fullOutputs(): BenchOutputs {
     'discovery-list': load('discovery-list'),
     runners: load('runners'),
     server: load('server'),
+    reload: load('reload'),
     'pack-add': load('pack-add'),
     registry: load('registry'),
     peers: load('peers'),
@@ -98,11 +99,30 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     expect(memory[0]?.scenario).toContain('8 s after the last call');
   });
 
+  it('holds hot reload to p95 < 1 s and compares it with fs.watch plus the debounce', () => {
+    const reload = load('reload') as {
+      floorMs: { p50: number };
+      notifiedMs: { p50: number };
+      listedMs: { p95: number };
+    };
+    const rows = buildResultRows({ outputs: { reload } }).filter((r) => r.bench === 'reload');
+    expect(rows).toHaveLength(2);
+    expect(rows[0]?.ratio).toBeCloseTo(reload.notifiedMs.p50 / reload.floorMs.p50, 5);
+    expect(rows[0]?.reference).toContain('150 ms debounce');
+    expect(rows[1]).toMatchObject({ target: 'p95 < 1000 ms', met: reload.listedMs.p95 < 1000 });
+    const slow = buildResultRows({
+      outputs: { reload: { ...reload, listedMs: { p50: 900, p95: 1400 } } },
+      loadAverages: { reload: [6, 5, 4] },
+    }).find((r) => r.bench === 'reload' && r.target !== 'reported');
+    expect(slow).toMatchObject({ met: false, explained: true });
+    expect(slow?.note).toContain('6.00');
+  });
+
   it('says how to produce a missing output instead of failing', () => {
     const rows = buildResultRows({ outputs: { server: load('server') } });
     const notRun = rows.filter((r) => r.scenario.endsWith('not run'));
     expect(notRun.map((r) => r.bench).sort()).toEqual(
-      ['discovery-list', 'pack-add', 'peers', 'registry', 'runners'].sort(),
+      ['discovery-list', 'pack-add', 'peers', 'registry', 'reload', 'runners'].sort(),
     );
     expect(notRun[0]?.note).toMatch(/pnpm --filter @toolpack\/bench bench:/);
   });

@@ -15,6 +15,7 @@ const names = [
   'discovery-list',
   'runners',
   'server',
+  'reload',
   'peers',
   'pack-add',
   'registry',

@@ -9,6 +9,11 @@ export interface StdioClient {
   initialize(): Promise<Record<string, unknown>>;
   /** Milliseconds for one request's round trip. */
   timed(method: string, params?: Record<string, unknown>): Promise<number>;
+  /**
+   * The next notification named `method` the server sends after this call, rejected after the
+   * per-request limit (bench/reload.ts waits for tools/list_changed this way).
+   */
+  nextNotification(method: string): Promise<Record<string, unknown>>;
   /** What the child wrote to stderr so far (for error messages). */
   stderr(): string;
   close(): Promise<void>;
@@ -25,6 +30,7 @@ export function createStdioClient({ child, timeoutMs = 60_000 }: StdioClientOpti
   let nextId = 1;
   let stderr = '';
   const pending = new Map<number, (message: Record<string, unknown>) => void>();
+  const waiting = new Map<string, ((message: Record<string, unknown>) => void)[]>();
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
     buffer += chunk;
@@ -38,6 +44,12 @@ export function createStdioClient({ child, timeoutMs = 60_000 }: StdioClientOpti
         message = JSON.parse(line) as Record<string, unknown>;
       } catch {
         continue; // a peer printing junk on stdout would be its bug, not a reason to stop
+      }
+      if (message.id === undefined && typeof message.method === 'string') {
+        const listeners = waiting.get(message.method) ?? [];
+        waiting.delete(message.method);
+        for (const listener of listeners) listener(message);
+        continue;
       }
       const resolve = typeof message.id === 'number' ? pending.get(message.id) : undefined;
       if (resolve !== undefined) {
@@ -88,6 +100,20 @@ export function createStdioClient({ child, timeoutMs = 60_000 }: StdioClientOpti
       const start = process.hrtime.bigint();
       await request(method, params);
       return Number(process.hrtime.bigint() - start) / 1e6;
+    },
+    nextNotification(method) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no ${method} within ${timeoutMs} ms\n${stderr}`)),
+          timeoutMs,
+        );
+        const listeners = waiting.get(method) ?? [];
+        listeners.push((message) => {
+          clearTimeout(timer);
+          resolve(message);
+        });
+        waiting.set(method, listeners);
+      });
     },
     stderr: () => stderr,
     close() {

@@ -25,7 +25,11 @@ export type { IdleCollector, IdleCollectorOptions } from './memory/idle-collecto
 
 export { keepLastGoodTools } from './reload/keep-last-good.ts';
 export type { KeepLastGoodResult } from './reload/keep-last-good.ts';
-export { createSourceWatcher, findWatchRoots } from './watch/source-watcher.ts';
+export {
+  createSourceWatcher,
+  DEFAULT_WATCH_DEBOUNCE_MS,
+  findWatchRoots,
+} from './watch/source-watcher.ts';
 export type {
   SourceWatcher,
   SourceWatcherOptions,

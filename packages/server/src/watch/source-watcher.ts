@@ -48,9 +48,15 @@ export function isIgnoredPath(file: string): boolean {
   return file.split(/[\\/]/).some((segment) => IGNORED_SEGMENTS.has(segment));
 }
 
+/**
+ * Quiet time after the last change before a batch is reported: an editor's save (often a
+ * temporary file, a rename and a touch) becomes one reload instead of three.
+ */
+export const DEFAULT_WATCH_DEBOUNCE_MS = 150;
+
 export interface SourceWatcherOptions {
   roots: readonly string[];
-  /** Quiet time before a batch of changes is reported. Default 150 ms. */
+  /** Quiet time before a batch of changes is reported. Default DEFAULT_WATCH_DEBOUNCE_MS. */
   debounceMs?: number;
   /** Called once per settled batch with every path that changed in it. */
   onChange(paths: string[]): void;
@@ -70,7 +76,7 @@ export interface SourceWatcher {
  * loaded here, so a server started with watching off never loads it.
  */
 export function createSourceWatcher(options: SourceWatcherOptions): SourceWatcher {
-  const debounceMs = options.debounceMs ?? 150;
+  const debounceMs = options.debounceMs ?? DEFAULT_WATCH_DEBOUNCE_MS;
   const watched = new Set(options.roots);
   let pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
