@@ -48,7 +48,7 @@ export type {
 export { OFFICIAL_OWNER, seedPacks } from './publish/seed-packs.ts';
 export type { SeedReport } from './publish/seed-packs.ts';
 
-export type { BlobHandle, BlobListing, BlobStore } from './storage/blob-store.ts';
+export type { BlobHandle, BlobListing, BlobStore, InterruptedWrite } from './storage/blob-store.ts';
 export {
   BLOB_DELETE_CLAIM_MS,
   BLOB_PUBLISH_CLAIM_MS,

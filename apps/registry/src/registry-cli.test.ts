@@ -87,7 +87,7 @@ describe('toolpack-registry', () => {
     await expect(fetch(`${url}/health`)).rejects.toThrow();
   });
 
-  it('sweeps orphan tarballs older than --grace, with a dry run first', async () => {
+  it('sweeps orphan tarballs and interrupted writes older than --grace, with a dry run first', async () => {
     const cwd = await makeTempDir();
     const blobsDir = path.join(cwd, 'reg', 'blobs', 'sha512');
     const write = async (text: string, ageMs: number) => {
@@ -101,20 +101,26 @@ describe('toolpack-registry', () => {
     };
     const old = await write('an orphan from a crash', 3 * 3_600_000);
     await write('a tarball a publish just wrote', 0);
+    const hex = computeBlobKey(Buffer.from('half a tarball')).slice(7);
+    const interrupted = `sha512/${hex.slice(0, 2)}/${hex}.tgz.00000000beef.tmp`;
+    const interruptedFile = path.join(cwd, 'reg', 'blobs', interrupted);
+    await mkdir(path.dirname(interruptedFile), { recursive: true });
+    await writeFile(interruptedFile, 'half');
+    await utimes(interruptedFile, new Date(0), new Date(0));
 
     const dry = createIo(cwd);
     expect(
       await runRegistryCli(['sweep', '--grace', '1h', '--dry-run', '--data', 'reg'], dry.io),
     ).toBe(0);
-    expect(dry.out.stdout).toBe(`${old}\n`);
+    expect(dry.out.stdout).toBe(`${old}\n${interrupted}\n`);
     expect(dry.out.stderr).toMatch(
-      /^Would remove 1 orphan tarballs \(22 B\); kept 1 \(0 referenced, 1 newer/,
+      /^Would remove 1 orphan tarballs and 1 files left by interrupted writes \(26 B\); kept 1 \(0 referenced, 1 newer/,
     );
 
     const real = createIo(cwd);
     expect(await runRegistryCli(['sweep', '--grace', '1h', '--data', 'reg'], real.io)).toBe(0);
-    expect(real.out.stdout).toBe(`${old}\n`);
-    expect(real.out.stderr).toMatch(/^Removed 1 orphan tarballs/);
+    expect(real.out.stdout).toBe(`${old}\n${interrupted}\n`);
+    expect(real.out.stderr).toMatch(/^Removed 1 orphan tarballs and 1 files/);
 
     const again = createIo(cwd);
     expect(await runRegistryCli(['sweep', '--data', 'reg'], again.io)).toBe(0);

@@ -25,8 +25,9 @@ const USAGE = `Usage:
   toolpack-registry sweep [--grace 10m] [--dry-run] [--data DIR]
 
 DIR defaults to .toolpack/registry. A token is printed once and stored only as a salted hash.
-sweep removes tarballs no version references that are older than --grace (a number with
-ms, s, m or h; seconds without), as serve does on start; safe while a registry runs.
+sweep removes tarballs no version references, and files left by writes a crash interrupted,
+that are older than --grace (a number with ms, s, m or h; seconds without), as serve does on
+start; safe while a registry runs.
 Exit codes: 0 ok, 1 failure, 2 bad usage.
 `;
 
@@ -182,9 +183,14 @@ async function sweep(
       dryRun,
     });
     for (const key of report.removed) io.stdout.write(`${key}\n`);
+    for (const write of report.interruptedWrites) io.stdout.write(`${write.path}\n`);
     const { referenced, recent, held } = report.kept;
+    const interrupted =
+      report.interruptedWrites.length === 0
+        ? ''
+        : ` and ${report.interruptedWrites.length} files left by interrupted writes`;
     io.stderr.write(
-      `${dryRun ? 'Would remove' : 'Removed'} ${report.removed.length} orphan tarballs (${formatBytes(report.removedBytes)}); kept ${referenced + recent + held} (${referenced} referenced, ${recent} newer than the grace period, ${held} held by a publish).\n`,
+      `${dryRun ? 'Would remove' : 'Removed'} ${report.removed.length} orphan tarballs${interrupted} (${formatBytes(report.removedBytes)}); kept ${referenced + recent + held} (${referenced} referenced, ${recent} newer than the grace period, ${held} held by a publish).\n`,
     );
     for (const problem of report.problems)
       io.stderr.write(`${problem.path}: ${problem.severity} ${problem.code}: ${problem.message}\n`);

@@ -119,8 +119,10 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
         blobs,
         graceMs: options.sweep?.graceMs ?? DEFAULT_BLOB_SWEEP_GRACE_MS,
       });
-      if (sweep.removed.length > 0)
-        log(`removed ${sweep.removed.length} orphan tarballs (${sweep.removedBytes} bytes)`);
+      if (sweep.removed.length + sweep.interruptedWrites.length > 0)
+        log(
+          `removed ${sweep.removed.length} orphan tarballs and ${sweep.interruptedWrites.length} files left by interrupted writes (${sweep.removedBytes} bytes)`,
+        );
       for (const problem of sweep.problems) log(`${problem.path}: ${problem.message}`);
     }
   } catch (error) {

@@ -1,4 +1,4 @@
-import { utimes } from 'node:fs/promises';
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -62,6 +62,18 @@ async function putBlob(text: string, ageMs = 0): Promise<string> {
     await utimes(path.join(blobDir, 'sha512', key.slice(7, 9), `${key.slice(7)}.tgz`), then, then);
   }
   return key;
+}
+
+/** A temporary file a put left when its process died before the rename, dated `ageMs` back. */
+async function leaveInterruptedWrite(text: string, ageMs: number): Promise<string> {
+  const hex = computeBlobKey(Buffer.from(text)).slice(7);
+  const relative = `sha512/${hex.slice(0, 2)}/${hex}.tgz.0123456789ab.tmp`;
+  const file = path.join(blobDir, relative);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, text.slice(0, 4));
+  const then = new Date(Date.now() - ageMs);
+  await utimes(file, then, then);
+  return relative;
 }
 
 async function listBlobs(): Promise<BlobListing[]> {
@@ -246,6 +258,41 @@ describe('sweepOrphanBlobs', () => {
     expect(report.problems[0]?.message).toMatch(/EACCES/);
     // The failed deletion released its claim: a publish of those bytes is not blocked.
     expect(await claimBlobForPublish(store, first, { id: 'p' })).toBe(true);
+  });
+
+  it('removes what interrupted writes left once they are past the grace period', async () => {
+    const kept = await putBlob('a tarball');
+    const old = await leaveInterruptedWrite('crashed long ago', 2 * HOUR);
+    const recent = await leaveInterruptedWrite('a write that may still be running', 0);
+    // Not what put writes: a file somebody else put there is not the sweep's to remove.
+    const stranger = path.join(blobDir, 'sha512', kept.slice(7, 9), 'notes.tmp');
+    await writeFile(stranger, 'mine');
+    await utimes(stranger, new Date(0), new Date(0));
+
+    const dry = await sweepOrphanBlobs({ store, blobs, graceMs: HOUR, dryRun: true });
+    expect(dry.interruptedWrites).toEqual([{ path: old, size: 4 }]);
+    expect(dry.removedBytes).toBe(4);
+    const report = await sweepOrphanBlobs({ store, blobs, graceMs: HOUR });
+    expect(report).toMatchObject({ removed: [], interruptedWrites: [{ path: old, size: 4 }] });
+    const left = async (relative: string) =>
+      (await readdir(path.join(blobDir, path.dirname(relative)))).includes(path.basename(relative));
+    expect(await left(old)).toBe(false);
+    expect(await left(recent)).toBe(true);
+    expect(await left(path.relative(blobDir, stranger))).toBe(true);
+    expect(await listKeys()).toEqual([kept]);
+  });
+
+  it('sweeps a store without removeInterruptedWrites, and reports one that fails', async () => {
+    const { removeInterruptedWrites: _unused, ...atomic } = blobs;
+    expect((await sweepOrphanBlobs({ store, blobs: atomic, graceMs: HOUR })).problems).toEqual([]);
+    const failing: BlobStore = {
+      ...blobs,
+      removeInterruptedWrites: () => Promise.reject(new Error('EROFS: read-only file system')),
+    };
+    const report = await sweepOrphanBlobs({ store, blobs: failing, graceMs: HOUR });
+    expect(report.interruptedWrites).toEqual([]);
+    expect(report.problems).toMatchObject([{ code: 'W_BLOB_SWEEP_FAILED' }]);
+    expect(report.problems[0]?.message).toMatch(/EROFS/);
   });
 
   it('refuses a negative grace period', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDiagnostic, ToolpackError, type Diagnostic } from '@toolpack/core';
-import type { BlobStore } from './blob-store.ts';
+import type { BlobStore, InterruptedWrite } from './blob-store.ts';
 import type { MetadataStore } from './metadata-store.ts';
 
 /**
@@ -119,6 +119,9 @@ export interface SweepOrphanBlobsOptions {
 export interface BlobSweepReport {
   /** Keys of the orphans removed (in a dry run, of those that would be). */
   removed: string[];
+  /** Files that writes interrupted by a crash left, removed (or, in a dry run, found). */
+  interruptedWrites: InterruptedWrite[];
+  /** The orphans' and the interrupted writes' bytes together. */
   removedBytes: number;
   /** Blobs left: a version points at them, they are newer than the grace period, or a publish holds them. */
   kept: { referenced: number; recent: number; held: number };
@@ -143,6 +146,7 @@ export async function sweepOrphanBlobs(options: SweepOrphanBlobsOptions): Promis
   }
   const report: BlobSweepReport = {
     removed: [],
+    interruptedWrites: [],
     removedBytes: 0,
     kept: { referenced: 0, recent: 0, held: 0 },
     problems: [],
@@ -180,6 +184,24 @@ export async function sweepOrphanBlobs(options: SweepOrphanBlobsOptions): Promis
     } else {
       report.kept[outcome] += 1;
     }
+  }
+  try {
+    report.interruptedWrites =
+      (await blobs.removeInterruptedWrites?.({
+        olderThan: new Date(cutoff),
+        dryRun: options.dryRun === true,
+      })) ?? [];
+    for (const write of report.interruptedWrites) report.removedBytes += write.size;
+  } catch (error) {
+    report.problems.push(
+      createDiagnostic(
+        'warning',
+        'W_BLOB_SWEEP_FAILED',
+        `The files interrupted writes left could not be removed: ${(error as Error).message}`,
+        { path: 'sha512/' },
+        'Check the blob store (permissions, connectivity); the next sweep tries again.',
+      ),
+    );
   }
   return report;
 }

@@ -24,6 +24,21 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Every blob, in no particular order (a paginated listing for an object store). */
   list(): AsyncIterable<BlobListing>;
+  /**
+   * Removes what writes interrupted by a crash left behind, last touched before `olderThan`,
+   * and lists it (in a dry run, lists only). Optional: a store whose writes are atomic by
+   * themselves, like an object store's PUT, leaves nothing to remove.
+   */
+  removeInterruptedWrites?(options: {
+    olderThan: Date;
+    dryRun?: boolean;
+  }): Promise<InterruptedWrite[]>;
+}
+
+export interface InterruptedWrite {
+  /** Where it was, relative to the store (`sha512/ab/<hex>.tgz.<random>.tmp`). */
+  path: string;
+  size: number;
 }
 
 export interface BlobHandle {

@@ -3,10 +3,12 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolpackError } from '@toolpack/core';
-import type { BlobHandle, BlobListing, BlobStore } from './blob-store.ts';
+import type { BlobHandle, BlobListing, BlobStore, InterruptedWrite } from './blob-store.ts';
 
 const KEY_PATTERN = /^sha512\/([0-9a-f]{128})$/;
 const FILE_PATTERN = /^([0-9a-f]{128})\.tgz$/;
+/** `put` writes `<hex>.tgz.<12 hex>.tmp` aside, then renames it over `<hex>.tgz`. */
+const TEMPORARY_PATTERN = /^([0-9a-f]{128})\.tgz\.[0-9a-f]{12}\.tmp$/;
 
 /** The content-addressed key of `bytes`. */
 export function computeBlobKey(bytes: Uint8Array): string {
@@ -86,6 +88,18 @@ export function createFsBlobStore(options: FsBlobStoreOptions): BlobStore {
       await rm(file, { force: true });
     },
     list: () => listBlobs(root),
+    async removeInterruptedWrites({ olderThan, dryRun = false }) {
+      const found: InterruptedWrite[] = [];
+      for await (const { file, name } of listShardFiles(root)) {
+        if (!TEMPORARY_PATTERN.test(name)) continue;
+        const stats = await stat(file).catch(() => undefined);
+        // A write still running touches its file; one older than the grace period died.
+        if (stats === undefined || !stats.isFile() || stats.mtime >= olderThan) continue;
+        if (!dryRun) await rm(file, { force: true });
+        found.push({ path: path.relative(root, file).split(path.sep).join('/'), size: stats.size });
+      }
+      return found;
+    },
   };
 }
 
@@ -96,20 +110,28 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
-/** Blobs are `<root>/sha512/<first two hex>/<hex>.tgz`; anything else there (temporary files) is not a blob. */
-async function* listBlobs(root: string): AsyncGenerator<BlobListing> {
+/** Every name in the `<root>/sha512/<first two hex>/` shard folders, with its shard. */
+async function* listShardFiles(
+  root: string,
+): AsyncGenerator<{ file: string; name: string; shard: string }> {
   const base = path.join(root, 'sha512');
   const shards = await readdir(base, { withFileTypes: true }).catch(() => []);
   for (const shard of shards) {
     if (!shard.isDirectory() || !/^[0-9a-f]{2}$/.test(shard.name)) continue;
     const names = await readdir(path.join(base, shard.name)).catch(() => []);
-    for (const name of names) {
-      const hex = FILE_PATTERN.exec(name)?.[1];
-      if (hex === undefined || !hex.startsWith(shard.name)) continue;
-      const stats = await stat(path.join(base, shard.name, name)).catch(() => undefined);
-      // Gone since the folder was read (removed by another sweep), or not a file.
-      if (stats === undefined || !stats.isFile()) continue;
-      yield { key: `sha512/${hex}`, size: stats.size, modifiedAt: stats.mtime };
-    }
+    for (const name of names)
+      yield { file: path.join(base, shard.name, name), name, shard: shard.name };
+  }
+}
+
+/** Blobs are `<root>/sha512/<first two hex>/<hex>.tgz`; anything else there (temporary files) is not a blob. */
+async function* listBlobs(root: string): AsyncGenerator<BlobListing> {
+  for await (const { file, name, shard } of listShardFiles(root)) {
+    const hex = FILE_PATTERN.exec(name)?.[1];
+    if (hex === undefined || !hex.startsWith(shard)) continue;
+    const stats = await stat(file).catch(() => undefined);
+    // Gone since the folder was read (removed by another sweep), or not a file.
+    if (stats === undefined || !stats.isFile()) continue;
+    yield { key: `sha512/${hex}`, size: stats.size, modifiedAt: stats.mtime };
   }
 }
