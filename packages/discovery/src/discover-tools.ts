@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolpackError } from '@toolpack/core';
 import { JS_MODULE_EXTENSIONS, discoverJsModule } from './adapters/js-module/discover-js-module.ts';
+import { throwIfDiscoveryAborted } from './discovery-aborted.ts';
 import { discoverScriptRoot } from './adapters/script-root/discover-script-root.ts';
 import { discoverToolFolders } from './adapters/tool-folders/index.ts';
 import { discoverWorkflows } from './adapters/workflows/index.ts';
@@ -28,6 +29,11 @@ export interface DiscoverToolsOptions extends ComposeOptions {
   psModulePath?: string;
   /** Extensions of configured interpreters (`.rb`) that script roots also serve. */
   extraScriptExtensions?: readonly string[];
+  /**
+   * Stops discovery: a JS/TS module being imported for its tools is killed at once, and
+   * discoverTools rejects with `E_DISCOVERY_ABORTED` instead of answering with what it read.
+   */
+  signal?: AbortSignal;
 }
 
 export interface DiscoveryResult extends Composition {
@@ -48,9 +54,12 @@ export async function discoverTools(options: DiscoverToolsOptions): Promise<Disc
         : new FileParseCache({
             dir: options.cache ?? path.join(options.cwd, '.toolpack', 'cache'),
           });
+  throwIfDiscoveryAborted(options.signal);
   const results = await Promise.all(
     options.sources.map((spec) => readSource(spec, options, cache)),
   );
+  // Sources other than JS modules read files only; a half-stopped discovery is still stopped.
+  throwIfDiscoveryAborted(options.signal);
   if (cache instanceof FileParseCache) await cache.flush();
   const composition = composeTools(
     options.sources.map((spec, i) => ({
@@ -88,7 +97,11 @@ async function readSource(
 async function readModule(module: string, options: DiscoverToolsOptions): Promise<SourceResult> {
   const extension = path.extname(module).toLowerCase();
   if ((JS_MODULE_EXTENSIONS as readonly string[]).includes(extension)) {
-    return discoverJsModule({ module, cwd: options.cwd });
+    return discoverJsModule({
+      module,
+      cwd: options.cwd,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
   }
   if (extension === '.psd1' || extension === '.psm1') {
     const file = path.resolve(options.cwd, module);

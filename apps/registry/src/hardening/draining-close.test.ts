@@ -8,7 +8,7 @@ import { listPackTools, type PackToolLister } from '../publish/list-pack-tools.t
 import type { BlobStore } from '../storage/blob-store.ts';
 import { createFsBlobStore } from '../storage/fs-blob-store.ts';
 import { createSqliteMetadataStore } from '../storage/sqlite-metadata-store.ts';
-import { makeTempDir, removeTempDirs } from '../testing/registry-fixtures.ts';
+import { makeTempDir, packFixture, removeTempDirs } from '../testing/registry-fixtures.ts';
 import {
   blobKeyOf,
   listBlobFiles,
@@ -148,6 +148,32 @@ describe('close() while publishes run', () => {
     for (const attempt of attempts.slice(2)) expect(attempt.retryAfter).toBe('5');
     await expect(app.registry.store.countPacks()).rejects.toThrow();
     await expectAllOrNothing(dataDir, attempts);
+  });
+
+  it('stops a publish still importing its JS module for the tool list, storing nothing', async () => {
+    let entered = 0;
+    const app = await startHardeningRegistry({
+      dataDir: await makeTempDir(),
+      token: generateToken(),
+      listTools: (input) => {
+        entered += 1;
+        return listPackTools(input);
+      },
+      drainTimeoutMs: 300,
+    });
+    running.push(app);
+    const tarball = await packFixture('slow-module');
+    const answer = publish(app.url, app.token, tarball);
+    await expect.poll(() => entered, { timeout: 10_000 }).toBe(1);
+    const started = Date.now();
+    await app.close();
+    // The module's import is killed at the abort; it no longer holds close() for the loader's
+    // own 15 s limit.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const response = await answer;
+    expect(response.status).toBe(503);
+    await response.body?.cancel();
+    await expectAllOrNothing(app.dataDir, [{ version: '1.0.0', tarball }]);
   });
 
   it('cuts off an upload still arriving at the drain timeout, storing nothing', async () => {

@@ -16,8 +16,8 @@ export interface ListPackToolsInput {
   dir: string;
   manifest: PackManifest;
   /**
-   * Aborted when the registry gives the publish up (it is closing). Discovery runs to its own
-   * limits; a lister that sandboxes may stop early.
+   * Aborted when the registry gives the publish up (it is closing): a JS/TS module still being
+   * imported for its tools is killed, and the listing ends with `E_DISCOVERY_ABORTED`.
    */
   signal?: AbortSignal;
 }
@@ -51,6 +51,7 @@ export async function listPackTools(input: ListPackToolsInput): Promise<PackTool
       builtins: false,
       // A pack's size is bounded by the tarball caps; how many tools a project serves is its own choice.
       maxTools: Number.MAX_SAFE_INTEGER,
+      ...(input.signal === undefined ? {} : { signal: input.signal }),
       ...(manifest.interpreters === undefined
         ? {}
         : { extraScriptExtensions: Object.keys(manifest.interpreters) }),

@@ -1,6 +1,9 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ToolpackError } from '@toolpack/core';
+import { discoverTools } from '../../discover-tools.ts';
 import { discoverJsModule } from './discover-js-module.ts';
 
 const fixtures = path.join(import.meta.dirname, 'fixtures');
@@ -102,5 +105,49 @@ describe('discoverJsModule', () => {
     await expect(discoverJsModule({ module: 'nope.ts', cwd: fixtures })).rejects.toMatchObject({
       code: 'E_SOURCE_MISSING',
     });
+  });
+
+  it('stops importing a slow module when its signal aborts, and kills the importing child', async () => {
+    const scratch = mkdtempSync(path.join(tmpdir(), 'toolpack-js-abort-'));
+    const pidFile = path.join(scratch, 'pid');
+    // The importing child inherits this process's environment.
+    vi.stubEnv('TOOLPACK_FIXTURE_PID_FILE', pidFile);
+    try {
+      const controller = new AbortController();
+      const listing = discoverJsModule({
+        module: 'loads-slowly.mjs',
+        cwd: fixtures,
+        signal: controller.signal,
+      });
+      await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000 });
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      controller.abort(new Error('the registry is closing'));
+      const error = await listing.catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'E_DISCOVERY_ABORTED' });
+      expect((error as ToolpackError).cause).toEqual(new Error('the registry is closing'));
+      // The promise settles once the child has exited, not merely been signalled.
+      expect(() => process.kill(pid, 0)).toThrow();
+    } finally {
+      vi.unstubAllEnvs();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it('starts no import when the signal already aborted, through discoverTools too', async () => {
+    const signal = AbortSignal.abort();
+    await expect(
+      discoverJsModule({ module: 'good-tools.ts', cwd: fixtures, signal }),
+    ).rejects.toMatchObject({ code: 'E_DISCOVERY_ABORTED' });
+    const started = Date.now();
+    await expect(
+      discoverTools({
+        sources: [{ module: 'loads-slowly.mjs' }],
+        cwd: fixtures,
+        cache: false,
+        signal: AbortSignal.timeout(300),
+      }),
+    ).rejects.toMatchObject({ code: 'E_DISCOVERY_ABORTED' });
+    // Without the signal reaching the import, only the loader's own 15 s limit would end it.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

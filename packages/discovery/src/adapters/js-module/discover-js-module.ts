@@ -9,6 +9,7 @@ import {
   type ObjectJsonSchema,
   type ToolAnnotations,
 } from '@toolpack/core';
+import { createDiscoveryAbortedError, throwIfDiscoveryAborted } from '../../discovery-aborted.ts';
 import { resolveAsset } from '../../package-assets.ts';
 import type { SourceResult } from '../../types.ts';
 
@@ -28,12 +29,19 @@ interface ListedTool {
 }
 
 type ListAnswer =
-  { tools: ListedTool[]; exportNames: string[] } | { error: { message: string; code?: string } };
+  | { tools: ListedTool[]; exportNames: string[] }
+  | { error: { message: string; code?: string } }
+  | { aborted: true };
 
 export interface DiscoverJsModuleOptions {
   /** The module file, absolute or relative to `cwd`. */
   module: string;
   cwd: string;
+  /**
+   * Stops the listing: the child importing the module is killed and the call rejects with
+   * `E_DISCOVERY_ABORTED`, instead of waiting up to 15 s for a module that loads slowly.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -51,7 +59,9 @@ export async function discoverJsModule(options: DiscoverJsModuleOptions): Promis
       hint: 'Point --module (or `module:` in toolpack.yaml) at a .js/.ts file that exports defineTool(...) values.',
     });
   }
-  const answer = await listModuleTools(modulePath);
+  throwIfDiscoveryAborted(options.signal);
+  const answer = await listModuleTools(modulePath, options.signal);
+  if ('aborted' in answer) throw createDiscoveryAbortedError(options.signal);
   if ('error' in answer) {
     return {
       tools: [],
@@ -131,7 +141,7 @@ function findExportLine(text: string, exportName: string): number | undefined {
   return index < 0 ? undefined : text.slice(0, index).split('\n').length;
 }
 
-function listModuleTools(modulePath: string): Promise<ListAnswer> {
+function listModuleTools(modulePath: string, signal: AbortSignal | undefined): Promise<ListAnswer> {
   // Keep the caller's module conditions (the workspace runs packages from source) but no
   // inspector or loader flags that would make the child hang or behave differently.
   const conditions = pickConditionFlags(process.execArgv);
@@ -147,6 +157,11 @@ function listModuleTools(modulePath: string): Promise<ListAnswer> {
     let answer: ListAnswer | undefined;
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), LIST_TIMEOUT_MS);
+    const abort = () => {
+      answer = { aborted: true };
+      child.kill('SIGKILL');
+    };
+    signal?.addEventListener('abort', abort, { once: true });
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-4000);
     });
@@ -156,15 +171,16 @@ function listModuleTools(modulePath: string): Promise<ListAnswer> {
     child.on('error', (error) => {
       answer ??= { error: { message: error.message } };
     });
-    child.on('close', (code, signal) => {
+    child.on('close', (code, exitSignal) => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
       resolve(
         answer ?? {
           error: {
             message:
-              signal === 'SIGKILL'
+              exitSignal === 'SIGKILL'
                 ? `it did not finish loading within ${LIST_TIMEOUT_MS / 1000} s`
-                : `the loader exited with ${code ?? signal}${stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').slice(-3).join(' ')}`}`,
+                : `the loader exited with ${code ?? exitSignal}${stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').slice(-3).join(' ')}`}`,
           },
         },
       );
