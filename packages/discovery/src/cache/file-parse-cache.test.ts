@@ -74,6 +74,25 @@ describe('FileParseCache', () => {
     expect(await cache.read('k@1', [file], () => 'other')).toBe('v1');
   });
 
+  it('starts empty when another discovery version wrote the cache', async () => {
+    const file = path.join(dir, 'a.ps1');
+    await writeFile(file, 'x');
+    await age(file);
+    const cacheDir = path.join(dir, 'cache');
+    const older = new FileParseCache({ dir: cacheDir, parser: '0.1.0' });
+    expect(await older.read('k@1', [file], () => 'parsed by 0.1.0')).toBe('parsed by 0.1.0');
+    await older.flush();
+    const same = new FileParseCache({ dir: cacheDir, parser: '0.1.0' });
+    expect(await same.read('k@1', [file], () => 'again')).toBe('parsed by 0.1.0');
+    const newer = new FileParseCache({ dir: cacheDir, parser: '99.0.0-test' });
+    expect(await newer.read('k@1', [file], () => 'parsed by 99')).toBe('parsed by 99');
+    expect(newer.stats).toEqual({ hits: 0, misses: 1 });
+    // By default the parser is the running package's version.
+    await newer.flush();
+    const running = new FileParseCache({ dir: cacheDir });
+    expect(await running.read('k@1', [file], () => 'parsed now')).toBe('parsed now');
+  });
+
   it('returns copies the caller cannot corrupt the cache through', async () => {
     const file = path.join(dir, 'a.ps1');
     await writeFile(file, 'x');

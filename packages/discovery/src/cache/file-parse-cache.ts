@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readDiscoveryVersion } from '../package-assets.ts';
 import type { ParseCache } from '../types.ts';
 
 const FORMAT = 1;
@@ -24,12 +25,20 @@ interface CacheEntry {
 
 interface CacheDocument {
   format: number;
+  /** The @toolpack/discovery version that parsed the entries. */
+  parser: string;
   entries: Record<string, CacheEntry>;
 }
 
 export interface FileParseCacheOptions {
   /** Folder of the cache file, normally `<project>/.toolpack/cache`. */
   dir: string;
+  /**
+   * What produced the entries; a cache written by another one starts empty. Default: the
+   * running @toolpack/discovery version, so an upgrade never serves what an older parser read
+   * from files that did not change (on top of each adapter's own `kind@N` parser version).
+   */
+  parser?: string;
 }
 
 export interface FileParseCacheStats {
@@ -46,12 +55,14 @@ export interface FileParseCacheStats {
 export class FileParseCache implements ParseCache {
   readonly stats: FileParseCacheStats = { hits: 0, misses: 0 };
   readonly #file: string;
+  readonly #parser: string;
   #document: CacheDocument | undefined;
   #loading: Promise<CacheDocument> | undefined;
   #dirty = false;
 
   constructor(options: FileParseCacheOptions) {
     this.#file = path.join(options.dir, `discovery-v${FORMAT}.json`);
+    this.#parser = options.parser ?? readDiscoveryVersion();
   }
 
   async read<T>(
@@ -137,21 +148,23 @@ export class FileParseCache implements ParseCache {
     this.#loading ??= readFile(this.#file, 'utf8')
       .then((text) => {
         const parsed = JSON.parse(text) as CacheDocument;
-        return parsed.format === FORMAT && typeof parsed.entries === 'object'
+        return parsed.format === FORMAT &&
+          parsed.parser === this.#parser &&
+          typeof parsed.entries === 'object'
           ? parsed
-          : emptyDocument();
+          : this.#emptyDocument();
       })
-      .catch(() => emptyDocument())
+      .catch(() => this.#emptyDocument())
       .then((document) => {
         this.#document = document;
         return document;
       });
     return this.#loading;
   }
-}
 
-function emptyDocument(): CacheDocument {
-  return { format: FORMAT, entries: {} };
+  #emptyDocument(): CacheDocument {
+    return { format: FORMAT, parser: this.#parser, entries: {} };
+  }
 }
 
 function hashContent(content: string): string {
