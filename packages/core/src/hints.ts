@@ -12,6 +12,12 @@ const KNOWN_HINTS = {
 const TRUE_WORDS = new Set(['true', '$true', 'yes', 'y', '1', 'on']);
 const FALSE_WORDS = new Set(['false', '$false', 'no', 'n', '0', 'off']);
 
+/** A hint line that knows its own line in the file (hints gathered from several places). */
+export interface HintLine {
+  text: string;
+  line: number;
+}
+
 export interface ParsedHints {
   annotations: ToolAnnotations;
   diagnostics: Diagnostic[];
@@ -24,10 +30,11 @@ export interface ParsedHints {
  * Keys are case-insensitive; values are true/false, yes/no, 1/0 or `$true`/`$false`.
  * `ReadOnlyHint` and `DestructiveHint` both true is an error (a read-only tool destroys
  * nothing); an unknown `*Hint` key is a warning because it is probably a typo.
- * `location.line` is the line of the first text line, so each diagnostic points at its own line.
+ * `location.line` is the line of the first text line, so each diagnostic points at its own
+ * line; a `HintLine` carries its own line instead.
  */
 export function parseHints(
-  text: string | readonly string[],
+  text: string | readonly (string | HintLine)[],
   location: DiagnosticLocation,
 ): ParsedHints {
   const lines = typeof text === 'string' ? text.split(/\r?\n/) : text;
@@ -36,8 +43,14 @@ export function parseHints(
   const otherLines: string[] = [];
   const hintLines = new Map<keyof typeof annotations, number | undefined>();
 
-  lines.forEach((rawLine, index) => {
-    const line = location.line === undefined ? undefined : location.line + index;
+  lines.forEach((entry, index) => {
+    const rawLine = typeof entry === 'string' ? entry : entry.text;
+    const line =
+      typeof entry === 'object'
+        ? entry.line
+        : location.line === undefined
+          ? undefined
+          : location.line + index;
     const where = { path: location.path, ...(line === undefined ? {} : { line }) };
     const match = /^\s*([A-Za-z][A-Za-z0-9]*)\s*[:=]\s*(.*?)\s*$/.exec(rawLine);
     if (match === null) {

@@ -48,7 +48,7 @@ export type {
 export { editDistance, findClosestName } from './closest-name.ts';
 
 export { parseHints } from './hints.ts';
-export type { ParsedHints } from './hints.ts';
+export type { HintLine, ParsedHints } from './hints.ts';
 
 export {
   createArgumentValidator,

@@ -142,7 +142,8 @@ param(
 
 function headerLines(prefix: string, description: string): string {
   return `${prefix} DESCRIPTION ${quoteHeader(description)}
-${prefix} PARAM text AS string LIKE "${SAMPLE.text}" DESCRIPTION "The text to work on."`;
+${prefix} PARAM text AS string LIKE "${SAMPLE.text}" DESCRIPTION "The text to work on."
+${prefix} HINTS readOnly`;
 }
 
 export function renderScriptShell({ names, description }: TemplateInput): string {
@@ -222,6 +223,7 @@ export const ${names.camel} = defineTool({
 export function renderBasic({ description }: TemplateInput): string {
   return `PARAM text AS string LIKE "${SAMPLE.text}" DESCRIPTION "The text to work on."
 DESCRIPTION ${quoteHeader(description)}
+HINTS readOnly
 
 TALK "You said: " + text
 RETURN text

@@ -121,6 +121,25 @@ describe('describeBasicScript: BotServer scripts', () => {
   });
 });
 
+describe('describeBasicScript: HINTS', () => {
+  it('reads a HINTS statement into annotations', () => {
+    const result = describeFixture('good/lookup-order.bas');
+    expect(result.diagnostics).toEqual([expect.objectContaining({ code: 'I_RENAMED' })]);
+    expect(result.tools[0]).toMatchObject({
+      name: 'lookup_order',
+      description: 'Finds an order by its number.',
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    });
+  });
+
+  it('takes the keyword in any case, as BASIC does', () => {
+    const content = 'DESCRIPTION "x"\nhints Destructive\n';
+    expect(describeBasicScript({ path: '/b/x.bas', content }).tools[0]?.annotations).toEqual({
+      destructiveHint: true,
+    });
+  });
+});
+
 describe('describeBasicScript: compile-time checks', () => {
   it('skips a .bas file that declares nothing', () => {
     const result = describeFixture('bad/helper.bas');

@@ -52,7 +52,7 @@ export function describeDeclaredScript(input: DescribeDeclaredScriptInput): Sour
         'info',
         'I_NOT_A_TOOL',
         dialect === 'header'
-          ? 'The script has no DESCRIPTION or PARAM header comment, so it is not served as a tool.'
+          ? 'The script has no DESCRIPTION, PARAM or HINTS header comment, so it is not served as a tool.'
           : 'The BASIC script has no DESCRIPTION or PARAM line, so it is not served as a tool.',
         { path },
         `To serve it, start it with ${commentPrefix}DESCRIPTION "what it does" and one ${commentPrefix}PARAM line per argument.`,
@@ -113,5 +113,6 @@ export function describeDeclaredScript(input: DescribeDeclaredScriptInput): Sour
     invocation: { runner: 'process', scriptPath: path, extension },
     originalName,
   };
+  if (Object.keys(parsed.annotations).length > 0) tool.annotations = parsed.annotations;
   return { tools: [tool], diagnostics };
 }

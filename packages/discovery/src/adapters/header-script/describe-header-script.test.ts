@@ -21,6 +21,18 @@ function codes(result: SourceResult): string[] {
 }
 
 describe('describeHeaderScript: good scripts', () => {
+  it('turns HINTS lines into MCP annotations, in short or .NOTES spelling', () => {
+    const result = describeFixture('good/count-lines.sh');
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'info', code: 'I_RENAMED' }),
+    ]);
+    expect(result.tools[0]?.annotations).toEqual({
+      readOnlyHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+  });
+
   it('reads a bash header with every clause', () => {
     const result = describeFixture('good/list-files.sh');
     expect(result.tools).toHaveLength(1);
@@ -345,5 +357,38 @@ describe('readHeaderLines', () => {
 
   it('strips a byte-order mark', () => {
     expect(readHeaderLines('\uFEFF// a', '//')).toEqual([{ text: ' a', line: 1 }]);
+  });
+});
+
+describe('describeHeaderScript: HINTS problems', () => {
+  it('refuses read-only and destructive at once, and names every bad hint with its line', () => {
+    const result = describeFixture('bad/conflicting-hints.py');
+    expect(result.tools).toEqual([]);
+    expect(
+      result.diagnostics.map(({ severity, code, line }) => ({ severity, code, line })),
+    ).toEqual([
+      { severity: 'warning', code: 'W_UNKNOWN_HINT', line: 3 },
+      { severity: 'error', code: 'E_HINT_VALUE', line: 3 },
+      { severity: 'error', code: 'E_CONFLICTING_HINTS', line: 3 },
+    ]);
+    expect(result.diagnostics[0]?.message).toContain('"fast"');
+    expect(result.diagnostics[1]?.message).toContain('"maybe"');
+  });
+
+  it('suggests the hint a misspelt name meant, and refuses an empty HINTS line', () => {
+    const content = '# DESCRIPTION "x"\n# HINTS readOnyl\n# HINTS\n';
+    const result = describeHeaderScript({ path: '/s/x.sh', content });
+    expect(result.diagnostics).toMatchObject([
+      { code: 'W_UNKNOWN_HINT', line: 2, hint: 'Did you mean readOnly?' },
+      { code: 'E_HINTS_EMPTY', line: 3 },
+    ]);
+    expect(result.tools).toEqual([]);
+  });
+
+  it('takes a lower-case "hints" for prose in a header, but not in BASIC', () => {
+    const content = '# DESCRIPTION "x"\n# hints readOnly would be nice\n';
+    expect(
+      describeHeaderScript({ path: '/s/x.sh', content }).tools[0]?.annotations,
+    ).toBeUndefined();
   });
 });

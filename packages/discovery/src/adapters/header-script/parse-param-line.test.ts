@@ -207,6 +207,7 @@ describe('parseDeclarations', () => {
     ).toEqual({
       parameters: [],
       diagnostics: [],
+      annotations: {},
       declaresTool: false,
     });
   });

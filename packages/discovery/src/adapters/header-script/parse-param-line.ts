@@ -1,5 +1,12 @@
-import { createDiagnostic, findParameterProblems } from '@toolpack/core';
-import type { Diagnostic, ParameterSpec, ValueSpec } from '@toolpack/core';
+import { createDiagnostic, findParameterProblems, parseHints } from '@toolpack/core';
+import type {
+  Diagnostic,
+  HintLine,
+  ParameterSpec,
+  ToolAnnotations,
+  ValueSpec,
+} from '@toolpack/core';
+import { readHintsStatement } from './parse-hints-line.ts';
 
 /**
  * The BASIC-style declaration grammar shared by script header comments and `.bas` files:
@@ -41,7 +48,9 @@ export interface ParsedDeclarations {
   descriptionLine?: number;
   parameters: DeclaredParameter[];
   diagnostics: Diagnostic[];
-  /** True when the text declares anything at all (a PARAM or a DESCRIPTION line). */
+  /** From HINTS lines; empty when there are none. */
+  annotations: ToolAnnotations;
+  /** True when the text declares anything at all (a PARAM, DESCRIPTION or HINTS line). */
   declaresTool: boolean;
   /** Line of the first declaration, for diagnostics about the tool as a whole. */
   firstLine?: number;
@@ -90,16 +99,17 @@ export interface ParseDeclarationsOptions {
 export function classifyDeclarationLine(
   text: string,
   dialect: DeclarationDialect,
-): 'param' | 'description' | 'other' {
+): 'param' | 'description' | 'hints' | 'other' {
   const match = /^\s*([A-Za-z]+)(?=\s|"|$)(.*)$/s.exec(text);
   if (match === null) return 'other';
   const word = match[1] ?? '';
   const rest = match[2] ?? '';
   const upper = word.toUpperCase();
-  if (upper !== 'PARAM' && upper !== 'DESCRIPTION') return 'other';
+  if (upper !== 'PARAM' && upper !== 'DESCRIPTION' && upper !== 'HINTS') return 'other';
   // In a header comment an ordinary sentence may start with "Description" or "param": only the
   // upper-case keyword, or a line shaped like a declaration, counts there.
   const strict = dialect === 'header' && word !== upper;
+  if (upper === 'HINTS') return strict || /^\s*=/.test(rest) ? 'other' : 'hints';
   if (upper === 'PARAM') {
     if (/^\s*=/.test(rest)) return 'other';
     if (strict && !/^\s+[A-Za-z_][A-Za-z0-9_]*\s+as\s/i.test(`${rest} `)) return 'other';
@@ -124,6 +134,7 @@ export function parseDeclarations(
   let firstLine: number | undefined;
   let waiting: DeclaredParameter | undefined;
   let brokenParamLine: number | undefined;
+  const hintEntries: HintLine[] = [];
 
   const report = (line: number, problem: DeclarationProblem): void => {
     diagnostics.push(
@@ -145,6 +156,13 @@ export function parseDeclarations(
     }
     firstLine ??= line;
     const body = text.replace(/^\s*[A-Za-z]+/, '');
+    if (kind === 'hints') {
+      waiting = undefined;
+      const statement = readHintsStatement(body, line);
+      for (const problem of statement.problems) report(line, problem);
+      hintEntries.push(...statement.entries);
+      continue;
+    }
     if (kind === 'param') {
       waiting = undefined;
       const result = parseParamLine(body, { dialect });
@@ -230,13 +248,17 @@ export function parseDeclarations(
     }
   }
 
+  // One call for every HINTS line, so readOnly on one line and destructive on another conflict.
+  const hints = parseHints(hintEntries, { path });
+  diagnostics.push(...hints.diagnostics);
+
   const declaresTool = firstLine !== undefined;
   if (declaresTool && description === undefined && descriptionLine === undefined) {
     diagnostics.push(
       createDiagnostic(
         'error',
         'E_NO_DESCRIPTION',
-        'The tool has PARAM lines but no DESCRIPTION line saying what it does.',
+        'The tool has PARAM or HINTS lines but no DESCRIPTION line saying what it does.',
         { path, line: firstLine },
         'Add a line DESCRIPTION "what the tool does" (a DESCRIPTION right after a PARAM line describes that parameter).',
       ),
@@ -245,7 +267,12 @@ export function parseDeclarations(
 
   // Problems found after the first pass (missing descriptions, duplicates) go back in line order.
   diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  const result: ParsedDeclarations = { parameters, diagnostics, declaresTool };
+  const result: ParsedDeclarations = {
+    parameters,
+    diagnostics,
+    annotations: hints.annotations,
+    declaresTool,
+  };
   if (description !== undefined) result.description = description;
   if (descriptionLine !== undefined) result.descriptionLine = descriptionLine;
   if (firstLine !== undefined) result.firstLine = firstLine;

@@ -6,6 +6,9 @@ import { describeHeaderScript } from '../header-script/index.ts';
 import { describePowerShellScript } from '../../powershell/index.ts';
 import type { ParseCache, SourceResult } from '../../types.ts';
 
+/** Bumped whenever a script's description changes for the same text (2: HINTS lines). */
+const SCRIPT_PARSER_VERSION = 2;
+
 /** The extensions a script root serves; anything else in the folder is left alone. */
 export const SCRIPT_EXTENSIONS = ['.ps1', '.sh', '.py', '.js', '.mjs', '.ts', '.bas'] as const;
 
@@ -60,7 +63,11 @@ export async function discoverScriptRoot(
         const describe = (contents: string[]) => describeScript(file, extension, contents[0] ?? '');
         return options.cache === undefined
           ? await describe([await readFile(file, 'utf8')])
-          : await options.cache.read(`script${extension}@1`, [file], describe);
+          : await options.cache.read(
+              `script${extension}@${SCRIPT_PARSER_VERSION}`,
+              [file],
+              describe,
+            );
       } catch (error) {
         return {
           tools: [],
