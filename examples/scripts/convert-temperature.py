@@ -3,6 +3,7 @@
 # PARAM value AS number LIKE 21.5 DESCRIPTION "The temperature to convert."
 # PARAM from_unit AS string ENUM ["C","F","K"] DESCRIPTION "The unit of value."
 # PARAM to_unit AS string ENUM ["C","F","K"] DESCRIPTION "The unit to convert to."
+# HINTS readOnly, idempotent, openWorld: false
 import json
 import sys
 

@@ -2,6 +2,7 @@
 # DESCRIPTION "Counts the lines, words and characters of a text."
 # PARAM text AS string LIKE "one two three" DESCRIPTION "The text to count."
 # PARAM unit AS string OPTIONAL ENUM ["lines","words","chars"] DESCRIPTION "Count only this unit."
+# HINTS readOnly, idempotent, openWorld: false
 set -euo pipefail
 input=$(cat)
 text=$(printf '%s' "$input" | python3 -c 'import json,sys; print(json.load(sys.stdin)["text"], end="")')

@@ -223,7 +223,7 @@ describe('mcp serve policy', () => {
         '--module',
         jsTools,
         '--script-root',
-        scripts,
+        path.join(fixtures, 'policy-project', 'scripts'),
         '--no-cache',
         '--no-watch',
         '--policy',
@@ -233,16 +233,18 @@ describe('mcp serve policy', () => {
     );
     try {
       const { tools } = await session.client.listTools();
+      // note_read says `# HINTS readOnly`; note_delete says `# HINTS destructive`.
       expect(tools.map((t) => t.name)).toEqual([
         'find_tools',
         'describe_tool',
         'add_numbers',
         'count_calls',
         'wait',
+        'note_read',
       ]);
       const refused = await session.client.callTool({
-        name: 'word_count',
-        arguments: { text: 'a b' },
+        name: 'note_delete',
+        arguments: { title: 'shopping' },
       });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toMatch(
