@@ -1,9 +1,10 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolpackError, createDiagnostic } from '@toolpack/core';
+import { ToolpackError } from '@toolpack/core';
 import { describeBasicScript } from '../basic/index.ts';
 import { describeHeaderScript } from '../header-script/index.ts';
 import { describePowerShellScript } from '../../powershell/index.ts';
+import { createReadDiagnostic } from '../../read-error.ts';
 import type { ParseCache, SourceResult } from '../../types.ts';
 
 /** Bumped whenever a script's description changes for the same text (2: HINTS lines). */
@@ -71,14 +72,7 @@ export async function discoverScriptRoot(
       } catch (error) {
         return {
           tools: [],
-          diagnostics: [
-            createDiagnostic(
-              'error',
-              'E_READ',
-              `Cannot read ${name}: ${(error as Error).message}`,
-              { path: file },
-            ),
-          ],
+          diagnostics: [createReadDiagnostic(file, error)],
         };
       }
     }),

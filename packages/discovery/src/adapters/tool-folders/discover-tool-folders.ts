@@ -4,6 +4,7 @@ import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { ToolpackError, createDiagnostic } from '@toolpack/core';
 import type { Diagnostic } from '@toolpack/core';
+import { createReadDiagnostic } from '../../read-error.ts';
 import type { ParseCache, SourceResult } from '../../types.ts';
 import {
   METADATA_FILE_NAMES,
@@ -94,7 +95,7 @@ async function discoverRoot(root: string, cache: ParseCache | undefined): Promis
   try {
     entries = await readdir(root, { withFileTypes: true });
   } catch (error) {
-    return { tools: [], diagnostics: [readError(root, error)] };
+    return { tools: [], diagnostics: [createReadDiagnostic(root, error)] };
   }
   const folders: string[] = [];
   for (const entry of entries) {
@@ -125,7 +126,7 @@ async function discoverFolder(
       .filter((e) => e.isFile() || e.isSymbolicLink())
       .map((e) => e.name);
   } catch (error) {
-    return { tools: [], diagnostics: [readError(folder, error)] };
+    return { tools: [], diagnostics: [createReadDiagnostic(folder, error)] };
   }
   const diagnostics: Diagnostic[] = [];
   const metadataNames = METADATA_FILE_NAMES.filter((name) => names.includes(name));
@@ -177,7 +178,7 @@ async function discoverFolder(
     // A file that vanished or cannot be read is that folder's problem, never the others'.
     const failure =
       typeof (error as NodeJS.ErrnoException).code === 'string'
-        ? readError(metadataPath, error)
+        ? createReadDiagnostic(metadataPath, error)
         : createDiagnostic(
             'error',
             'E_TOOL_FOLDER',
@@ -186,14 +187,4 @@ async function discoverFolder(
           );
     return { tools: [], diagnostics: [...diagnostics, failure] };
   }
-}
-
-function readError(target: string, error: unknown): Diagnostic {
-  return createDiagnostic(
-    'error',
-    'E_READ',
-    `Cannot read ${target}: ${(error as Error).message}`,
-    { path: target },
-    'Check that the file exists and is readable.',
-  );
 }

@@ -1,6 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolpackError, createDiagnostic } from '@toolpack/core';
+import { ToolpackError } from '@toolpack/core';
+import { createReadDiagnostic } from '../../read-error.ts';
 import type { ParseCache, SourceResult } from '../../types.ts';
 import { describeWorkflow } from './describe-workflow.ts';
 
@@ -56,15 +57,7 @@ export async function discoverWorkflows(options: DiscoverWorkflowsOptions): Prom
       } catch (error) {
         return {
           tools: [],
-          diagnostics: [
-            createDiagnostic(
-              'error',
-              'E_READ',
-              `Cannot read ${path.basename(file)}: ${(error as Error).message}`,
-              { path: file },
-              'Check that the file exists and is readable.',
-            ),
-          ],
+          diagnostics: [createReadDiagnostic(file, error)],
         };
       }
     }),
