@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken } from '../auth/tokens.ts';
 import { encodeCursor } from '../http/search-params.ts';
+import { ftsSyntaxPiece } from '../storage/fts-arbitraries.ts';
 import { makeTempDir, removeTempDirs } from '../testing/registry-fixtures.ts';
 import {
   packLoadPack,
@@ -65,35 +66,13 @@ function getRaw(target: string): Promise<{ status: number; body: string }> {
   });
 }
 
-const ftsSyntax = fc.constantFrom(
-  '"',
-  '*',
-  '(',
-  ')',
-  'NEAR',
-  'OR',
-  'AND',
-  'NOT',
-  ':',
-  '^',
-  '-',
-  '+',
-  '{',
-  '}',
-  "'",
-  ';',
-  '%',
-  '\u0000',
-  '🎉',
-  'é',
-);
 const words = fc
   .tuple(
     fc.array(
       fc.oneof(
         fc.string({ maxLength: 12 }),
         fc.string({ unit: 'binary', maxLength: 8 }),
-        ftsSyntax,
+        ftsSyntaxPiece,
         fc.constantFrom('load', 'cafe', 'drop', 'near'),
       ),
       { maxLength: 12 },
