@@ -536,7 +536,7 @@ function loadBlockRows(transport: string, block: unknown): ResultRow[] {
     rows.push(
       row({
         bench,
-        scenario: `${label}: server resident memory after the load and a settle period (peak ${numberAt(block, 'rssPeakMb') ?? '?'} MB)`,
+        scenario: `${label}: server resident memory at rest after the load, once its idle collection ran (peak ${numberAt(block, 'rssPeakMb') ?? '?'} MB)`,
         ours: `${after} MB`,
         oursValue: after,
         reference: baseline === null ? null : `before the load ${baseline} MB`,
