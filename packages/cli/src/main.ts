@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import { createPainter, type CliIo } from './io.ts';
+import { routeCommandOutput } from './route-command-output.ts';
 
 type CommandFactory = (io: CliIo, done: (code: number) => void) => Command;
 
@@ -60,11 +61,6 @@ export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<n
     .version(await readVersion(), '-v, --version')
     .option('-C, --dir <dir>', 'run as if mcp was started in <dir>')
     .showSuggestionAfterError()
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
-    })
     .addHelpText(
       'after',
       '\nExit codes: 0 ok, 1 the result is a failure, 2 bad usage or input.\nRun `mcp <command> --help` for examples.',
@@ -74,16 +70,8 @@ export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<n
     if (dir !== undefined) io.cwd = path.resolve(outerIo.cwd, dir);
   });
   const factories = await Promise.all(pickCommands(argv).map((name) => COMMANDS[name]!()));
-  for (const make of factories) {
-    program.addCommand(
-      make(io, done)
-        .exitOverride()
-        .configureOutput({
-          writeOut: (text) => io.stdout.write(text),
-          writeErr: (text) => io.stderr.write(text),
-        }),
-    );
-  }
+  routeCommandOutput(program, io);
+  for (const make of factories) program.addCommand(routeCommandOutput(make(io, done), io));
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

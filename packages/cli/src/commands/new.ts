@@ -5,6 +5,7 @@ import { ToolpackError, toKebabCase } from '@toolpack/core';
 import { defaultAlias, isValidPackName, toServedToolName } from '@toolpack/packs';
 import { EXIT_OK } from '../exit-codes.ts';
 import { createPainter, type CliIo } from '../io.ts';
+import { routeCommandOutput } from '../route-command-output.ts';
 import {
   TOOL_KINDS,
   TOOL_LANGS,
@@ -149,15 +150,7 @@ export function createNewCommand(io: CliIo, done: (code: number) => void): Comma
     'Create a tool or a pack from a template that mcp check accepts and whose test passes',
   );
   for (const make of [createNewToolCommand, createNewPackCommand]) {
-    // addCommand does not pass these settings down (commander's .command() would).
-    command.addCommand(
-      make(io, done)
-        .exitOverride()
-        .configureOutput({
-          writeOut: (text) => io.stdout.write(text),
-          writeErr: (text) => io.stderr.write(text),
-        }),
-    );
+    command.addCommand(routeCommandOutput(make(io, done), io));
   }
   command.addHelpText(
     'after',

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { CliIo } from '../../io.ts';
+import { routeCommandOutput } from '../../route-command-output.ts';
 import { createAddCommand } from './add.ts';
 import { createInfoCommand } from './info.ts';
 import { createInstallCommand } from './install.ts';
@@ -26,15 +27,7 @@ export function createPackCommand(io: CliIo, done: (code: number) => void): Comm
     createPackPackCommand,
     createPublishCommand,
   ]) {
-    // addCommand does not pass these settings down (commander's .command() would).
-    command.addCommand(
-      make(io, done)
-        .exitOverride()
-        .configureOutput({
-          writeOut: (text) => io.stdout.write(text),
-          writeErr: (text) => io.stderr.write(text),
-        }),
-    );
+    command.addCommand(routeCommandOutput(make(io, done), io));
   }
   command.addHelpText(
     'after',
