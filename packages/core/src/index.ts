@@ -47,6 +47,8 @@ export type {
 
 export { editDistance, findClosestName } from './closest-name.ts';
 
+export { pickConditionFlags, readNodeOptionsConditionFlags } from './condition-flags.ts';
+
 export { parseHints } from './hints.ts';
 export type { HintLine, ParsedHints } from './hints.ts';
 

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToolRunner, type ToolRunner } from '../index.ts';
 import type { ToolProgress } from '../runner-types.ts';
 import { firstText, makeTool, retainedBytes } from '../test-helpers.ts';
@@ -205,6 +205,19 @@ describe('node worker runner', () => {
     // The flood crossed into this thread as console chunks; holding it would keep 100 MB.
     // The 1 MB of capped text is still referenced here.
     expect(retainedBytes() - before).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('gives workers the condition flags of NODE_OPTIONS, which their own env would drop', async () => {
+    vi.stubEnv('NODE_OPTIONS', '--max-old-space-size=256 --conditions=toolpack-test-flavour');
+    // No execArgv of its own: the runner derives it from this process.
+    const fresh = createToolRunner({ projectRoot: fixtures });
+    vi.unstubAllEnvs();
+    try {
+      const result = await fresh.call(workerTool('which_flavour', 'conditions/tools.mjs'), {});
+      expect(firstText(result)).toBe('conditioned');
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('loads a module afresh after reloadModules(), letting running calls finish', async () => {

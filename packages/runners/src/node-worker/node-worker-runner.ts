@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import type { ToolCallResult, ToolInvocation } from '@toolpack/core';
+import {
+  readNodeOptionsConditionFlags,
+  type ToolCallResult,
+  type ToolInvocation,
+} from '@toolpack/core';
 import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
 import { createErrorResult } from '../results.ts';
 import type { KindRunner, RunnerCall } from '../runner-types.ts';
@@ -18,7 +22,11 @@ export interface NodeWorkerRunnerOptions {
   /** How long an aborted call may take to honour its signal before its worker is terminated. */
   stopGraceMs: number;
   resourceLimits?: ResourceLimits;
-  /** Node flags for workers (e.g. `--conditions=...`); inherited from the server when absent. */
+  /**
+   * Node flags for workers (e.g. `--conditions=...`). When absent, workers get the server's
+   * own, plus the condition flags of its NODE_OPTIONS (which a worker given its own `env`
+   * would not read), so a tool resolves packages as the server does.
+   */
   execArgv?: string[];
 }
 
@@ -91,6 +99,10 @@ export function createNodeWorkerRunner(options: NodeWorkerRunnerOptions): NodeWo
   const workers = new Map<string, ModuleWorker>();
   const live = new Set<ModuleWorker>();
   const entry = resolveWorkerEntry();
+  const fromNodeOptions = readNodeOptionsConditionFlags();
+  const execArgv =
+    options.execArgv ??
+    (fromNodeOptions.length > 0 ? [...process.execArgv, ...fromNodeOptions] : undefined);
   let nextId = 1;
   let closed = false;
 
@@ -128,7 +140,7 @@ export function createNodeWorkerRunner(options: NodeWorkerRunnerOptions): NodeWo
       stdout: true,
       stderr: true,
       ...(options.resourceLimits === undefined ? {} : { resourceLimits: options.resourceLimits }),
-      ...(options.execArgv === undefined ? {} : { execArgv: options.execArgv }),
+      ...(execArgv === undefined ? {} : { execArgv }),
     });
     const handle: ModuleWorker = {
       modulePath,

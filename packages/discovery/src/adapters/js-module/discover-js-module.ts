@@ -4,6 +4,7 @@ import path from 'node:path';
 import {
   ToolpackError,
   createDiagnostic,
+  pickConditionFlags,
   type Diagnostic,
   type DiscoveredTool,
   type ObjectJsonSchema,
@@ -142,8 +143,8 @@ function findExportLine(text: string, exportName: string): number | undefined {
 }
 
 function listModuleTools(modulePath: string, signal: AbortSignal | undefined): Promise<ListAnswer> {
-  // Keep the caller's module conditions (the workspace runs packages from source) but no
-  // inspector or loader flags that would make the child hang or behave differently.
+  // Keep the caller's module conditions (the workspace runs packages from source); the child
+  // inherits NODE_OPTIONS with the rest of the environment.
   const conditions = pickConditionFlags(process.execArgv);
   return new Promise((resolve) => {
     const child = spawn(
@@ -186,19 +187,4 @@ function listModuleTools(modulePath: string, signal: AbortSignal | undefined): P
       );
     });
   });
-}
-
-/** `--conditions=x`, `--conditions x`, `-C x`: the flags that choose which export a package resolves to. */
-function pickConditionFlags(execArgv: readonly string[]): string[] {
-  const picked: string[] = [];
-  for (let i = 0; i < execArgv.length; i++) {
-    const arg = execArgv[i] ?? '';
-    if (arg.startsWith('--conditions=') || (arg.startsWith('-C') && arg.length > 2)) {
-      picked.push(arg);
-    } else if ((arg === '--conditions' || arg === '-C') && i + 1 < execArgv.length) {
-      picked.push(arg, execArgv[i + 1] ?? '');
-      i++;
-    }
-  }
-  return picked;
 }
