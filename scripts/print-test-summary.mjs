@@ -1,5 +1,6 @@
 // Prints vitest's counts as the last line of a CI run: `N passed, N failed, N skipped`.
 import { readFileSync } from 'node:fs';
+import { PWSH_TEST_TAG, pwshEngine } from '@toolpack/pwsh-probe';
 
 const file = process.argv[2] ?? '.vitest/results.json';
 let report;
@@ -20,6 +21,16 @@ const skippedNames = report.testResults
 if (skippedNames.length > 0) {
   console.log(`skipped tests:\n${skippedNames.map((name) => `  - ${name}`).join('\n')}`);
 }
+// Which PowerShell ran how many PowerShell tests (titles carry PWSH_TEST_TAG).
+const pwshTests = report.testResults
+  .flatMap((file) => file.assertionResults)
+  .filter((test) => test.fullName.includes(PWSH_TEST_TAG));
+const count = (status) => pwshTests.filter((test) => test.status === status).length;
+console.log(
+  `PowerShell tests: ${count('passed')} passed, ${count('failed')} failed, ` +
+    `${pwshTests.length - count('passed') - count('failed')} skipped, on ` +
+    (pwshEngine?.description ?? 'no PowerShell (none on PATH)'),
+);
 // A suite that failed to load has no assertion results; count it as a failure.
 const brokenFiles = report.testResults.filter(
   (file) => file.status === 'failed' && file.assertionResults.length === 0,
