@@ -13,8 +13,8 @@ The folder to measure.
 How many of the largest entries to return.
 
 .NOTES
-ReadOnlyHint: true
-IdempotentHint: true
+ReadOnlyHint: Only reads file sizes; changes nothing.
+IdempotentHint: The same folder gives the same answer until its files change.
 #>
 [CmdletBinding()]
 param(

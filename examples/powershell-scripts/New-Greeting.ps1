@@ -2,7 +2,7 @@
 .SYNOPSIS
 Writes a greeting in the chosen language.
 .NOTES
-ReadOnlyHint: true
+ReadOnlyHint: Only returns text.
 #>
 param(
     # Who to greet.

@@ -12,7 +12,7 @@ Only files last written more than this many days ago are deleted.
 File name patterns to delete.
 
 .NOTES
-DestructiveHint: true
+DestructiveHint: Deletes the matching files for good.
 #>
 param(
     [Parameter(Mandatory)]

@@ -8,7 +8,7 @@ function Get-Widget {
     .PARAMETER Name
     A wildcard pattern for widget names.
     .NOTES
-    ReadOnlyHint: true
+    ReadOnlyHint: Only reads the store.
     #>
     param([string]$Name = '*')
     @($script:Widgets | Where-Object { $_.name -like $Name })
@@ -40,8 +40,8 @@ function Clear-Widget {
     .SYNOPSIS
     Removes every widget from the store.
     .NOTES
-    DestructiveHint: true
-    IdempotentHint: true
+    DestructiveHint: Empties the store.
+    IdempotentHint: Clearing an empty store changes nothing.
     #>
     param()
     $count = $script:Widgets.Count

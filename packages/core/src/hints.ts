@@ -9,8 +9,15 @@ const KNOWN_HINTS = {
   openworldhint: 'openWorldHint',
 } as const;
 
-const TRUE_WORDS = new Set(['true', '$true', 'yes', 'y', '1', 'on']);
-const FALSE_WORDS = new Set(['false', '$false', 'no', 'n', '0', 'off']);
+// MCPServerPS writes `<HintKey>: <description>`: the key's presence declares the hint, so any
+// text after it means true. Only these words, alone, say false.
+const FALSE_WORDS = new Set(['false', '$false', 'no', '0', 'off']);
+
+// A description that opens with a denial ("IdempotentHint: Not idempotent", "DestructiveHint:
+// No, it only reads") still declares the hint; its author probably meant false, so it is worth
+// a warning. Kept narrow on purpose: "ReadOnlyHint: No side effects." and "Does not modify
+// anything." affirm the hint they declare.
+const DENIAL = /^(?:not\b|(?:no|false|\$false|off)\s*[,.;:!\u2013\u2014-])/i;
 
 /** A hint line that knows its own line in the file (hints gathered from several places). */
 export interface HintLine {
@@ -26,10 +33,13 @@ export interface ParsedHints {
 }
 
 /**
- * Reads `Key: value` hint lines (PowerShell `.NOTES`, metadata files) into MCP annotations.
- * Keys are case-insensitive; values are true/false, yes/no, 1/0 or `$true`/`$false`.
+ * Reads `Key: text` hint lines (PowerShell `.NOTES`, `HINTS` headers, metadata files) into MCP
+ * annotations, as MCPServerPS reads them: a known key declares its hint true whatever text
+ * follows (`ReadOnlyHint: This tool changes nothing.`, or nothing at all); the text alone being
+ * `false`, `$false`, `no`, `0` or `off` declares it false. Keys are case-insensitive.
  * `ReadOnlyHint` and `DestructiveHint` both true is an error (a read-only tool destroys
- * nothing); an unknown `*Hint` key is a warning because it is probably a typo.
+ * nothing); an unknown `*Hint` key is a warning because it is probably a typo, and so is a
+ * description that reads as a denial of the hint it declares.
  * `location.line` is the line of the first text line, so each diagnostic points at its own
  * line; a `HintLine` carries its own line instead.
  */
@@ -78,20 +88,19 @@ export function parseHints(
       }
       return;
     }
-    const word = value.toLowerCase();
-    if (!TRUE_WORDS.has(word) && !FALSE_WORDS.has(word)) {
+    const declared = !FALSE_WORDS.has(value.toLowerCase());
+    if (declared && DENIAL.test(value)) {
       diagnostics.push(
         createDiagnostic(
-          'error',
-          'E_HINT_VALUE',
-          `${key} has the value ${JSON.stringify(value)}, which is neither true nor false.`,
+          'warning',
+          'W_HINT_READS_AS_DENIAL',
+          `${key} is declared true: a hint key declares its hint whatever text follows, and ${JSON.stringify(value)} reads as if it were not meant to hold.`,
           where,
-          `Write "${key}: true" or "${key}: false".`,
+          `Keep the line if the hint holds; otherwise write "${key}: false" or remove the line.`,
         ),
       );
-      return;
     }
-    annotations[known] = TRUE_WORDS.has(word);
+    annotations[known] = declared;
     hintLines.set(known, line);
   });
 

@@ -35,6 +35,16 @@ describe('describeToolFolder', async () => {
     expect(diagnostics('get-2fa-code')).toEqual([['info', 'I_RENAMED', 1]]);
   });
 
+  it('reads a hint given as a description, or as nothing, as declared', () => {
+    expect(tool('described_hints')?.annotations).toEqual({
+      readOnlyHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+      destructiveHint: false,
+    });
+    expect(diagnostics('described-hints')).toEqual([]);
+  });
+
   it('prefers inputSchema over input_schema, with a warning', () => {
     expect(tool('both_schema_keys')?.inputSchema.properties).toEqual({ a: { type: 'string' } });
     expect(diagnostics('both-schema-keys')).toEqual([['warning', 'W_DUPLICATE_KEY', 7]]);
@@ -75,6 +85,7 @@ describe('describeToolFolder', async () => {
   it('serves only the folders without errors', () => {
     expect(result.tools.map((t) => t.name).sort()).toEqual([
       'both_schema_keys',
+      'described_hints',
       'get_2fa_code',
       'required_string',
       'timeout_both',

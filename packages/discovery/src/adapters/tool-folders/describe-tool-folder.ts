@@ -453,8 +453,21 @@ function readAnnotations(
         );
       continue;
     }
-    const text =
-      typeof hintValue === 'string' ? hintValue : (JSON.stringify(hintValue) ?? 'undefined');
+    // A hint reads as on a `.NOTES` line: a boolean, 0/1, a description (declared) or nothing
+    // (`readOnlyHint:` alone, declared). A list or a mapping says nothing a reader can trust.
+    if (typeof hintValue === 'object' && hintValue !== null) {
+      diagnostics.push(
+        createDiagnostic(
+          'error',
+          'E_HINT_VALUE',
+          `annotations.${key} is ${describeValue(hintValue)}; a hint is true, false or a description.`,
+          { path: metadataPath, line },
+          `Write ${key}: true (or false), or ${key}: followed by why it holds.`,
+        ),
+      );
+      continue;
+    }
+    const text = hintValue === null || hintValue === undefined ? '' : String(hintValue);
     const parsed = parseHints([`${key}: ${text}`], { path: metadataPath, line });
     diagnostics.push(...parsed.diagnostics);
     if (parsed.otherLines.length > 0) {
