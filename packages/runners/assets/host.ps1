@@ -45,13 +45,15 @@ $ErrorActionPreference = 'Stop'
 $ProgressPreference = 'SilentlyContinue'
 Set-StrictMode -Off
 
+# Assembly.Load, not Add-Type: Add-Type lives in Microsoft.PowerShell.Utility, which the bare
+# engine (System.Management.Automation alone) does not have. These ship with .NET itself.
 foreach ($assemblyName in @('System.Text.Json', 'System.Text.Encodings.Web', 'System.Net.Sockets', 'System.IO.Pipes')) {
-    try { Add-Type -AssemblyName $assemblyName } catch { }
+    try { [void][System.Reflection.Assembly]::Load($assemblyName) } catch { }
 }
 
 # The token proves to Node that this process is the host it started; tools must not see it.
 $script:Token = [string]$env:TOOLPACK_HOST_TOKEN
-Remove-Item -Path 'Env:TOOLPACK_HOST_TOKEN' -ErrorAction SilentlyContinue
+[System.Environment]::SetEnvironmentVariable('TOOLPACK_HOST_TOKEN', $null)
 
 $script:MaxLogsPerCall = 1000
 $script:MaxLogChars = 8000
@@ -397,7 +399,10 @@ function Send-StreamRecords {
 }
 
 function New-ToolpackSessionState {
-    $state = [System.Management.Automation.Runspaces.InitialSessionState]::CreateDefault()
+    # CreateDefault2, as pwsh's own console uses: the core engine, with every other module
+    # (Microsoft.PowerShell.Utility, .Management...) loaded on first use from PSModulePath.
+    # CreateDefault() imports those as snap-ins up front and throws where they are absent.
+    $state = [System.Management.Automation.Runspaces.InitialSessionState]::CreateDefault2()
     if ($IsWindows) { $state.ExecutionPolicy = [Microsoft.PowerShell.ExecutionPolicy]::Bypass }
     foreach ($name in @('ToolpackProjectRoot', 'DotbotProjectRoot')) {
         $state.Variables.Add([System.Management.Automation.Runspaces.SessionStateVariableEntry]::new($name, $ProjectRoot, 'The Toolpack project root'))

@@ -1,10 +1,10 @@
-// The PowerShell runner against a real pwsh. Every test here needs PowerShell 7 and is
-// skipped by name where it is not installed; pwsh-fake-host.test.ts covers the Node side
-// everywhere.
+// The PowerShell runner against a real pwsh: a full PowerShell 7.2+ or the bare engine
+// (tools/pwsh-engine). The fixture scripts use .NET APIs only, so every test here runs on
+// both; without any pwsh they are skipped, and pwsh-fake-host.test.ts covers the Node side.
 import { fileURLToPath } from 'node:url';
 import type { JsonSchema } from '@toolpack/core';
+import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findExecutable } from '../find-executable.ts';
 import { createToolRunner, type ToolRunner } from '../index.ts';
 import type { ToolProgress } from '../runner-types.ts';
 import {
@@ -19,8 +19,6 @@ import {
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const projectRoot = fixtures.replace(/[\\/]$/u, '');
-const hasPwsh = findExecutable(process.platform === 'win32' ? 'pwsh.exe' : 'pwsh') !== undefined;
-const needsPwsh = '(skipped: pwsh not installed)';
 
 function scriptTool(
   name: string,
@@ -91,7 +89,7 @@ describe('PowerShell runner with pwsh', () => {
   });
 
   it.skipIf(!hasPwsh)(
-    `binds named parameters and returns a string as text ${needsPwsh}`,
+    `${PWSH_TEST_TAG} binds named parameters and returns a string as text`,
     async () => {
       const tool = scriptTool(
         'Get-Greeting',
@@ -107,7 +105,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `returns objects as structuredContent with the project root set ${needsPwsh}`,
+    `${PWSH_TEST_TAG} returns objects as structuredContent with the project root set`,
     async () => {
       const result = await runner.call(scriptTool('Get-Info', { Count: { type: 'integer' } }), {
         Count: 2,
@@ -127,7 +125,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `round-trips data nested deeper than ConvertTo-Json allows ${needsPwsh}`,
+    `${PWSH_TEST_TAG} round-trips data nested deeper than ConvertTo-Json allows`,
     async () => {
       const result = await runner.call(scriptTool('Get-Deep', { Depth: { type: 'integer' } }), {
         Depth: 150,
@@ -142,7 +140,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `returns no content for $null and an array for several objects ${needsPwsh}`,
+    `${PWSH_TEST_TAG} returns no content for $null and an array for several objects`,
     async () => {
       expect(await runner.call(scriptTool('Get-Nothing'), {})).toEqual({ content: [] });
       expect(await runner.call(scriptTool('Get-List'), {})).toEqual({
@@ -152,7 +150,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `runs a dotbot tool folder with -Arguments and the dotbot globals ${needsPwsh}`,
+    `${PWSH_TEST_TAG} runs a dotbot tool folder with -Arguments and the dotbot globals`,
     async () => {
       const tool = makeTool({
         name: 'say_hello',
@@ -175,7 +173,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `refuses bad arguments before PowerShell sees them ${needsPwsh}`,
+    `${PWSH_TEST_TAG} refuses bad arguments before PowerShell sees them`,
     async () => {
       const tool = scriptTool('Get-Info', { Count: { type: 'integer', maximum: 100 } });
       const result = await runner.call(tool, { Count: 500 });
@@ -183,14 +181,17 @@ describe('PowerShell runner with pwsh', () => {
     },
   );
 
-  it.skipIf(!hasPwsh)(`reports a terminating error with file and line ${needsPwsh}`, async () => {
-    const result = await runner.call(scriptTool('Invoke-Throw'), {});
-    expect(result.isError).toBe(true);
-    expect(firstText(result)).toContain('The widget is broken.');
-    expect(firstText(result)).toMatch(/Invoke-Throw\.ps1:7\)/u);
-  });
+  it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} reports a terminating error with file and line`,
+    async () => {
+      const result = await runner.call(scriptTool('Invoke-Throw'), {});
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toContain('The widget is broken.');
+      expect(firstText(result)).toMatch(/Invoke-Throw\.ps1:7\)/u);
+    },
+  );
 
-  it.skipIf(!hasPwsh)(`applies the Write-Error rule ${needsPwsh}`, async () => {
+  it.skipIf(!hasPwsh)(`${PWSH_TEST_TAG} applies the Write-Error rule`, async () => {
     const only = await runner.call(scriptTool('Write-ErrorOnly'), {});
     expect(only.isError).toBe(true);
     expect(firstText(only)).toContain('Could not reach the widget service.');
@@ -203,7 +204,7 @@ describe('PowerShell runner with pwsh', () => {
   });
 
   it.skipIf(!hasPwsh)(
-    `captures every stream as logs and Write-Progress as progress ${needsPwsh}`,
+    `${PWSH_TEST_TAG} captures every stream as logs and Write-Progress as progress`,
     async () => {
       const logs: string[] = [];
       const progress: ToolProgress[] = [];
@@ -231,7 +232,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `keeps console writes and native output away from the channel ${needsPwsh}`,
+    `${PWSH_TEST_TAG} keeps console writes and native output away from the channel`,
     async () => {
       const result = await runner.call(scriptTool('Write-Junk'), {});
       expect(result).toEqual({ content: [{ type: 'text', text: 'clean result' }] });
@@ -239,7 +240,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `isolates script calls: each gets a fresh runspace ${needsPwsh}`,
+    `${PWSH_TEST_TAG} isolates script calls: each gets a fresh runspace`,
     async () => {
       const first = await runner.call(scriptTool('Set-Global'), {});
       const second = await runner.call(scriptTool('Set-Global'), {});
@@ -252,7 +253,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `shares state between calls of one module, one call at a time ${needsPwsh}`,
+    `${PWSH_TEST_TAG} shares state between calls of one module, one call at a time`,
     async () => {
       const start = (
         (await runner.call(addCount, { By: 0 })).structuredContent as { Count: number }
@@ -264,7 +265,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `re-imports a module after reloadModules() ${needsPwsh}`,
+    `${PWSH_TEST_TAG} re-imports a module after reloadModules()`,
     async () => {
       await runner.call(addCount, { By: 5 });
       runner.reloadModules([counterModule]);
@@ -285,7 +286,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `runs 50 concurrent script calls in parallel runspaces ${needsPwsh}`,
+    `${PWSH_TEST_TAG} runs 50 concurrent script calls in parallel runspaces`,
     async () => {
       const tool = scriptTool('Get-Slow', { N: { type: 'integer' } });
       const results = await Promise.all(
@@ -307,7 +308,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `stops a pipeline at the timeout and keeps the host ${needsPwsh}`,
+    `${PWSH_TEST_TAG} stops a pipeline at the timeout and keeps the host`,
     async () => {
       const pid = runner.stats().pwshHostPid;
       const started = Date.now();
@@ -326,7 +327,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `kills and restarts the host when a pipeline cannot be stopped ${needsPwsh}`,
+    `${PWSH_TEST_TAG} kills and restarts the host when a pipeline cannot be stopped`,
     async () => {
       const pid = runner.stats().pwshHostPid as number;
       const result = await runner.call(scriptTool('Wait-Unstoppable'), {}, { timeoutMs: 500 });
@@ -344,7 +345,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `survives a tool that exits the host process; the next call succeeds ${needsPwsh}`,
+    `${PWSH_TEST_TAG} survives a tool that exits the host process; the next call succeeds`,
     async () => {
       const result = await runner.call(scriptTool('Stop-Host'), {});
       expect(result.isError).toBe(true);
@@ -360,7 +361,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `caps 100 MB of console output and a 5 MB result ${needsPwsh}`,
+    `${PWSH_TEST_TAG} caps 100 MB of console output and a 5 MB result`,
     async () => {
       const before = retainedBytes();
       const result = await runner.call(scriptTool('Write-Flood'), {}, { timeoutMs: 60_000 });
@@ -374,7 +375,7 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh || !hasProc)(
-    `close() leaves no child process ${needsPwsh}`,
+    `${PWSH_TEST_TAG} close() leaves no child process`,
     async () => {
       const own = createToolRunner({ projectRoot: fixtures });
       const before = new Set(listDescendants());
