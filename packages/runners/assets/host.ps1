@@ -28,7 +28,8 @@
 
     Script and tool-folder calls each get a fresh runspace, taken from a pool that is kept
     filled in the background (Runspace.OpenAsync), used once and disposed. Module calls run
-    in one runspace per module (the module imported once), one call at a time, so module
+    in one runspace per module (the module imported once, by an explicit Import-Module pipeline
+    that must have completed before the first call starts), one call at a time, so module
     state persists between calls.
 
     The main loop is single-threaded: it waits on the channel and on every running
@@ -470,20 +471,75 @@ function Get-OpenedRunspace {
 function Get-ModuleSlot {
     param([string] $ModulePath)
     if ($script:Modules.ContainsKey($ModulePath)) { return $script:Modules[$ModulePath] }
-    $state = $script:SessionState.Clone()
-    $state.ImportPSModule([string[]]@($ModulePath))
-    $state.ThrowOnRunspaceOpenError = $true
-    $runspace = [System.Management.Automation.Runspaces.RunspaceFactory]::CreateRunspace($state)
+    # The module is imported by a pipeline of our own (Start-ModuleImport), not through the
+    # InitialSessionState: PowerShell reports a runspace Opened *before* it imports the
+    # InitialSessionState's modules (LocalConnection.DoOpenHelper sets Opened, then
+    # BindRunspace imports), so a call started on Opened could find the function missing or
+    # the import's pipeline still running.
+    $runspace = [System.Management.Automation.Runspaces.RunspaceFactory]::CreateRunspace($script:SessionState)
     # One thread for the module's whole life: some modules keep thread-affine state.
     $runspace.ThreadOptions = [System.Management.Automation.Runspaces.PSThreadOptions]::ReuseThread
     $runspace.OpenAsync()
-    $slot = @{ Path = $ModulePath; Runspace = $runspace; Queue = [System.Collections.Generic.Queue[hashtable]]::new(); Busy = $null; Forgotten = $false }
+    $slot = @{
+        Path = $ModulePath; Runspace = $runspace; Queue = [System.Collections.Generic.Queue[hashtable]]::new()
+        Busy = $null; Forgotten = $false; Ready = $false; ImportShell = $null; ImportTask = $null
+    }
     $script:Modules[$ModulePath] = $slot
     return $slot
 }
 
+function Start-ModuleImport {
+    param([hashtable] $Slot)
+    $shell = [System.Management.Automation.PowerShell]::Create()
+    $shell.Runspace = $Slot['Runspace']
+    [void]$shell.AddCommand('Import-Module').AddParameter('Name', [string]$Slot['Path']).AddParameter('ErrorAction', 'Stop')
+    try {
+        $Slot['ImportTask'] = $shell.InvokeAsync()
+        $Slot['ImportShell'] = $shell
+    } catch {
+        # Still busy finishing its own opening: the next turn of the loop tries again.
+        $shell.Dispose()
+    }
+}
+
+function Complete-ModuleImport {
+    # Returns the reason the import failed, or $null once the module is ready.
+    param([hashtable] $Slot)
+    $task = $Slot['ImportTask']
+    $shell = $Slot['ImportShell']
+    $Slot['ImportTask'] = $null
+    $Slot['ImportShell'] = $null
+    $reason = $null
+    if ($task.IsFaulted) {
+        $reason = [string]$task.Exception.GetBaseException().Message
+    } elseif ($shell.Streams.Error.Count -gt 0) {
+        $reason = [string]$shell.Streams.Error[0].Exception.Message
+    }
+    $shell.Dispose()
+    if ($null -eq $reason) { $Slot['Ready'] = $true }
+    return $reason
+}
+
+function Remove-ModuleSlot {
+    # Fails the calls waiting for a module that cannot be imported and drops its runspace.
+    param([hashtable] $Slot, [string] $Reason)
+    while ($Slot['Queue'].Count -gt 0) {
+        $queued = $Slot['Queue'].Dequeue()
+        Send-Failure $queued "Cannot import module $($Slot['Path']): $Reason"
+    }
+    # Only a forgotten slot has left $script:Modules already (and a newer one may stand there).
+    if (-not $Slot['Forgotten']) { [void]$script:Modules.Remove([string]$Slot['Path']) }
+    [void]$script:RetiredSlots.Remove($Slot)
+    try { $Slot['Runspace'].Dispose() } catch { }
+}
+
 function Update-ModuleSlot {
     param([hashtable] $Slot)
+    if ($null -ne $Slot['ImportTask']) {
+        if (-not $Slot['ImportTask'].IsCompleted) { return }
+        $reason = Complete-ModuleImport $Slot
+        if ($null -ne $reason) { Remove-ModuleSlot $Slot $reason; return }
+    }
     if ($null -ne $Slot['Busy']) { return }
     if ($Slot['Forgotten'] -and $Slot['Queue'].Count -eq 0) {
         # A forgotten module's runspace ends once the calls already given to it are done.
@@ -496,14 +552,11 @@ function Update-ModuleSlot {
     if ($state -ne 'Opened') {
         $reason = 'the runspace could not be opened'
         if ($null -ne $Slot['Runspace'].RunspaceStateInfo.Reason) { $reason = [string]$Slot['Runspace'].RunspaceStateInfo.Reason.Message }
-        while ($Slot['Queue'].Count -gt 0) {
-            $queued = $Slot['Queue'].Dequeue()
-            Send-Failure $queued "Cannot import module $($Slot['Path']): $reason"
-        }
-        # Only a forgotten slot has left $script:Modules already (and a newer one may stand there).
-        if (-not $Slot['Forgotten']) { [void]$script:Modules.Remove([string]$Slot['Path']) }
-        [void]$script:RetiredSlots.Remove($Slot)
-        try { $Slot['Runspace'].Dispose() } catch { }
+        Remove-ModuleSlot $Slot $reason
+        return
+    }
+    if (-not $Slot['Ready']) {
+        Start-ModuleImport $Slot
         return
     }
     if ($Slot['Queue'].Count -gt 0) {
@@ -699,8 +752,7 @@ function Test-Opening {
         if ($runspace.RunspaceStateInfo.State -ne 'Opened') { return $true }
     }
     foreach ($slot in $script:Modules.Values) {
-        $state = $slot['Runspace'].RunspaceStateInfo.State
-        if ($state -eq 'BeforeOpen' -or $state -eq 'Opening') { return $true }
+        if (-not $slot['Ready']) { return $true }
     }
     return ($script:Closing.Count -gt 0 -or $script:PendingScripts.Count -gt 0)
 }
@@ -745,6 +797,9 @@ try {
         $waitList.Add($readTask)
         foreach ($call in $script:Calls.Values) {
             if ($null -ne $call['Task']) { $waitList.Add($call['Task']) }
+        }
+        foreach ($slot in (Get-AllModuleSlots)) {
+            if ($null -ne $slot['ImportTask']) { $waitList.Add($slot['ImportTask']) }
         }
         $timeout = 1000
         if ($waitList.Count -gt 1 -or (Test-Opening)) { $timeout = 50 }

@@ -265,6 +265,51 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} runs a module's first call only after the module has been imported`,
+    async () => {
+      // PowerShell marks a runspace Opened before it imports the InitialSessionState's
+      // modules; a call started then finds no function or a pipeline already running.
+      const slow = makeTool({
+        name: 'Get-ImportedAt',
+        invocation: {
+          runner: 'pwsh',
+          mode: 'module',
+          modulePath: 'modules/SlowImport/SlowImport.psm1',
+          functionName: 'Get-ImportedAt',
+        },
+      });
+      const results = await Promise.all(
+        Array.from({ length: 3 }, () => runner.call(slow, {}, { timeoutMs: 60_000 })),
+      );
+      for (const result of results) {
+        expect(firstText(result)).not.toContain('failed');
+        expect(result.structuredContent).toEqual({ ImportedAt: expect.any(Number) });
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} answers calls to a module that cannot be imported with the reason`,
+    async () => {
+      const missing = makeTool({
+        name: 'Get-Missing',
+        invocation: {
+          runner: 'pwsh',
+          mode: 'module',
+          modulePath: 'modules/Missing/Missing.psm1',
+          functionName: 'Get-Missing',
+        },
+      });
+      const result = await runner.call(missing, {}, { timeoutMs: 60_000 });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toContain('Cannot import module');
+      expect(firstText(result)).toContain('Missing.psm1');
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} re-imports a module after reloadModules()`,
     async () => {
       await runner.call(addCount, { By: 5 });
