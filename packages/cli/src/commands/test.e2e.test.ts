@@ -1,20 +1,27 @@
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { describe, expect, it } from 'vitest';
 import { startMcp } from '../testing/run-mcp.ts';
+import { findOnPath } from './test/find-on-path.ts';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..');
 const examples = path.join(repo, 'examples');
 const fixtures = path.join(import.meta.dirname, 'test', 'fixtures');
 
-const hasPwsh =
-  spawnSync('pwsh', ['-NoLogo', '-NoProfile', '-NonInteractive', '-Command', '1'], {
-    timeout: 30_000,
-  }).status === 0;
-
 // --no-cache: no .toolpack/cache left in the examples and fixtures.
-const mcp = (args: string[], cwd: string) =>
-  startMcp([...args, ...(args[0] === 'test' ? ['--no-cache'] : [])], { cwd });
+const mcp = (args: string[], cwd: string, env?: NodeJS.ProcessEnv) =>
+  startMcp([...args, ...(args[0] === 'test' ? ['--no-cache'] : [])], { cwd, env });
+
+/** This environment without any pwsh: the folders of PATH that hold one are left out. */
+function withoutPwsh(): NodeJS.ProcessEnv {
+  const dirs = (process.env.PATH ?? '').split(path.delimiter);
+  return {
+    ...process.env,
+    PATH: dirs
+      .filter((dir) => findOnPath('pwsh', { PATH: dir }) === undefined)
+      .join(path.delimiter),
+  };
+}
 
 interface Report {
   results: {
@@ -114,63 +121,52 @@ describe.concurrent('mcp test', () => {
     expect(stdout).toMatch(/^1 passed, 1 failed$/m);
   });
 
-  it('gives dotbot-style tests a stdio server command (TOOLPACK_TEST_SERVE) that answers line by line', async () => {
-    const { code, stdout } = await mcp(['test', '--tools-dir', 'dotbot-process/tools'], fixtures);
-    expect(stdout).toMatch(/^ok {3}echo_text {2}\(dotbot-process\/tools\/echo-text\/test\.mjs\)$/m);
-    expect(stdout).toMatch(
-      hasPwsh
-        ? /^ok {3}echo_ps/m
-        : /^skip echo_ps {4}test\.ps1 needs PowerShell 7 \(pwsh\), which is not on PATH$/m,
-    );
-    expect(code).toBe(0);
-  });
+  it.skipIf(!hasPwsh)(
+    `gives dotbot-style tests a stdio server command (TOOLPACK_TEST_SERVE) that answers line by line ${PWSH_TEST_TAG}`,
+    async () => {
+      const { code, stdout } = await mcp(['test', '--tools-dir', 'dotbot-process/tools'], fixtures);
+      expect(stdout).toMatch(
+        /^ok {3}echo_text {2}\(dotbot-process\/tools\/echo-text\/test\.mjs\)$/m,
+      );
+      // A test.ps1 with a -Process parameter gets the server process.
+      expect(stdout).toMatch(/^ok {3}echo_ps {4}\(dotbot-process\/tools\/echo-ps\/test\.ps1\)$/m);
+      expect(code).toBe(0);
+    },
+  );
 
   it('reports test.ps1 files as skipped with the reason where pwsh is missing', async () => {
     const { code, stdout } = await mcp(
       ['test', '--tools-dir', 'pwsh-helpers/tools', '--json'],
       fixtures,
+      withoutPwsh(),
     );
     const report = JSON.parse(stdout) as Report;
-    if (hasPwsh) {
-      expect(report.summary).toEqual({ passed: 1, failed: 1, skipped: 0 });
-      return;
-    }
-    expect(report.results).toEqual([
-      expect.objectContaining({
-        name: 'shout',
+    expect(report.results.map(({ name, status, reason }) => ({ name, status, reason }))).toEqual(
+      ['grumble', 'shout', 'whisper'].map((name) => ({
+        name,
         status: 'skipped',
         reason: 'test.ps1 needs PowerShell 7 (pwsh), which is not on PATH',
-      }),
-      expect.objectContaining({
-        name: 'whisper',
-        status: 'skipped',
-        reason: 'test.ps1 needs PowerShell 7 (pwsh), which is not on PATH',
-      }),
-    ]);
+      })),
+    );
     expect(code).toBe(0);
   });
 
   it.skipIf(!hasPwsh)(
-    'runs test.ps1 with Invoke-ToolpackTool and Assert-ToolpackEqual, failing on a throw with its line (needs pwsh)',
+    `runs test.ps1 with the helpers and reports a failure at the test's line, not the helper's ${PWSH_TEST_TAG}`,
     async () => {
       const { code, stdout } = await mcp(['test', '--tools-dir', 'pwsh-helpers/tools'], fixtures);
       expect(stdout).toMatch(/^ok {3}shout {4}\(pwsh-helpers\/tools\/shout\/test\.ps1\)$/m);
+      // Assert-ToolpackEqual's throw, at the test.ps1 line that called it.
       expect(stdout).toMatch(
-        /^FAIL whisper {2}test\.ps1: Assertion failed: whispers in capitals\. Expected "HEY", got "hey"\. \(at .*test\.ps1:3\)$/m,
+        /^FAIL whisper {2}test\.ps1: Assertion failed: whispers in capitals\. Expected "HEY", got "hey"\. \(at \S*pwsh-helpers[\\/]tools[\\/]whisper[\\/]test\.ps1:3\)$/m,
       );
+      // Invoke-ToolpackTool's throw on an error result, likewise.
+      expect(stdout).toMatch(
+        /^FAIL grumble {2}test\.ps1: grumble answered with an error: .*exited with code 3.* \(at \S*pwsh-helpers[\\/]tools[\\/]grumble[\\/]test\.ps1:3\)$/m,
+      );
+      expect(stdout).not.toMatch(/toolpack-test-helpers\.ps1/);
+      expect(stdout).toMatch(/^1 passed, 2 failed$/m);
       expect(code).toBe(1);
-    },
-  );
-
-  it.skipIf(!hasPwsh)(
-    'passes -Process to a dotbot test.ps1 written for a stdio server (needs pwsh)',
-    async () => {
-      const { code, stdout } = await mcp(
-        ['test', '--tools-dir', 'dotbot-process/tools', '--include', 'echo_ps'],
-        fixtures,
-      );
-      expect(stdout).toMatch(/^ok {3}echo_ps {2}\(dotbot-process\/tools\/echo-ps\/test\.ps1\)$/m);
-      expect(code).toBe(0);
     },
   );
 

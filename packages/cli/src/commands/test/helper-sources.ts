@@ -126,6 +126,9 @@ export async function callTool(name, args = {}, options = {}) {
 export const POWERSHELL_TEST_HELPERS = String.raw`# Written by mcp test and dot-sourced into every test.ps1 it runs.
 # $env:TOOLPACK_TEST_SERVER is an MCP server (Streamable HTTP) serving the project's tools.
 
+# Only the engine's own cmdlets and .NET APIs: these helpers run on any PowerShell 7.2+,
+# including an engine without the built-in modules (no ConvertTo-Json, Join-Path, Select-Object).
+
 $script:ToolpackHttp = $null
 $script:ToolpackSession = $null
 $script:ToolpackNextId = 1
@@ -141,6 +144,144 @@ function Get-ToolpackMember {
     return $property.Value
 }
 
+function ConvertTo-ToolpackJson {
+    <#
+    .SYNOPSIS
+    The compact JSON text of a value: dictionaries and objects with their keys in ordinal order
+    (so two objects with the same members compare equal), numbers by value (5 and 5L alike).
+    #>
+    param([AllowNull()]$InputObject, [int]$Depth = 100)
+    $builder = [System.Text.StringBuilder]::new()
+    Write-ToolpackJsonValue -Builder $builder -Value $InputObject -Depth $Depth
+    $builder.ToString()
+}
+
+function Write-ToolpackJsonString {
+    param([Parameter(Mandatory)][System.Text.StringBuilder]$Builder, [AllowEmptyString()][string]$Text)
+    $escaped = [System.Text.RegularExpressions.Regex]::Replace($Text, '[\u0000-\u001f"\\]', [System.Text.RegularExpressions.MatchEvaluator]{
+        param($match)
+        switch ([int]$match.Value[0]) {
+            0x22 { return '\"' }
+            0x5c { return '\\' }
+            0x0a { return '\n' }
+            0x0d { return '\r' }
+            0x09 { return '\t' }
+            default { return '\u' + ([int]$match.Value[0]).ToString('x4') }
+        }
+    })
+    [void]$Builder.Append('"').Append($escaped).Append('"')
+}
+
+function Write-ToolpackJsonMembers {
+    param([Parameter(Mandatory)][System.Text.StringBuilder]$Builder, [Parameter(Mandatory)][System.Collections.IDictionary]$Members, [int]$Depth)
+    $names = [string[]]@($Members.Keys | ForEach-Object { [string]$_ })
+    [System.Array]::Sort($names, [System.StringComparer]::Ordinal)
+    [void]$Builder.Append('{')
+    $first = $true
+    foreach ($name in $names) {
+        if (-not $first) { [void]$Builder.Append(',') }
+        $first = $false
+        Write-ToolpackJsonString -Builder $Builder -Text $name
+        [void]$Builder.Append(':')
+        Write-ToolpackJsonValue -Builder $Builder -Value $Members[$name] -Depth ($Depth - 1)
+    }
+    [void]$Builder.Append('}')
+}
+
+function Write-ToolpackJsonValue {
+    param([Parameter(Mandatory)][System.Text.StringBuilder]$Builder, [AllowNull()]$Value, [int]$Depth)
+    if ($Value -is [System.Management.Automation.PSObject] -and $Value.BaseObject -isnot [System.Management.Automation.PSCustomObject]) {
+        $Value = $Value.BaseObject
+    }
+    $invariant = [System.Globalization.CultureInfo]::InvariantCulture
+    if ($null -eq $Value -or $Value -is [System.DBNull]) { [void]$Builder.Append('null'); return }
+    if ($Value -is [string] -or $Value -is [char]) { Write-ToolpackJsonString -Builder $Builder -Text ([string]$Value); return }
+    if ($Value -is [bool]) { [void]$Builder.Append($(if ($Value) { 'true' } else { 'false' })); return }
+    if ($Value -is [System.Enum]) { Write-ToolpackJsonString -Builder $Builder -Text $Value.ToString(); return }
+    if ($Value -is [double] -or $Value -is [float]) {
+        $number = [double]$Value
+        if ([double]::IsNaN($number) -or [double]::IsInfinity($number)) {
+            Write-ToolpackJsonString -Builder $Builder -Text $number.ToString($invariant)
+        } else {
+            [void]$Builder.Append($number.ToString('R', $invariant))
+        }
+        return
+    }
+    if (($Value -is [System.IConvertible] -and $Value.GetType().IsPrimitive) -or $Value -is [decimal] -or $Value -is [System.Numerics.BigInteger]) {
+        [void]$Builder.Append(([System.IFormattable]$Value).ToString($null, $invariant))
+        return
+    }
+    if ($Value -is [datetime]) { Write-ToolpackJsonString -Builder $Builder -Text $Value.ToString('o', $invariant); return }
+    if ($Value -is [System.DateTimeOffset]) { Write-ToolpackJsonString -Builder $Builder -Text $Value.ToString('o', $invariant); return }
+    if ($Value -is [guid] -or $Value -is [uri] -or $Value -is [version] -or $Value -is [timespan]) {
+        Write-ToolpackJsonString -Builder $Builder -Text $Value.ToString()
+        return
+    }
+    if ($Depth -lt 0) { Write-ToolpackJsonString -Builder $Builder -Text ([string]$Value); return }
+    if ($Value -is [System.Collections.IDictionary]) { Write-ToolpackJsonMembers -Builder $Builder -Members $Value -Depth $Depth; return }
+    if ($Value -is [System.Collections.IEnumerable]) {
+        [void]$Builder.Append('[')
+        $first = $true
+        foreach ($item in $Value) {
+            if (-not $first) { [void]$Builder.Append(',') }
+            $first = $false
+            Write-ToolpackJsonValue -Builder $Builder -Value $item -Depth ($Depth - 1)
+        }
+        [void]$Builder.Append(']')
+        return
+    }
+    # A [pscustomobject] or any other object: its readable properties, as ConvertTo-Json does.
+    $members = [System.Collections.Specialized.OrderedDictionary]::new()
+    foreach ($property in ([System.Management.Automation.PSObject]::AsPSObject($Value)).Properties) {
+        if (-not $property.IsGettable) { continue }
+        try { $members[$property.Name] = $property.Value } catch { $members[$property.Name] = $null }
+    }
+    Write-ToolpackJsonMembers -Builder $Builder -Members $members -Depth $Depth
+}
+
+function ConvertFrom-ToolpackJson {
+    <#
+    .SYNOPSIS
+    ConvertFrom-Json's objects from JSON text: [pscustomobject] for objects, object[] for arrays,
+    [long] for whole numbers and [double] for the others.
+    #>
+    param([Parameter(Mandatory)][string]$Json)
+    $document = [System.Text.Json.JsonDocument]::Parse($Json, [System.Text.Json.JsonDocumentOptions]@{ MaxDepth = 1000 })
+    try {
+        ConvertFrom-ToolpackJsonElement -Element $document.RootElement
+    } finally {
+        $document.Dispose()
+    }
+}
+
+function ConvertFrom-ToolpackJsonElement {
+    param([Parameter(Mandatory)]$Element)
+    switch ($Element.ValueKind) {
+        ([System.Text.Json.JsonValueKind]::Object) {
+            $members = [ordered]@{}
+            foreach ($property in $Element.EnumerateObject()) {
+                $members[$property.Name] = ConvertFrom-ToolpackJsonElement -Element $property.Value
+            }
+            return [pscustomobject]$members
+        }
+        ([System.Text.Json.JsonValueKind]::Array) {
+            $items = [System.Collections.Generic.List[object]]::new()
+            foreach ($item in $Element.EnumerateArray()) { $items.Add((ConvertFrom-ToolpackJsonElement -Element $item)) }
+            # The comma keeps an array (even an empty one) one value on the pipeline.
+            return , $items.ToArray()
+        }
+        ([System.Text.Json.JsonValueKind]::String) { return $Element.GetString() }
+        ([System.Text.Json.JsonValueKind]::Number) {
+            $whole = 0L
+            if ($Element.TryGetInt64([ref]$whole)) { return $whole }
+            return $Element.GetDouble()
+        }
+        ([System.Text.Json.JsonValueKind]::True) { return $true }
+        ([System.Text.Json.JsonValueKind]::False) { return $false }
+        default { return $null }
+    }
+}
+
 function Send-ToolpackMessage {
     param([Parameter(Mandatory)][System.Collections.IDictionary]$Message)
     if (-not $env:TOOLPACK_TEST_SERVER) {
@@ -150,7 +291,7 @@ function Send-ToolpackMessage {
         $script:ToolpackHttp = [System.Net.Http.HttpClient]::new()
         $script:ToolpackHttp.Timeout = [TimeSpan]::FromMinutes(10)
     }
-    $json = ConvertTo-Json -InputObject $Message -Depth 100 -Compress
+    $json = ConvertTo-ToolpackJson -InputObject $Message
     $request = [System.Net.Http.HttpRequestMessage]::new([System.Net.Http.HttpMethod]::Post, $env:TOOLPACK_TEST_SERVER)
     $request.Content = [System.Net.Http.StringContent]::new($json, [System.Text.UTF8Encoding]::new($false), 'application/json')
     [void]$request.Headers.TryAddWithoutValidation('Accept', 'application/json, text/event-stream')
@@ -181,10 +322,10 @@ function Read-ToolpackAnswer {
     if ($mediaType -eq 'text/event-stream') {
         foreach ($block in ($Sent.Text -split '\r?\n\r?\n')) {
             $data = @(($block -split '\r?\n') | Where-Object { $_.StartsWith('data:') } | ForEach-Object { $_.Substring(5).TrimStart() }) -join [char]10
-            if ($data) { $messages.Add((ConvertFrom-Json -InputObject $data -Depth 100)) }
+            if ($data) { $messages.Add((ConvertFrom-ToolpackJson -Json $data)) }
         }
     } elseif ($Sent.Text.Trim()) {
-        $messages.Add((ConvertFrom-Json -InputObject $Sent.Text -Depth 100))
+        $messages.Add((ConvertFrom-ToolpackJson -Json $Sent.Text))
     }
     foreach ($message in $messages) {
         $messageId = Get-ToolpackMember $message 'id'
@@ -278,8 +419,8 @@ function Assert-ToolpackEqual {
         [AllowNull()]$Expected,
         [string]$Message = 'the values differ'
     )
-    $actualJson = ConvertTo-Json -InputObject $Actual -Depth 100 -Compress
-    $expectedJson = ConvertTo-Json -InputObject $Expected -Depth 100 -Compress
+    $actualJson = ConvertTo-ToolpackJson -InputObject $Actual
+    $expectedJson = ConvertTo-ToolpackJson -InputObject $Expected
     if ($actualJson -cne $expectedJson) {
         throw ('Assertion failed: ' + $Message + '. Expected ' + $expectedJson + ', got ' + $actualJson + '.')
     }
@@ -308,10 +449,10 @@ function Disconnect-ToolpackTestServer {
 function Start-ToolpackStdioServer {
     # dotbot's tests take the server process (-Process) and write JSON-RPC lines to its stdin.
     # $env:TOOLPACK_TEST_SERVE is the mcp serve command line, as a JSON array.
-    $command = @(ConvertFrom-Json -InputObject $env:TOOLPACK_TEST_SERVE)
+    $command = ConvertFrom-ToolpackJson -Json $env:TOOLPACK_TEST_SERVE
     $info = [System.Diagnostics.ProcessStartInfo]::new()
     $info.FileName = [string]$command[0]
-    foreach ($argument in @($command | Select-Object -Skip 1)) { $info.ArgumentList.Add([string]$argument) }
+    for ($index = 1; $index -lt $command.Count; $index++) { $info.ArgumentList.Add([string]$command[$index]) }
     $info.UseShellExecute = $false
     $info.RedirectStandardInput = $true
     $info.RedirectStandardOutput = $true
@@ -319,7 +460,7 @@ function Start-ToolpackStdioServer {
     $info.StandardOutputEncoding = [System.Text.UTF8Encoding]::new($false)
     $process = [System.Diagnostics.Process]::Start($info)
     # An MCP server answers only after initialize; dotbot's tests go straight to tools/call.
-    $initialize = ConvertTo-Json -Compress -Depth 10 -InputObject ([ordered]@{
+    $initialize = ConvertTo-ToolpackJson -InputObject ([ordered]@{
         jsonrpc = '2.0'
         id      = 0
         method  = 'initialize'
@@ -355,11 +496,39 @@ $ErrorActionPreference = 'Stop'
 $ProgressPreference = 'SilentlyContinue'
 $global:ToolpackProjectRoot = $ToolpackTestProjectRoot
 $global:DotbotProjectRoot = $ToolpackTestProjectRoot
-. (Join-Path $PSScriptRoot 'toolpack-test-helpers.ps1')
+$ToolpackHelpersFile = [System.IO.Path]::Combine($PSScriptRoot, 'toolpack-test-helpers.ps1')
+. $ToolpackHelpersFile
+
+function Write-ToolpackFailurePosition {
+    # A helper's throw (Assert-ToolpackEqual, Invoke-ToolpackTool) is positioned at its own throw
+    # statement; the line to fix is where the test called it: the innermost stack frame outside
+    # the files mcp test wrote.
+    param([Parameter(Mandatory)][System.Management.Automation.ErrorRecord]$Record)
+    $ours = @($ToolpackHelpersFile, $PSCommandPath)
+    foreach ($frame in ([string]$Record.ScriptStackTrace -split '
+?
+')) {
+        $found = [System.Text.RegularExpressions.Regex]::Match($frame, '^at .*, (?<file>.+): line (?<line>\d+)$')
+        if (-not $found.Success) { continue }
+        $file = $found.Groups['file'].Value
+        if ($file -eq '<No file>' -or $ours -contains $file) { continue }
+        if ($file -eq $Record.InvocationInfo.ScriptName) {
+            # The error is the test's own: PowerShell's message has the column and the code.
+            break
+        }
+        $line = [int]$found.Groups['line'].Value
+        [Console]::Error.WriteLine('At ' + $file + ':' + $line)
+        $code = @([System.IO.File]::ReadAllLines($file))
+        if ($line -ge 1 -and $line -le $code.Count) { [Console]::Error.WriteLine('+ ' + $code[$line - 1].Trim()) }
+        return
+    }
+    $position = $Record.InvocationInfo.PositionMessage
+    if ($position) { [Console]::Error.WriteLine($position) }
+}
 
 $ToolpackTestServerProcess = $null
 try {
-    Set-Location -LiteralPath (Split-Path -Parent $ToolpackTestFile)
+    [void]$ExecutionContext.SessionState.Path.SetLocation([System.Management.Automation.WildcardPattern]::Escape([System.IO.Path]::GetDirectoryName($ToolpackTestFile)))
     $ToolpackTestCommand = Get-Command -Name $ToolpackTestFile -CommandType ExternalScript
     if ($ToolpackTestCommand.Parameters.ContainsKey('Process')) {
         $ToolpackTestServerProcess = Start-ToolpackStdioServer
@@ -369,8 +538,7 @@ try {
     }
 } catch {
     [Console]::Error.WriteLine('TOOLPACK_TEST_FAILED: ' + $_.Exception.Message)
-    $position = $_.InvocationInfo.PositionMessage
-    if ($position) { [Console]::Error.WriteLine($position) }
+    Write-ToolpackFailurePosition -Record $_
     exit 1
 } finally {
     Disconnect-ToolpackTestServer

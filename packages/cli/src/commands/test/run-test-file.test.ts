@@ -14,6 +14,12 @@ describe('reading why a test file failed', () => {
         'Assertion failed: echoes the text. Expected "hello", got "HELLO". (at /work/tools/echo/test.ps1:7)',
       detail: 'ok: called the tool',
     });
+    // run-test.ps1's caller position for a helper's throw: no column.
+    expect(
+      readPowerShellFailure(
+        'TOOLPACK_TEST_FAILED: shout answered with an error: no\nAt C:\\t\\test.ps1:12\n+ Invoke-ToolpackTool -Name shout\n',
+      ),
+    ).toMatchObject({ reason: 'shout answered with an error: no (at C:\\t\\test.ps1:12)' });
     expect(readPowerShellFailure('checking\nexit code was 3\n')).toEqual({
       reason: 'exited non-zero after: exit code was 3',
       detail: 'checking\nexit code was 3',

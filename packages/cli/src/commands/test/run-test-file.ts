@@ -177,9 +177,14 @@ export function readPowerShellFailure(output: string): FailureReading | undefine
       : { reason: `exited non-zero after: ${last}`, detail: tail(output) };
   }
   const message = (lines[index] ?? '').slice('TOOLPACK_TEST_FAILED: '.length).trim();
-  const at = /^At (.+:\d+) char:\d+/.exec(lines[index + 1]?.trim() ?? '');
+  // PowerShell's own position message has a column; run-test.ps1's caller position does not.
+  // A line a child process wrote to the shared stderr may come between.
+  const at = lines
+    .slice(index + 1, index + 4)
+    .map((line) => /^At (.+?:\d+)(?: char:\d+)?$/.exec(line.trim()))
+    .find((match) => match !== null);
   return {
-    reason: at === null ? message : `${message} (at ${at[1]})`,
+    reason: at === undefined ? message : `${message} (at ${at[1]})`,
     // What the test printed before it failed, then PowerShell's position message.
     detail: tail(lines.slice(0, index).join('\n'), 10),
   };
