@@ -1,6 +1,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fixtures,
@@ -14,14 +15,12 @@ import {
   type JsonRpcMessage,
   type SpawnedServer,
 } from './system-helpers.ts';
-import { findExecutable } from './find-pwsh.ts';
 
 const TIMEOUT_MS = 2_000;
 /** What "answered in time" means (issue 9): the call's timeout plus one second. */
 const DEADLINE_MS = TIMEOUT_MS + 1_000;
 /** The runner's default stopGraceMs. */
 const STOP_GRACE_MS = 2_000;
-const hasPwsh = findExecutable('pwsh') !== undefined;
 
 /** Every `sleep 4242.N` a fault fixture starts, so orphans are found wherever they went. */
 const FIXTURE_MARKER = 'sleep 4242.';
@@ -220,7 +219,7 @@ describe('a tool file deleted during a call', () => {
 
 describe('PowerShell host faults', () => {
   it.skipIf(!hasPwsh)(
-    'answers the running call and restarts the host when pwsh is killed (needs pwsh on PATH)',
+    `${PWSH_TEST_TAG} answers the running call and restarts the host when pwsh is killed`,
     // Starting pwsh twice (first host, then its restart) can take seconds each.
     { timeout: 60_000 },
     async () => {
@@ -251,6 +250,8 @@ describe('PowerShell host faults', () => {
         const { answer, ms } = await pending;
         expect(ms).toBeLessThan(10_000 + 1_000);
         expect(answer.result?.isError).toBe(true);
+        // The host's death ended the call, not an error of the script itself.
+        expect(textOf(answer)).toMatch(/PowerShell host was killed/);
         const after = await peer.call('Get_Alive');
         expect(after.answer.result?.isError).not.toBe(true);
       } finally {
