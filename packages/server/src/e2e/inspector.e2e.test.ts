@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
 import { afterAll, describe, expect, it } from 'vitest';
 import { childEnv, cliBin, examples, repo } from './serve-helpers.ts';
 
@@ -9,8 +10,6 @@ import { childEnv, cliBin, examples, repo } from './serve-helpers.ts';
 // client would. It is a devDependency, so it runs offline.
 const inspector = path.join(repo, 'packages', 'server', 'node_modules', '.bin', 'mcp-inspector');
 const hasInspector = existsSync(inspector);
-const hasPwsh =
-  spawnSync('pwsh', ['-NoProfile', '-Command', 'exit 0'], { stdio: 'ignore' }).status === 0;
 const home = mkdtempSync(path.join(os.tmpdir(), 'toolpack-inspector-home-'));
 
 afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -154,7 +153,7 @@ describe.skipIf(!hasInspector)('MCP Inspector CLI against mcp serve (stdio)', ()
 
   for (const call of calls.filter((c) => c.expected !== undefined)) {
     it.skipIf(call.needsPwsh && !hasPwsh)(
-      `${call.example}: tools/call ${call.tool} succeeds${call.needsPwsh ? ' (needs pwsh on PATH)' : ''}`,
+      `${call.needsPwsh ? `${PWSH_TEST_TAG} ` : ''}${call.example}: tools/call ${call.tool} succeeds`,
       () => {
         const { code, json, stderr } = runInspector(call.example, callArgs(call));
         expect(code, stderr).toBe(0);
