@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { Diagnostic, DiscoveredTool, ToolCallResult } from '@toolpack/core';
 import { discoverTools } from '@toolpack/discovery';
@@ -17,10 +16,12 @@ import { readPackUpload } from '../publish/read-pack-upload.ts';
  * publish makes, and real tool calls through the same runners a server uses.
  */
 
-/** True when `pwsh` is on PATH (PowerShell tool calls are skipped without it). */
-export const hasPwsh =
-  spawnSync('pwsh', ['-NoLogo', '-NoProfile', '-Command', 'exit 0'], { stdio: 'ignore' }).status ===
-  0;
+/**
+ * What the pack tests need to know about PowerShell, from the one probe every test uses:
+ * whether a pwsh 7.2+ runs here, the tag PowerShell test titles carry, and which module
+ * cmdlets it lacks (the bare engine has none).
+ */
+export { PWSH_TEST_TAG, hasPwsh, missingCommands } from '@toolpack/pwsh-probe';
 
 export interface CheckedPack {
   manifest: PackManifest;

@@ -28,25 +28,48 @@ $usage = $null
 $load = $null
 
 if ($IsWindows) {
-    $cpu = Get-CimInstance -ClassName Win32_Processor | Select-Object -First 1
-    $model = $cpu.Name.Trim()
+    $processors = @(Get-CimInstance -ClassName Win32_Processor)
+    $model = $processors[0].Name.Trim()
     if ($SampleMilliseconds -gt 0) {
-        $usage = [double](Get-CimInstance -ClassName Win32_Processor | Measure-Object -Property LoadPercentage -Average).Average
+        # The mean over the processors that report a load, as Measure-Object -Average gives.
+        $loads = @(foreach ($processor in $processors) { if ($null -ne $processor.LoadPercentage) { [double]$processor.LoadPercentage } })
+        if ($loads.Count -gt 0) {
+            $sum = 0.0
+            foreach ($value in $loads) { $sum += $value }
+            $usage = $sum / $loads.Count
+        }
     }
 }
 elseif ($IsLinux) {
-    $line = Get-Content -LiteralPath '/proc/cpuinfo' | Where-Object { $_ -match '^(model name|Hardware|Processor)\s*:' } | Select-Object -First 1
-    if ($line) { $model = ($line -split ':', 2)[1].Trim() }
-    $parts = (Get-Content -LiteralPath '/proc/loadavg' -Raw).Split(' ')
+    # .NET file APIs rather than Get-Content: they behave the same on every PowerShell 7 and
+    # need no module.
+    foreach ($line in [System.IO.File]::ReadAllLines('/proc/cpuinfo')) {
+        # Case-sensitive: lower-case "processor" is the CPU's index, "Processor" (ARM) its model.
+        if ($line -cmatch '^(model name|Hardware|Processor)\s*:') {
+            $model = ($line -split ':', 2)[1].Trim()
+            break
+        }
+    }
+    $parts = [System.IO.File]::ReadAllText('/proc/loadavg').Split(' ')
     $load = @([double]$parts[0], [double]$parts[1], [double]$parts[2])
     if ($SampleMilliseconds -gt 0) {
         # Two readings of the aggregate "cpu" line: busy time over total time between them.
-        $read = { (Get-Content -LiteralPath '/proc/stat' -TotalCount 1).Split(' ', [StringSplitOptions]::RemoveEmptyEntries)[1..8] | ForEach-Object { [long]$_ } }
+        $read = {
+            $fields = [System.IO.File]::ReadAllLines('/proc/stat')[0].Split(' ', [StringSplitOptions]::RemoveEmptyEntries)
+            $values = [long[]]::new(8)
+            for ($i = 0; $i -lt 8; $i++) { $values[$i] = [long]$fields[$i + 1] }
+            , $values
+        }
         $first = & $read
-        Start-Sleep -Milliseconds $SampleMilliseconds
+        # Short sleeps, so a stopped call ends within one of them.
+        $clock = [System.Diagnostics.Stopwatch]::StartNew()
+        while ($clock.ElapsedMilliseconds -lt $SampleMilliseconds) {
+            [System.Threading.Thread]::Sleep([math]::Min(50, [math]::Max(1, $SampleMilliseconds - $clock.ElapsedMilliseconds)))
+        }
         $second = & $read
         $idle = ($second[3] + $second[4]) - ($first[3] + $first[4])
-        $total = ($second | Measure-Object -Sum).Sum - ($first | Measure-Object -Sum).Sum
+        $total = 0L
+        for ($i = 0; $i -lt 8; $i++) { $total += $second[$i] - $first[$i] }
         if ($total -gt 0) { $usage = [math]::Round(100 * ($total - $idle) / $total, 1) }
     }
 }

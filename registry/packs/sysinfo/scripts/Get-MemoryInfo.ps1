@@ -35,7 +35,7 @@ if ($IsWindows) {
 }
 elseif ($IsLinux) {
     $info = @{}
-    foreach ($line in Get-Content -LiteralPath '/proc/meminfo') {
+    foreach ($line in [System.IO.File]::ReadAllLines('/proc/meminfo')) {
         if ($line -match '^(\w+):\s+(\d+)') { $info[$Matches[1]] = [long]$Matches[2] * 1KB }
     }
     $total = $info['MemTotal']
@@ -50,7 +50,9 @@ elseif ($IsMacOS) {
     foreach ($line in (& vm_stat)) {
         if ($line -match '^Pages (free|inactive|speculative):\s+(\d+)') { $pages[$Matches[1]] = [long]$Matches[2] }
     }
-    $available = (($pages.Values | Measure-Object -Sum).Sum) * $pageSize
+    $freePages = 0L
+    foreach ($count in $pages.Values) { $freePages += $count }
+    $available = $freePages * $pageSize
 }
 
 function ConvertTo-Unit([Nullable[long]]$bytes) {

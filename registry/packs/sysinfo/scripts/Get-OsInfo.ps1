@@ -19,10 +19,14 @@ $ErrorActionPreference = 'Stop'
 
 $platform = if ($IsWindows) { 'windows' } elseif ($IsMacOS) { 'macos' } elseif ($IsLinux) { 'linux' } else { 'unknown' }
 $name = [System.Runtime.InteropServices.RuntimeInformation]::OSDescription.Trim()
-if ($IsLinux -and (Test-Path -LiteralPath '/etc/os-release')) {
+if ($IsLinux -and [System.IO.File]::Exists('/etc/os-release')) {
     # PRETTY_NAME says "Ubuntu 24.04 LTS" where OSDescription says only the kernel.
-    $pretty = Get-Content -LiteralPath '/etc/os-release' | Where-Object { $_ -like 'PRETTY_NAME=*' } | Select-Object -First 1
-    if ($pretty) { $name = $pretty.Substring(12).Trim('"') }
+    foreach ($line in [System.IO.File]::ReadAllLines('/etc/os-release')) {
+        if ($line -like 'PRETTY_NAME=*') {
+            $name = $line.Substring(12).Trim('"')
+            break
+        }
+    }
 }
 $uptime = [TimeSpan]::FromMilliseconds([Environment]::TickCount64)
 

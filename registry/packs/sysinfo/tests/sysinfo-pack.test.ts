@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkPackFolder,
   hasPwsh,
+  PWSH_TEST_TAG,
   openPackSession,
   readStructured,
   type CheckedPack,
@@ -85,30 +86,45 @@ describe('the sysinfo pack (discovery, no pwsh needed)', () => {
   });
 });
 
-describe.skipIf(!hasPwsh)('the sysinfo pack run by pwsh (skipped: pwsh is not on PATH)', () => {
+describe.skipIf(!hasPwsh)('the sysinfo pack run by pwsh', () => {
   let session: PackSession;
   beforeAll(async () => {
     session = await openPackSession({ dir: packDir, projectRoot: temp });
   }, 60_000);
   afterAll(() => session?.close());
 
-  it('Get_OsInfo describes this machine', async () => {
+  it(`${PWSH_TEST_TAG} Get_OsInfo describes this machine`, async () => {
     const info = readStructured(await session.call('Get_OsInfo', {}, { timeoutMs: 60_000 }));
     expect(info).toMatchObject({
       platform: expect.stringMatching(/^(windows|linux|macos)$/),
       hostName: os.hostname(),
     });
     expect(Number(info.uptimeSeconds)).toBeGreaterThan(0);
+    if (process.platform === 'linux') {
+      // The distribution's PRETTY_NAME from /etc/os-release, when the machine has one.
+      const release = existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : '';
+      const pretty = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(release)?.[1];
+      if (pretty !== undefined) expect(info.name).toBe(pretty);
+    }
   });
 
-  it('Get_CpuInfo counts the logical processors', async () => {
+  it(`${PWSH_TEST_TAG} Get_CpuInfo counts the logical processors`, async () => {
     const info = readStructured(
       await session.call('Get_CpuInfo', { SampleMilliseconds: 100 }, { timeoutMs: 60_000 }),
     );
     expect(info.logicalProcessors).toBe(os.availableParallelism());
+    if (process.platform === 'linux') {
+      // Read from /proc: the model (not the "processor : 0" index line), the load averages,
+      // and the usage sampled over the 100 ms asked for.
+      const model = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1];
+      if (model !== undefined) expect(info.model).toBe(model.trim());
+      expect(info.loadAverage).toEqual(os.loadavg().map(() => expect.any(Number)));
+      expect(Number(info.usagePercent)).toBeGreaterThanOrEqual(0);
+      expect(Number(info.usagePercent)).toBeLessThanOrEqual(100);
+    }
   });
 
-  it('Get_MemoryInfo reports total memory in the unit asked for', async () => {
+  it(`${PWSH_TEST_TAG} Get_MemoryInfo reports total memory in the unit asked for`, async () => {
     const info = readStructured(
       await session.call('Get_MemoryInfo', { Unit: 'MB' }, { timeoutMs: 60_000 }),
     );
@@ -116,9 +132,11 @@ describe.skipIf(!hasPwsh)('the sysinfo pack run by pwsh (skipped: pwsh is not on
     expect(Math.abs(Number(info.total) - os.totalmem() / 1024 / 1024)).toBeLessThan(
       os.totalmem() / 1024 / 1024 / 10,
     );
+    expect(Number(info.available)).toBeGreaterThan(0);
+    expect(Number(info.available)).toBeLessThanOrEqual(Number(info.total));
   });
 
-  it('Get_DiskInfo lists at least one volume', async () => {
+  it(`${PWSH_TEST_TAG} Get_DiskInfo lists at least one volume`, async () => {
     const info = readStructured<{ unit: string; disks: { mount: string; total: number }[] }>(
       await session.call('Get_DiskInfo', { Unit: 'GB', IncludeAll: true }, { timeoutMs: 60_000 }),
     );
