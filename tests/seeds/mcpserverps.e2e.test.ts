@@ -90,7 +90,12 @@ describe('a script root and two modules without a prefix', () => {
       properties: {
         Text: { type: 'string', description: 'The text to hash.' },
         Algorithm: { type: 'string', enum: ['SHA256', 'SHA1', 'MD5'], default: 'SHA256' },
-        Upper: { type: 'boolean', description: 'Write the digest in capital letters.' },
+        // A switch left out is $false: the engine's binding, and the type default MCPServerPS states.
+        Upper: {
+          type: 'boolean',
+          description: 'Write the digest in capital letters.',
+          default: false,
+        },
       },
     });
     expect(tools.get('Add_LedgerEntry')?.inputSchema).toMatchObject({
