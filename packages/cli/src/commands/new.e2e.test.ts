@@ -1,18 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMcp } from '../testing/run-mcp.ts';
 
 const coreDir = path.resolve(import.meta.dirname, '..', '..', '..', 'core');
-
-const hasPwsh =
-  spawnSync('pwsh', ['-NoLogo', '-NoProfile', '-NonInteractive', '-Command', '1'], {
-    timeout: 30_000,
-  }).status === 0;
 
 const mcp = (args: string[], cwd: string) => startMcp(args, { cwd });
 
@@ -34,35 +29,26 @@ afterAll(async () => {
   if (temp !== undefined) await rm(temp, { recursive: true, force: true });
 });
 
-const COMBINATIONS: [
-  kind: string,
-  lang: string | undefined,
-  flag: string,
-  source: (dir: string) => string,
-][] = [
-  ...['ps1', 'sh', 'py', 'js', 'ts'].map(
+type Source = (dir: string) => string;
+
+const COMBINATIONS: [kind: string, lang: string | undefined, flag: string, source: Source][] = [
+  ...['sh', 'py', 'js', 'ts'].map(
     (lang) =>
-      ['folder', lang, '--tools-dir', (dir: string) => dir] as [
-        string,
-        string,
-        string,
-        (dir: string) => string,
-      ],
+      ['folder', lang, '--tools-dir', (dir: string) => dir] as [string, string, string, Source],
   ),
-  ...['ps1', 'sh', 'py', 'js', 'ts'].map(
+  ...['sh', 'py', 'js', 'ts'].map(
     (lang) =>
-      ['script', lang, '--script-root', (dir: string) => dir] as [
-        string,
-        string,
-        string,
-        (dir: string) => string,
-      ],
+      ['script', lang, '--script-root', (dir: string) => dir] as [string, string, string, Source],
   ),
-  ['module', 'ps1', '--module', (dir) => path.join(dir, 'ModulePs1Sample.psm1')],
   ['module', 'js', '--module', (dir) => path.join(dir, 'module-js-sample.mjs')],
   ['module', 'ts', '--module', (dir) => path.join(dir, 'module-ts-sample.ts')],
   ['basic', undefined, '--script-root', (dir) => dir],
 ];
+
+interface TestReport {
+  results: { name: string; status: string; kind: string; reason?: string }[];
+  summary: Record<string, number>;
+}
 
 describe.concurrent('mcp new tool, then mcp check and mcp test', () => {
   it.each(COMBINATIONS)('--kind %s --lang %s', async (kind, lang, flag, source) => {
@@ -87,10 +73,7 @@ describe.concurrent('mcp new tool, then mcp check and mcp test', () => {
     expect(checked.stdout).toMatch(/tools checked: 0 errors, 0 warnings/);
     expect(checked.code).toBe(0);
 
-    const report = JSON.parse(tested.stdout) as {
-      results: { name: string; status: string; kind: string; reason?: string }[];
-      summary: Record<string, number>;
-    };
+    const report = JSON.parse(tested.stdout) as TestReport;
     expect(report.results).toHaveLength(1);
     const [result] = report.results;
     if (kind === 'basic') {
@@ -100,18 +83,81 @@ describe.concurrent('mcp new tool, then mcp check and mcp test', () => {
         status: 'skipped',
         reason: expect.stringMatching(/no interpreter is configured for \.bas/),
       });
-    } else if (lang === 'ps1' && !hasPwsh) {
-      expect(result).toMatchObject({
-        kind: 'test',
-        status: 'skipped',
-        reason: expect.stringMatching(/needs PowerShell 7 \(pwsh\)/),
-      });
     } else {
       expect(result).toMatchObject({ kind: 'test', status: 'passed' });
     }
     expect(report.summary.failed).toBe(0);
     expect(tested.code).toBe(0);
   });
+
+  // The three PowerShell kinds share one project, so one mcp check and one mcp test (one
+  // server, one PowerShell host) serve them all: PowerShell and Node starts are what these
+  // combinations cost.
+  const POWERSHELL_KINDS: [kind: string, tool: string, flag: string, source: string][] = [
+    ['folder', 'folder_ps1_sample', '--tools-dir', 'tools'],
+    ['script', 'Script_Ps1Sample', '--script-root', 'scripts'],
+    ['module', 'Module_Ps1Sample', '--module', 'modules/ModulePs1Sample.psm1'],
+  ];
+  let powershellProject: ReturnType<typeof scaffoldPowerShellProject> | undefined;
+  async function scaffoldPowerShellProject() {
+    const dir = path.join(temp, 'combinations', 'ps1');
+    await mkdir(dir, { recursive: true });
+    const created = await Promise.all(
+      POWERSHELL_KINDS.map(([kind, , , source]) =>
+        mcp(
+          [
+            'new',
+            'tool',
+            `${kind}-ps1-sample`,
+            '--kind',
+            kind,
+            '--lang',
+            'ps1',
+            '--dir',
+            kind === 'module' ? path.dirname(source) : source,
+          ],
+          dir,
+        ),
+      ),
+    );
+    const sources = POWERSHELL_KINDS.flatMap(([, , flag, source]) => [flag, source]);
+    const [checked, tested] = await Promise.all([
+      mcp(['check', ...sources, '--no-cache', '--json'], dir),
+      mcp(['test', ...sources, '--json', '--no-cache'], dir),
+    ]);
+    return { created, checked, tested };
+  }
+
+  it.skipIf(!hasPwsh).each(POWERSHELL_KINDS)(
+    `--kind %s --lang ps1 ${PWSH_TEST_TAG}`,
+    async (kind, tool, flag, source) => {
+      powershellProject ??= scaffoldPowerShellProject();
+      const { created, checked, tested } = await powershellProject;
+      const made = created[POWERSHELL_KINDS.findIndex(([k]) => k === kind)];
+      expect(made?.stderr).toBe('');
+      expect(made?.code).toBe(0);
+      expect(made?.stdout).toMatch(/^Created the .+:\n/);
+      expect(made?.stdout).toContain(`mcp check ${flag} ${source}`);
+      expect(made?.stdout).toContain(`mcp test ${flag} ${source}`);
+
+      // The scaffold's `ReadOnlyHint: <why>` line (MCPServerPS's form) declares the hint.
+      const { tools, diagnostics } = JSON.parse(checked.stdout) as {
+        tools: { name: string; annotations?: Record<string, unknown> }[];
+        diagnostics: { severity: string }[];
+      };
+      expect(diagnostics.filter((d) => d.severity !== 'info')).toEqual([]);
+      expect(tools.find((t) => t.name === tool)?.annotations).toEqual({ readOnlyHint: true });
+      expect(checked.code).toBe(0);
+
+      const report = JSON.parse(tested.stdout) as TestReport;
+      expect(report.results.find((r) => r.name === tool)).toMatchObject({
+        kind: 'test',
+        status: 'passed',
+      });
+      expect(report.summary).toEqual({ passed: 3, failed: 0, skipped: 0 });
+      expect(tested.code).toBe(0);
+    },
+  );
 });
 
 describe('mcp new tool', () => {
@@ -278,7 +324,7 @@ describe('mcp new pack', () => {
     expect(again.stderr).toMatch(/weather\/toolpack.yaml already exists/);
   });
 
-  it('takes --kind/--lang/--tool for its first tool and refuses a name that is no pack name', async () => {
+  it(`takes --kind/--lang/--tool for its first tool and refuses a name that is no pack name ${PWSH_TEST_TAG}`, async () => {
     const parent = path.join(temp, 'packs-ps');
     await mkdir(parent, { recursive: true });
     const created = await mcp(
@@ -304,9 +350,8 @@ describe('mcp new pack', () => {
     });
     const dir = path.join(parent, 'disk-tools');
     expect(existsSync(path.join(dir, 'tools', 'get-disk-usage', 'test.ps1'))).toBe(true);
-    const checked = await mcp(['check'], dir);
+    const [checked, tested] = await Promise.all([mcp(['check'], dir), mcp(['test'], dir)]);
     expect(checked.code).toBe(0);
-    const tested = await mcp(['test'], dir);
     expect(tested.code).toBe(0);
     expect(tested.stdout).toMatch(
       hasPwsh ? /^ok {3}get_disk_usage/m : /^skip get_disk_usage {2}test\.ps1 needs PowerShell 7/m,

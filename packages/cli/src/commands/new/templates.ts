@@ -22,6 +22,8 @@ export function toOneLine(text: string): string {
 const quoteJson = (text: string): string => JSON.stringify(text);
 // PARAM/DESCRIPTION headers: `\"` is a quote and `\\` a backslash inside a quoted text.
 const quoteHeader = (text: string): string => `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+// MCPServerPS's hint form: the key's presence declares the hint, the text says why it holds.
+const READ_ONLY_NOTE = 'ReadOnlyHint: Reads the text it is given and changes nothing.';
 // Comment-based help ends at the first `#>`.
 const helpText = (text: string): string => text.replace(/#>/g, '# >').replace(/<#/g, '< #');
 const quotePowerShell = (text: string): string => `'${text.replace(/'/g, "''")}'`;
@@ -128,7 +130,7 @@ The text to work on.
 .EXAMPLE
 ./${names.verbNoun}.ps1 -Text ${SAMPLE.text}
 .NOTES
-ReadOnlyHint: true
+${READ_ONLY_NOTE}
 #>
 param(
     [Parameter(Mandatory)]
@@ -187,7 +189,7 @@ function ${names.verbNoun} {
     .PARAMETER Text
     The text to work on.
     .NOTES
-    ReadOnlyHint: true
+    ${READ_ONLY_NOTE}
     #>
     param(
         [Parameter(Mandatory)]
