@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.ts';
 import { createPainter, type CliIo } from '../io.ts';
 import { readProjectConfig } from '../project-config.ts';
+import { checkPwsh } from './doctor/check-pwsh.ts';
 
 type Status = 'ok' | 'warn' | 'fail';
 
@@ -14,9 +15,6 @@ interface Check {
   detail: string;
   hint?: string;
 }
-
-const PWSH_HINT =
-  'Install PowerShell 7 to run PowerShell tools: `dotnet tool install --global PowerShell`, `winget install Microsoft.PowerShell`, `brew install powershell/tap/powershell`, or see https://aka.ms/install-powershell.';
 
 /** Runs a probe command; resolves its trimmed output, or undefined when it is missing or fails. */
 function probe(
@@ -46,31 +44,6 @@ async function checkNode(): Promise<Check> {
         status: 'fail',
         detail: `Node ${process.version} is older than 22.13`,
         hint: 'Install Node 22.13 or newer (Node 24 LTS is tested).',
-      };
-}
-
-async function checkPwsh(env: NodeJS.ProcessEnv): Promise<Check> {
-  const version = await probe(
-    'pwsh',
-    ['-NoProfile', '-NonInteractive', '-Command', '$PSVersionTable.PSVersion.ToString()'],
-    env,
-  );
-  if (version === undefined)
-    return {
-      name: 'pwsh',
-      status: 'warn',
-      detail:
-        'PowerShell 7 (pwsh) is not on PATH: PowerShell tools cannot run (listing them works)',
-      hint: PWSH_HINT,
-    };
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return major > 7 || (major === 7 && minor >= 2)
-    ? { name: 'pwsh', status: 'ok', detail: `PowerShell ${version}` }
-    : {
-        name: 'pwsh',
-        status: 'warn',
-        detail: `PowerShell ${version} is older than 7.2, which the host needs`,
-        hint: PWSH_HINT,
       };
 }
 

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pwshEngine, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { describe, expect, it } from 'vitest';
 import { runMcp } from '../testing/run-mcp.ts';
 
@@ -55,13 +56,13 @@ describe('mcp inspect', () => {
 });
 
 describe('mcp doctor', () => {
-  it('reports Node, pwsh, Python, bash, the cache and the registry, with how to fix what is missing', () => {
+  it(`reports Node, pwsh, Python, bash, the cache and the registry, with how to fix what is missing ${PWSH_TEST_TAG}`, () => {
     const { code, stdout } = mcp(['doctor', '--json'], examples, {
       TOOLPACK_REGISTRY: 'http://127.0.0.1:9',
     });
     expect(code).toBe(0);
     const { checks } = JSON.parse(stdout) as {
-      checks: { name: string; status: string; hint?: string }[];
+      checks: { name: string; status: string; detail: string; hint?: string }[];
     };
     expect(checks.map((c) => c.name)).toEqual([
       'node',
@@ -72,9 +73,25 @@ describe('mcp doctor', () => {
       'registry',
     ]);
     expect(checks[0]?.status).toBe('ok');
+    // The pwsh line says what the probe found: a full PowerShell, the bare engine, or none.
     const pwsh = checks[1];
-    if (pwsh?.status !== 'ok')
+    if (pwshEngine === undefined) {
       expect(pwsh?.hint).toContain('dotnet tool install --global PowerShell');
+    } else if (pwshEngine.kind === 'engine') {
+      expect(pwsh).toMatchObject({
+        status: 'warn',
+        detail: expect.stringContaining(
+          `PowerShell engine without the built-in modules (${pwshEngine.version})`,
+        ),
+        hint: expect.stringMatching(/module cmdlets need a full PowerShell 7\.2\+/),
+      });
+    } else {
+      expect(pwsh).toEqual({
+        name: 'pwsh',
+        status: 'ok',
+        detail: `PowerShell ${pwshEngine.version}`,
+      });
+    }
     expect(checks.find((c) => c.name === 'registry')).toMatchObject({
       status: 'warn',
       hint: expect.stringContaining('pnpm registry'),
