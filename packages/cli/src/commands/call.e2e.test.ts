@@ -1,10 +1,21 @@
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { describe, expect, it } from 'vitest';
 import { runMcp } from '../testing/run-mcp.ts';
+import { withoutPwsh } from '../testing/without-pwsh.ts';
 
 const examples = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'examples');
 
-const mcp = (args: string[], dir = examples) => runMcp(['-C', dir, 'call', ...args], { cwd: dir });
+const mcp = (args: string[], dir = examples, env?: NodeJS.ProcessEnv) =>
+  runMcp(['-C', dir, 'call', ...args], { cwd: dir, env });
+
+/** What git sees as new in examples/: a test leaves nothing there but ignored files. */
+const untrackedInExamples = () =>
+  execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', examples], {
+    cwd: examples,
+    encoding: 'utf8',
+  });
 
 describe('mcp call', () => {
   it('calls a JS module tool with --args and prints its result', () => {
@@ -52,11 +63,37 @@ describe('mcp call', () => {
   });
 
   it('runs a workflow and reports its failing step', () => {
-    const { code, stderr } = mcp(['workflow_prepare_release', '--arg', 'current=1.2.3']);
+    // Without pwsh the first step, a PowerShell tool, fails: the same on every machine.
+    const { code, stderr } = mcp(
+      ['workflow_prepare_release', '--arg', 'current=1.2.3'],
+      examples,
+      withoutPwsh(),
+    );
     expect(code).toBe(1);
     expect(stderr).toMatch(/progress 0\/2 step bump: bump_version/);
     expect(stderr).toMatch(/Workflow workflow_prepare_release stopped at step "bump"/);
   });
+
+  it.skipIf(!hasPwsh)(
+    `runs the examples' workflow to its end and leaves no untracked file in examples/ ${PWSH_TEST_TAG}`,
+    () => {
+      const before = untrackedInExamples();
+      const { code, stdout, stderr } = mcp([
+        'workflow_prepare_release',
+        '--arg',
+        'current=1.2.3',
+        '--json',
+      ]);
+      expect(stderr).toMatch(/progress 1\/2 step announce: send_notification/);
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout).structuredContent).toMatchObject({
+        version: '1.2.4',
+        notification: { level: 'info', delivered: true },
+      });
+      // send_notification appended to examples/.bot/notifications.log, which git ignores.
+      expect(untrackedInExamples()).toBe(before);
+    },
+  );
 
   it('answers the built-ins', () => {
     const { code, stdout } = mcp(['find_tools', '--arg', 'query=temperature', '--json']);

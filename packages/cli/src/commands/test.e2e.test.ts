@@ -2,7 +2,7 @@ import path from 'node:path';
 import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { describe, expect, it } from 'vitest';
 import { startMcp } from '../testing/run-mcp.ts';
-import { findOnPath } from './test/find-on-path.ts';
+import { withoutPwsh } from '../testing/without-pwsh.ts';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..');
 const examples = path.join(repo, 'examples');
@@ -11,17 +11,6 @@ const fixtures = path.join(import.meta.dirname, 'test', 'fixtures');
 // --no-cache: no .toolpack/cache left in the examples and fixtures.
 const mcp = (args: string[], cwd: string, env?: NodeJS.ProcessEnv) =>
   startMcp([...args, ...(args[0] === 'test' ? ['--no-cache'] : [])], { cwd, env });
-
-/** This environment without any pwsh: the folders of PATH that hold one are left out. */
-function withoutPwsh(): NodeJS.ProcessEnv {
-  const dirs = (process.env.PATH ?? '').split(path.delimiter);
-  return {
-    ...process.env,
-    PATH: dirs
-      .filter((dir) => findOnPath('pwsh', { PATH: dir }) === undefined)
-      .join(path.delimiter),
-  };
-}
 
 interface Report {
   results: {
