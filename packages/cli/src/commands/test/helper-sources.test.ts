@@ -6,11 +6,13 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { discoverScriptRoot } from '@toolpack/discovery';
 import { createToolpackServer, startHttpServer, type ToolpackServer } from '@toolpack/server';
+import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderPowerShellTest } from '../new/templates.ts';
 import {
   NODE_HELPER_FILE,
   NODE_TEST_HELPER,
+  POWERSHELL_HELPERS_FILE,
   POWERSHELL_TEST_HELPERS,
   POWERSHELL_TEST_RUNNER,
 } from './helper-sources.ts';
@@ -19,8 +21,9 @@ const fixtures = path.join(import.meta.dirname, 'fixtures');
 const run = promisify(execFile);
 
 describe('the PowerShell sources mcp test writes', () => {
-  // pwsh cannot run here; Toolpack's own PowerShell parser at least proves every bracket,
-  // string and block closes, in the helpers and in the tests mcp new generates.
+  // Without running anything (and where there is no pwsh), Toolpack's own PowerShell parser
+  // proves every bracket, string and block closes, in the helpers and in the tests mcp new
+  // generates.
   it('parse without syntax errors', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'toolpack-ps-syntax-'));
     try {
@@ -59,6 +62,49 @@ describe('the PowerShell sources mcp test writes', () => {
     expect(POWERSHELL_TEST_HELPERS).toContain('$env:TOOLPACK_TEST_SERVER');
     expect(POWERSHELL_TEST_RUNNER).toContain("Parameters.ContainsKey('Process')");
     expect(POWERSHELL_TEST_RUNNER).toContain('$global:DotbotProjectRoot');
+  });
+});
+
+describe('the JSON functions of the PowerShell helpers', () => {
+  // Assert-ToolpackEqual compares these texts, and every message to the server is one: they
+  // replace ConvertTo-Json/ConvertFrom-Json, which an engine without the built-in modules lacks.
+  it.skipIf(!hasPwsh)(`write and read JSON as ConvertTo-Json would ${PWSH_TEST_TAG}`, async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'toolpack-ps-json-'));
+    try {
+      const helpers = path.join(dir, POWERSHELL_HELPERS_FILE);
+      await writeFile(helpers, POWERSHELL_TEST_HELPERS);
+      const script = [
+        `. '${helpers.replace(/'/g, "''")}'`,
+        "$text = 'h' + [char]0xe9 + 'llo ' + [char]0x2713 + [char]1 + [char]34 + [char]92 + [char]10",
+        '$read = ConvertFrom-ToolpackJson -Json \'{"a":[1,2.5,"s",null,true,{"b":[]}],"n":9007199254740993}\'',
+        '$out = [ordered]@{',
+        "  nested = ConvertTo-ToolpackJson @{ b = 1; a = @(1, 'x', $null, $true); c = [ordered]@{ z = 2.5; y = $text } }",
+        '  sameNumber = (ConvertTo-ToolpackJson 5) -ceq (ConvertTo-ToolpackJson 5L)',
+        "  sameObject = (ConvertTo-ToolpackJson ([pscustomobject]@{ y = 1; x = 'a' })) -ceq (ConvertTo-ToolpackJson @{ x = 'a'; y = 1 })",
+        '  roundTrip = (ConvertFrom-ToolpackJson -Json (ConvertTo-ToolpackJson $text)) -ceq $text',
+        '  types = @($read.a[0].GetType().Name, $read.a[1].GetType().Name, $read.a.GetType().Name, $read.a[5].b.GetType().Name, $read.a[5].b.Count, $read.n.GetType().Name)',
+        '}',
+        '[Console]::Out.WriteLine((ConvertTo-ToolpackJson $out))',
+      ].join('\n');
+      const { stdout } = await run(
+        'pwsh',
+        ['-NoLogo', '-NoProfile', '-NonInteractive', '-Command', script],
+        { timeout: 30_000 },
+      );
+      expect(JSON.parse(stdout)).toEqual({
+        nested: JSON.stringify({
+          a: [1, 'x', null, true],
+          b: 1,
+          c: { y: 'héllo ✓\u0001"\\\n', z: 2.5 },
+        }),
+        sameNumber: true,
+        sameObject: true,
+        roundTrip: true,
+        types: ['Int64', 'Double', 'Object[]', 'Object[]', 0, 'Int64'],
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -190,9 +190,6 @@ function Write-ToolpackJsonMembers {
 
 function Write-ToolpackJsonValue {
     param([Parameter(Mandatory)][System.Text.StringBuilder]$Builder, [AllowNull()]$Value, [int]$Depth)
-    if ($Value -is [System.Management.Automation.PSObject] -and $Value.BaseObject -isnot [System.Management.Automation.PSCustomObject]) {
-        $Value = $Value.BaseObject
-    }
     $invariant = [System.Globalization.CultureInfo]::InvariantCulture
     if ($null -eq $Value -or $Value -is [System.DBNull]) { [void]$Builder.Append('null'); return }
     if ($Value -is [string] -or $Value -is [char]) { Write-ToolpackJsonString -Builder $Builder -Text ([string]$Value); return }
@@ -232,7 +229,7 @@ function Write-ToolpackJsonValue {
     }
     # A [pscustomobject] or any other object: its readable properties, as ConvertTo-Json does.
     $members = [System.Collections.Specialized.OrderedDictionary]::new()
-    foreach ($property in ([System.Management.Automation.PSObject]::AsPSObject($Value)).Properties) {
+    foreach ($property in $Value.PSObject.Properties) {
         if (-not $property.IsGettable) { continue }
         try { $members[$property.Name] = $property.Value } catch { $members[$property.Name] = $null }
     }
