@@ -59,7 +59,7 @@ describe('describePowerShellModule', () => {
     expect(remove?.annotations).toEqual({ destructiveHint: true });
     expect(remove?.inputSchema.properties).toEqual({
       Name: { type: 'string', description: 'The widget to remove.' },
-      Force: { type: 'boolean', description: 'Skip the confirmation.' },
+      Force: { type: 'boolean', description: 'Skip the confirmation.', default: false },
     });
     expect(find?.inputSchema.properties?.Pattern).toEqual({
       type: 'string',
@@ -102,13 +102,10 @@ describe('describePowerShellModule', () => {
     });
   });
 
-  it('exports every top-level function when the module does not say', async () => {
+  it('exports every top-level function when the module does not say, except global: ones', async () => {
     const result = await describePowerShellModule({ path: fixture('NoExport/NoExport.psm1') });
-    expect(result.tools.map((tool) => tool.originalName)).toEqual([
-      'Get-One',
-      'Get-Two',
-      'Get-Three',
-    ]);
+    // Get-Three is `function global:Get-Three`: Import-Module does not export it (parity.test.ts).
+    expect(result.tools.map((tool) => tool.originalName)).toEqual(['Get-One', 'Get-Two']);
     expect(problems(result)).toEqual([]);
   });
 
@@ -209,6 +206,12 @@ describe('describePowerShellModule', () => {
     expect(problems(notHashtable)).toEqual(['error E_MANIFEST NotHashtable/NotHashtable.psd1:1']);
   });
 
+  it('refuses a manifest without ModuleVersion, which Import-Module refuses', async () => {
+    const result = await describePowerShellModule({ path: fixture('NoVersion/NoVersion.psd1') });
+    expect(result.tools).toEqual([]);
+    expect(problems(result)).toEqual(['error E_MANIFEST NoVersion/NoVersion.psd1:1']);
+  });
+
   it('makes no tools of a module file PowerShell cannot parse', async () => {
     const result = await describePowerShellModule({ path: fixture('ParseError/ParseError.psm1') });
     expect(result.tools).toEqual([]);
@@ -275,7 +278,7 @@ describe('parsePowerShellManifest', () => {
   it('refuses computed values for the keys it reads', () => {
     const { diagnostics } = parsePowerShellManifest({
       path: 'm.psd1',
-      content: '@{\n  RootModule = "$PSScriptRoot/x.psm1"\n}',
+      content: '@{\n  RootModule = "$PSScriptRoot/x.psm1"\n  ModuleVersion = \'1.0\'\n}',
     });
     expect(diagnostics).toMatchObject([{ severity: 'error', code: 'E_MANIFEST', line: 2 }]);
   });

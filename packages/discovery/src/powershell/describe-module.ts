@@ -92,6 +92,18 @@ export function parsePowerShellManifest(input: { path: string; content: string }
   const manifest: PowerShellManifest = { nestedModules: [], lines: {} };
   for (const entry of entries) manifest.lines[entry.key] = entry.line;
   const get = (key: string) => entries.find((entry) => entry.key === key);
+  if (get('moduleversion') === undefined) {
+    diagnostics.push(
+      diagnostic(
+        'error',
+        'E_MANIFEST',
+        'The module manifest has no ModuleVersion, and PowerShell refuses to import a manifest without one.',
+        input.path,
+        open.line,
+        "Add ModuleVersion = '1.0.0' to the manifest.",
+      ),
+    );
+  }
   const notConstant = (key: string, line: number) =>
     diagnostics.push(
       diagnostic(
@@ -305,7 +317,8 @@ class ModuleLoader {
     depth: number,
   ): Promise<void> {
     for (const fn of document.functions) {
-      if (fn.topLevel) into.push({ fn, document, path });
+      // A global: function leaves the module's scope: Import-Module never exports it.
+      if (fn.topLevel && fn.global !== true) into.push({ fn, document, path });
     }
     if (depth >= MAX_DOT_SOURCE_DEPTH) return;
     const directory = dirname(path);

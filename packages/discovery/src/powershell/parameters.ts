@@ -410,12 +410,20 @@ class ParameterConverter {
     const spec: ParameterSpec = { ...structuredClone(base), name };
     if (finalDescription !== '') spec.description = finalDescription;
     if (mandatory) spec.required = true;
-    for (const attribute of parameter.attributes) this.applyValidation(spec, attribute, name);
+    for (const attribute of parameter.attributes) this.applyValidation(spec, attribute, parameter);
     if (!mandatory) this.applyDefault(spec, parameter);
+    // A switch left out binds as $false: that is the engine's binding, not an invented default.
+    if (!mandatory && parameter.defaultValue === undefined && isSwitchType(typeName))
+      spec.default = false;
     return spec;
   }
 
-  private applyValidation(spec: ParameterSpec, attribute: PsAttribute, name: string): void {
+  private applyValidation(
+    spec: ParameterSpec,
+    attribute: PsAttribute,
+    parameter: PsParameter,
+  ): void {
+    const name = parameter.name;
     const isArray = spec.type === 'array';
     // Element-wise validators apply to each item of a collection parameter.
     const element: ValueSpec | undefined = isArray ? spec.items : spec;
@@ -427,9 +435,15 @@ class ParameterConverter {
         attribute.line,
         'PowerShell still checks it when the tool runs.',
       );
+    // PowerShell checks each item of an [object[]]; the schema has no item type to hang it on.
+    const untypedItems = () =>
+      ignored(`the items of $${name} have no type, so the check has no place in the schema`);
     switch (attribute.key) {
       case 'validateset': {
-        if (element === undefined) return;
+        if (element === undefined) {
+          untypedItems();
+          return;
+        }
         if (
           attribute.positional.length === 0 ||
           attribute.positional.some((argument) => !argument.value.constant)
@@ -441,7 +455,7 @@ class ParameterConverter {
           ignored(`a ${element.type} cannot have a list of allowed values in JSON Schema`);
           return;
         }
-        const values: (string | number)[] = [];
+        let values: (string | number)[] = [];
         for (const argument of attribute.positional) {
           const raw = argument.value.constant ? argument.value.value : undefined;
           for (const value of Array.isArray(raw) ? raw : [raw]) {
@@ -456,11 +470,26 @@ class ParameterConverter {
               values.push(coerced.value as string | number);
           }
         }
+        // PowerShell checks every ValidateSet: a second one narrows the first.
+        const earlier = element.enum;
+        if (earlier !== undefined) {
+          const shared = earlier.filter((value) => values.includes(value as string | number));
+          if (shared.length === 0) {
+            ignored(
+              'it shares no value with the earlier [ValidateSet()], so PowerShell accepts no value at all',
+            );
+            return;
+          }
+          values = shared as (string | number)[];
+        }
         element.enum = values;
         return;
       }
       case 'validaterange': {
-        if (element === undefined) return;
+        if (element === undefined) {
+          untypedItems();
+          return;
+        }
         if (element.type !== 'integer' && element.type !== 'number') {
           ignored(
             `a range only applies to numbers and $${name} is ${isArray ? 'an array of ' : 'a '}${element.type}`,
@@ -470,9 +499,9 @@ class ParameterConverter {
         if (attribute.positional.length === 1) {
           const kind = constantString(attribute.positional[0]?.value)?.toLowerCase();
           if (kind === 'positive') element.exclusiveMinimum = 0;
-          else if (kind === 'nonnegative') element.minimum = Math.max(element.minimum ?? 0, 0);
+          else if (kind === 'nonnegative') narrowMinimum(element, 0);
           else if (kind === 'negative') element.exclusiveMaximum = 0;
-          else if (kind === 'nonpositive') element.maximum = Math.min(element.maximum ?? 0, 0);
+          else if (kind === 'nonpositive') narrowMaximum(element, 0);
           else ignored('its range kind is not Positive, NonNegative, Negative or NonPositive');
           return;
         }
@@ -481,12 +510,16 @@ class ParameterConverter {
           ignored('its bounds are not constant numbers');
           return;
         }
-        if (low !== undefined) element.minimum = low;
-        if (high !== undefined) element.maximum = high;
+        // Every range PowerShell checks, the type's own bounds ([byte]) included, narrows the schema.
+        if (low !== undefined) narrowMinimum(element, low);
+        if (high !== undefined) narrowMaximum(element, high);
         return;
       }
       case 'validatepattern': {
-        if (element === undefined) return;
+        if (element === undefined) {
+          untypedItems();
+          return;
+        }
         if (element.type !== 'string') {
           ignored(
             `a pattern only applies to strings and $${name} is ${isArray ? 'an array of ' : 'a '}${element.type}`,
@@ -533,8 +566,12 @@ class ParameterConverter {
         return;
       }
       case 'validatelength': {
-        if (element === undefined || element.type !== 'string') {
-          if (element !== undefined) ignored('a length only applies to strings');
+        if (element === undefined) {
+          untypedItems();
+          return;
+        }
+        if (element.type !== 'string') {
+          ignored('a length only applies to strings');
           return;
         }
         const [low, high] = attribute.positional.map((argument) => constantNumber(argument));
@@ -542,8 +579,9 @@ class ParameterConverter {
           ignored('its bounds are not constant numbers');
           return;
         }
-        element.minLength = low;
-        element.maxLength = high;
+        // ValidateNotNullOrEmpty's minLength 1, [char]'s 1..1 or another ValidateLength stay in force.
+        element.minLength = Math.max(element.minLength ?? 0, low);
+        element.maxLength = Math.min(element.maxLength ?? high, high);
         return;
       }
       case 'validatecount': {
@@ -556,8 +594,8 @@ class ParameterConverter {
           ignored('its bounds are not constant numbers');
           return;
         }
-        spec.minItems = low;
-        spec.maxItems = high;
+        spec.minItems = Math.max(spec.minItems ?? 0, low);
+        spec.maxItems = Math.min(spec.maxItems ?? high, high);
         return;
       }
       case 'validatenotnullorempty':
@@ -566,7 +604,9 @@ class ParameterConverter {
         if (isArray) spec.minItems = Math.max(spec.minItems ?? 0, 1);
         if (element?.type === 'string') {
           element.minLength = Math.max(element.minLength ?? 0, 1);
-          if (whitespace && element.pattern === undefined) element.pattern = '\\S';
+          // A [ValidatePattern()] in any position keeps the one pattern slot; \S is the fallback.
+          const patterned = parameter.attributes.some((a) => a.key === 'validatepattern');
+          if (whitespace && element.pattern === undefined && !patterned) element.pattern = '\\S';
         }
         return;
       }
@@ -668,6 +708,26 @@ function checkCommonParameters(input: ConvertParametersInput, converter: Paramet
       'Rename the parameter.',
     );
   }
+}
+
+const SWITCH_TYPES = new Set([
+  'switch',
+  'switchparameter',
+  'management.automation.switchparameter',
+]);
+
+function isSwitchType(typeName: string | undefined): boolean {
+  return (
+    typeName !== undefined && SWITCH_TYPES.has(normalizeTypeName(typeName.replace(/\s+/g, '')))
+  );
+}
+
+function narrowMinimum(spec: ValueSpec, bound: number): void {
+  spec.minimum = spec.minimum === undefined ? bound : Math.max(spec.minimum, bound);
+}
+
+function narrowMaximum(spec: ValueSpec, bound: number): void {
+  spec.maximum = spec.maximum === undefined ? bound : Math.min(spec.maximum, bound);
 }
 
 function capitalize(text: string): string {

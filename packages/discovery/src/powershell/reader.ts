@@ -56,6 +56,8 @@ export interface PsFunction {
   shortParameters?: PsParameterList;
   /** Defined in the scope of the file: not inside another function or a script block. */
   topLevel: boolean;
+  /** `function global:Get-X`: defined outside the module, so never one of its exports. */
+  global?: boolean;
 }
 
 export interface PsExport {
@@ -555,6 +557,7 @@ function readFunction(
     bodyClose: body.match,
     topLevel,
   };
+  if (/^global:/i.test(rawName)) fn.global = true;
   if (shortParameters !== undefined) fn.shortParameters = shortParameters;
   const param = reader.readParamBlock(next + 1, body.match);
   if (param !== undefined) {
