@@ -163,10 +163,11 @@ async function findMismatches(
     const commands = facts.commands.filter((c) => c.module === file.path);
     for (const command of commands) {
       if (command.kind === 'module') {
-        // PowerShell could not import it: Toolpack must refuse the whole module.
-        if (result.tools.length > 0 || !errorCodes(result).includes('E_PARSE'))
+        // PowerShell could not import it: Toolpack must refuse the whole module (E_PARSE,
+        // E_MANIFEST, a missing root module...), with no tool.
+        if (result.tools.length > 0 || errorCodes(result).length === 0)
           mismatches.push(
-            `${file.label}: PowerShell cannot import it (${command.loadError}), Toolpack did not refuse it with E_PARSE`,
+            `${file.label}: PowerShell cannot import it (${command.loadError}), Toolpack did not refuse it`,
           );
         compared += 1;
         continue;
