@@ -54,7 +54,11 @@ foreach ($assemblyName in @('System.Text.Json', 'System.Text.Encodings.Web', 'Sy
 
 # The token proves to Node that this process is the host it started; tools must not see it.
 $script:Token = [string]$env:TOOLPACK_HOST_TOKEN
-[System.Environment]::SetEnvironmentVariable('TOOLPACK_HOST_TOKEN', $null)
+# [NullString]::Value, not $null: PowerShell passes $null to a string parameter as '', which
+# would leave the variable set (empty) instead of removing it.
+[System.Environment]::SetEnvironmentVariable('TOOLPACK_HOST_TOKEN', [NullString]::Value)
+# The environment every call starts with (Restore-ProcessState puts it back between calls).
+$script:Environment = [System.Environment]::GetEnvironmentVariables()
 
 $script:MaxLogsPerCall = 1000
 $script:MaxLogChars = 8000
@@ -224,12 +228,30 @@ function __Toolpack-ConvertToJson {
 }
 
 function __Toolpack-InvokeTool {
+    # The one command every pipeline on a tool runspace runs (a PowerShell object with
+    # several statements never completes on a ReuseThread runspace, so there is one).
+    # Mode 'prepare' is a new runspace's first pipeline: it compiles the Toolpack functions
+    # before a call pays for it and records what a clean runspace holds. A request that
+    # carries that Baseline is cleaned after the tool, for the runspace's next call.
+    param([hashtable] $Request)
+    if ($Request['Mode'] -eq 'prepare') {
+        $null = __Toolpack-RunTool @{ Mode = 'prepare' }
+        $null = __Toolpack-ConvertToJson -Value @{ warm = @(1, 'two', [pscustomobject]@{ three = 3 }) } -MaxChars 100
+        $Request['Baseline'] = __Toolpack-ReadState
+        return
+    }
+    __Toolpack-RunTool $Request
+    if ($null -ne $Request['Baseline']) { __Toolpack-Clean $Request $Request['Baseline'] }
+}
+
+function __Toolpack-RunTool {
     # Runs one tool in the current runspace and stores the outcome in the request itself
     # (the host reads it after the pipeline ends), so nothing the tool does to the output
     # stream can be mistaken for the envelope. Variables are prefixed because a tool-folder
     # script is dot-sourced into this scope.
     param([hashtable] $__tpRequest)
 
+    if ($__tpRequest['Mode'] -eq 'prepare') { return }
     $__tpArguments = $__tpRequest['Arguments']
     if ($null -eq $__tpArguments) { $__tpArguments = @{} }
     $global:ToolpackToolName = [string]$__tpRequest['ToolName']
@@ -310,6 +332,56 @@ function __Toolpack-InvokeTool {
         $__tpEnvelope['Error'] = "The tool's result could not be converted to JSON: $($_.Exception.Message)"
     }
     $__tpRequest['Envelope'] = $__tpEnvelope
+}
+
+function __Toolpack-ReadState {
+    # What the global scope holds besides variables (which ResetRunspaceState restores):
+    # function, alias and drive names, and the modules imported, by path.
+    $provider = $ExecutionContext.SessionState.InvokeProvider
+    $state = @{
+        Functions = [System.Collections.Generic.HashSet[string]]::new([System.StringComparer]::OrdinalIgnoreCase)
+        Aliases   = [System.Collections.Generic.HashSet[string]]::new([System.StringComparer]::OrdinalIgnoreCase)
+        Drives    = [System.Collections.Generic.HashSet[string]]::new([System.StringComparer]::OrdinalIgnoreCase)
+        Modules   = [System.Collections.Generic.HashSet[string]]::new([System.StringComparer]::Ordinal)
+    }
+    foreach ($item in $provider.ChildItem.Get('function:', $false)) { [void]$state.Functions.Add([string]$item.Name) }
+    foreach ($item in $provider.ChildItem.Get('alias:', $false)) { [void]$state.Aliases.Add([string]$item.Name) }
+    foreach ($drive in $ExecutionContext.SessionState.Drive.GetAll()) { [void]$state.Drives.Add([string]$drive.Name) }
+    foreach ($module in (Get-Module)) { [void]$state.Modules.Add([string]$module.Path) }
+    return $state
+}
+
+function __Toolpack-Clean {
+    # Runs after each script or tool-folder call on a runspace that is kept for the next
+    # one: removes the functions, aliases, drives and modules the call left in the global
+    # scope (ResetRunspaceState, run by the host next, restores variables and the location).
+    # Modules from $PSHOME stay: pwsh's own modules (loaded on first use of their cmdlets)
+    # carry no tool state, and loading them again would cost every call. Sets Cleaned only
+    # when everything went, so a runspace it could not clean is closed instead of reused.
+    param([hashtable] $Request, [hashtable] $Baseline)
+    $provider = $ExecutionContext.SessionState.InvokeProvider
+    try {
+    foreach ($module in @(Get-Module)) {
+        if ($Baseline.Modules.Contains([string]$module.Path)) { continue }
+        if (-not [string]::IsNullOrEmpty($PSHOME) -and ([string]$module.ModuleBase).StartsWith($PSHOME, [System.StringComparison]::OrdinalIgnoreCase)) { continue }
+        Remove-Module -ModuleInfo $module -Force -ErrorAction Stop
+    }
+    foreach ($item in @($provider.ChildItem.Get('function:', $false))) {
+        if ($Baseline.Functions.Contains([string]$item.Name) -or $null -ne $item.Module) { continue }
+        $provider.Item.Remove([string[]]@("function:\$($item.Name)"), $false, $true, $true)
+    }
+    foreach ($item in @($provider.ChildItem.Get('alias:', $false))) {
+        if ($Baseline.Aliases.Contains([string]$item.Name) -or $null -ne $item.Module) { continue }
+        $provider.Item.Remove([string[]]@("alias:\$($item.Name)"), $false, $true, $true)
+    }
+    foreach ($drive in @($ExecutionContext.SessionState.Drive.GetAll())) {
+        if ($Baseline.Drives.Contains([string]$drive.Name)) { continue }
+        $ExecutionContext.SessionState.Drive.Remove([string]$drive.Name, $true, 'global')
+    }
+    $Request['Cleaned'] = $true
+    } catch {
+        # Not cleaned: the host closes this runspace instead of reusing it.
+    }
 }
 
 # ---------------------------------------------------------------------------------------
@@ -408,9 +480,12 @@ function New-ToolpackSessionState {
     foreach ($name in @('ToolpackProjectRoot', 'DotbotProjectRoot')) {
         $state.Variables.Add([System.Management.Automation.Runspaces.SessionStateVariableEntry]::new($name, $ProjectRoot, 'The Toolpack project root'))
     }
-    foreach ($name in @('__Toolpack-WriteJsonValue', '__Toolpack-ConvertToJson', '__Toolpack-InvokeTool')) {
+    # ReadOnly: a tool that defines a function of the same name gets an error instead of
+    # replacing the host's own for the calls that follow on a reused runspace.
+    foreach ($name in @('__Toolpack-WriteJsonValue', '__Toolpack-ConvertToJson', '__Toolpack-InvokeTool', '__Toolpack-RunTool', '__Toolpack-ReadState', '__Toolpack-Clean')) {
         $definition = (Get-Command -Name $name -CommandType Function).Definition
-        $state.Commands.Add([System.Management.Automation.Runspaces.SessionStateFunctionEntry]::new($name, $definition))
+        $state.Commands.Add([System.Management.Automation.Runspaces.SessionStateFunctionEntry]::new(
+                $name, $definition, [System.Management.Automation.ScopedItemOptions]::ReadOnly, $null))
     }
     return $state
 }
@@ -430,42 +505,101 @@ function Connect-Channel {
 
 function New-ScriptRunspace {
     $runspace = [System.Management.Automation.Runspaces.RunspaceFactory]::CreateRunspace($script:SessionState)
+    # One pipeline thread per runspace, kept between calls (the default starts a thread per call).
+    $runspace.ThreadOptions = [System.Management.Automation.Runspaces.PSThreadOptions]::ReuseThread
     $runspace.OpenAsync()
-    return $runspace
+    $script:RunspaceCount = $script:RunspaceCount + 1
+    $script:Preparing.Add(@{ Runspace = $runspace; Shell = $null; Task = $null; Request = $null; Baseline = $null; Uses = 0 })
+}
+
+function Close-ScriptRunspace {
+    param([System.Management.Automation.Runspaces.Runspace] $Runspace)
+    $script:RunspaceCount = $script:RunspaceCount - 1
+    try {
+        $Runspace.CloseAsync()
+        $script:Closing.Add($Runspace)
+    } catch {
+        try { $Runspace.Dispose() } catch { }
+    }
+}
+
+function Start-Preparation {
+    # A runspace is ready once a pipeline of ours has run on it to the end: PowerShell reports
+    # Opened before it has finished opening (LocalConnection.DoOpenHelper). That pipeline also
+    # compiles the Toolpack functions and records what a clean runspace holds.
+    param([hashtable] $Entry)
+    $shell = [System.Management.Automation.PowerShell]::Create()
+    $shell.Runspace = $Entry['Runspace']
+    $Entry['Request'] = @{ Mode = 'prepare'; Baseline = $null }
+    [void]$shell.AddCommand('__Toolpack-InvokeTool').AddParameter('Request', $Entry['Request'])
+    try {
+        $Entry['Task'] = $shell.InvokeAsync()
+        $Entry['Shell'] = $shell
+    } catch {
+        $shell.Dispose()
+    }
 }
 
 function Update-Pool {
-    for ($index = $script:Pool.Count - 1; $index -ge 0; $index--) {
-        $runspace = $script:Pool[$index]
-        $state = $runspace.RunspaceStateInfo.State
-        if ($state -eq 'Broken' -or $state -eq 'Closed') {
-            $reason = 'the runspace could not be opened'
-            if ($null -ne $runspace.RunspaceStateInfo.Reason) { $reason = [string]$runspace.RunspaceStateInfo.Reason.Message }
-            $script:Pool.RemoveAt($index)
-            try { $runspace.Dispose() } catch { }
-            $script:PoolFailures = $script:PoolFailures + 1
-            # Fail a waiting call rather than let it wait for a pool that cannot fill.
-            if ($script:PendingScripts.Count -gt 0) {
-                $call = $script:PendingScripts[0]
-                $script:PendingScripts.RemoveAt(0)
-                Send-Failure $call "Cannot create a PowerShell runspace: $reason"
+    for ($index = $script:Preparing.Count - 1; $index -ge 0; $index--) {
+        $entry = $script:Preparing[$index]
+        $runspace = $entry['Runspace']
+        $failure = $null
+        if ($null -ne $entry['Task']) {
+            if (-not $entry['Task'].IsCompleted) { continue }
+            if ($entry['Task'].IsFaulted) {
+                $failure = [string]$entry['Task'].Exception.GetBaseException().Message
+            } elseif ($null -eq $entry['Request']['Baseline']) {
+                $failure = 'the runspace could not be prepared'
             }
+            $entry['Baseline'] = $entry['Request']['Baseline']
+            $entry['Shell'].Dispose()
+            $entry['Shell'] = $null
+            $entry['Task'] = $null
+            if ($null -eq $failure) {
+                $script:Preparing.RemoveAt($index)
+                $script:Idle.Push($entry)
+                $script:PoolFailures = 0
+                continue
+            }
+        } else {
+            $state = $runspace.RunspaceStateInfo.State
+            if ($state -eq 'BeforeOpen' -or $state -eq 'Opening') { continue }
+            if ($state -eq 'Opened') { Start-Preparation $entry; continue }
+            $failure = 'the runspace could not be opened'
+            if ($null -ne $runspace.RunspaceStateInfo.Reason) { $failure = [string]$runspace.RunspaceStateInfo.Reason.Message }
+        }
+        $script:Preparing.RemoveAt($index)
+        Close-ScriptRunspace $runspace
+        $script:PoolFailures = $script:PoolFailures + 1
+        # Fail a waiting call rather than let it wait for a pool that cannot fill.
+        if ($script:PendingScripts.Count -gt 0) {
+            $call = $script:PendingScripts[0]
+            $script:PendingScripts.RemoveAt(0)
+            Send-Failure $call "Cannot create a PowerShell runspace: $failure"
         }
     }
     if ($script:PoolFailures -ge 3) { return }
-    while ($script:Pool.Count -lt $PoolSize) { $script:Pool.Add((New-ScriptRunspace)) }
+    # Runspaces are opened as calls need them, up to PoolSize, and then kept: waiting calls
+    # beyond those already opening get a new one; two are kept ready from the start.
+    $wanted = [Math]::Min($PoolSize, [Math]::Max($script:WarmRunspaces, $script:RunspaceCount - $script:Idle.Count - $script:Preparing.Count + $script:PendingScripts.Count))
+    while ($script:RunspaceCount -lt $wanted) { New-ScriptRunspace }
 }
 
-function Get-OpenedRunspace {
-    for ($index = 0; $index -lt $script:Pool.Count; $index++) {
-        $runspace = $script:Pool[$index]
-        if ($runspace.RunspaceStateInfo.State -eq 'Opened') {
-            $script:Pool.RemoveAt($index)
-            $script:PoolFailures = 0
-            return $runspace
-        }
+function Restore-ProcessState {
+    # The environment and the working directory belong to the process, not to a runspace:
+    # put back what the last calls changed, once none is running (calls that run at the same
+    # time share them, as they would in any PowerShell process).
+    if ([System.Environment]::CurrentDirectory -ne $script:StartDirectory) {
+        try { [System.Environment]::CurrentDirectory = $script:StartDirectory } catch { }
     }
-    return $null
+    $current = [System.Environment]::GetEnvironmentVariables()
+    foreach ($name in @($current.Keys)) {
+        if (-not $script:Environment.ContainsKey($name)) { [System.Environment]::SetEnvironmentVariable([string]$name, [NullString]::Value) }
+    }
+    foreach ($entry in $script:Environment.GetEnumerator()) {
+        if ($current[$entry.Key] -cne $entry.Value) { [System.Environment]::SetEnvironmentVariable([string]$entry.Key, [string]$entry.Value) }
+    }
 }
 
 function Get-ModuleSlot {
@@ -576,12 +710,14 @@ function Send-Failure {
 }
 
 function Start-ToolCall {
-    param([hashtable] $Call, [System.Management.Automation.Runspaces.Runspace] $Runspace)
+    param([hashtable] $Call, [System.Management.Automation.Runspaces.Runspace] $Runspace, [hashtable] $Entry)
     $Call['Runspace'] = $Runspace
+    $Call['Entry'] = $Entry
     try {
         $shell = [System.Management.Automation.PowerShell]::Create()
         $shell.Runspace = $Runspace
-        [void]$shell.AddCommand('__Toolpack-InvokeTool').AddParameter('__tpRequest', $Call['Request'])
+        if ($null -ne $Entry) { $Call['Request']['Baseline'] = $Entry['Baseline'] }
+        [void]$shell.AddCommand('__Toolpack-InvokeTool').AddParameter('Request', $Call['Request'])
         $Call['Shell'] = $shell
         $Call['Task'] = $shell.InvokeAsync()
     } catch {
@@ -591,7 +727,10 @@ function Start-ToolCall {
 }
 
 function Complete-Runspace {
-    # Script runspaces are used once; module runspaces are handed to the module's next call.
+    # Module runspaces are handed to the module's next call. A script runspace is reset and
+    # reused when the call ended normally and __Toolpack-Clean removed what it left behind;
+    # one that was stopped, could not be cleaned or has served MaxRunspaceUses calls is closed
+    # (and replaced when calls need it).
     param([hashtable] $Call)
     if ($null -ne $Call['Slot']) {
         $Call['Slot']['Busy'] = $null
@@ -599,12 +738,37 @@ function Complete-Runspace {
     }
     $runspace = $Call['Runspace']
     if ($null -eq $runspace) { return }
-    try {
-        $runspace.CloseAsync()
-        $script:Closing.Add($runspace)
-    } catch {
-        try { $runspace.Dispose() } catch { }
+    $entry = $Call['Entry']
+    $entry['Uses'] = [int]$entry['Uses'] + 1
+    $reusable = (-not $Call['Stopping']) -and $Call['Request']['Cleaned'] -eq $true -and $entry['Uses'] -lt $script:MaxRunspaceUses
+    if ($reusable) {
+        $Call['Runspace'] = $null
+        $script:Resetting.Add($entry)
+        return
     }
+    Close-ScriptRunspace $runspace
+}
+
+function Reset-Runspaces {
+    # After the answers have been sent: variables, location and the event and debug managers
+    # back to the runspace's initial state (Runspace.ResetRunspaceState), then idle again.
+    if ($script:Resetting.Count -eq 0) { return }
+    $running = 0
+    foreach ($call in $script:Calls.Values) { if ($null -ne $call['Task']) { $running++ } }
+    if ($running -eq 0) { Restore-ProcessState }
+    # ResetRunspaceState sets the location to the process's working directory, which a call
+    # still running may have changed.
+    $moved = [System.Environment]::CurrentDirectory -ne $script:StartDirectory
+    foreach ($entry in $script:Resetting) {
+        try {
+            $entry['Runspace'].ResetRunspaceState()
+            if ($moved) { [void]$entry['Runspace'].SessionStateProxy.Path.SetLocation([System.Management.Automation.WildcardPattern]::Escape($script:StartDirectory)) }
+            $script:Idle.Push($entry)
+        } catch {
+            Close-ScriptRunspace $entry['Runspace']
+        }
+    }
+    $script:Resetting.Clear()
 }
 
 function Complete-ToolCall {
@@ -748,9 +912,7 @@ function Get-AllModuleSlots {
 }
 
 function Test-Opening {
-    foreach ($runspace in $script:Pool) {
-        if ($runspace.RunspaceStateInfo.State -ne 'Opened') { return $true }
-    }
+    if ($script:Preparing.Count -gt 0) { return $true }
     foreach ($slot in $script:Modules.Values) {
         if (-not $slot['Ready']) { return $true }
     }
@@ -770,7 +932,15 @@ function Clear-ClosedRunspaces {
 
 $script:Calls = [System.Collections.Generic.Dictionary[string, hashtable]]::new()
 $script:PendingScripts = [System.Collections.Generic.List[hashtable]]::new()
-$script:Pool = [System.Collections.Generic.List[System.Management.Automation.Runspaces.Runspace]]::new()
+$script:Preparing = [System.Collections.Generic.List[hashtable]]::new()
+$script:Idle = [System.Collections.Generic.Stack[hashtable]]::new()
+$script:Resetting = [System.Collections.Generic.List[hashtable]]::new()
+$script:RunspaceCount = 0
+$script:WarmRunspaces = [Math]::Min(2, $PoolSize)
+# A reused runspace is replaced after this many calls, so whatever no reset reaches (caches,
+# type data) cannot grow without bound.
+$script:MaxRunspaceUses = 500
+$script:StartDirectory = [System.Environment]::CurrentDirectory
 $script:Closing = [System.Collections.Generic.List[System.Management.Automation.Runspaces.Runspace]]::new()
 $script:Modules = [System.Collections.Generic.Dictionary[string, hashtable]]::new([System.StringComparer]::Ordinal)
 $script:RetiredSlots = [System.Collections.Generic.List[hashtable]]::new()
@@ -801,6 +971,9 @@ try {
         foreach ($slot in (Get-AllModuleSlots)) {
             if ($null -ne $slot['ImportTask']) { $waitList.Add($slot['ImportTask']) }
         }
+        foreach ($entry in $script:Preparing) {
+            if ($null -ne $entry['Task']) { $waitList.Add($entry['Task']) }
+        }
         $timeout = 1000
         if ($waitList.Count -gt 1 -or (Test-Opening)) { $timeout = 50 }
         [void][System.Threading.Tasks.Task]::WaitAny($waitList.ToArray(), [int]$timeout)
@@ -823,13 +996,13 @@ try {
             if ($null -eq $call['Task']) { continue }
             if ($call['Task'].IsCompleted) { Complete-ToolCall $call } else { Send-StreamRecords $call }
         }
+        Reset-Runspaces
         Update-Pool
-        while ($script:PendingScripts.Count -gt 0) {
-            $runspace = Get-OpenedRunspace
-            if ($null -eq $runspace) { break }
+        while ($script:PendingScripts.Count -gt 0 -and $script:Idle.Count -gt 0) {
+            $entry = $script:Idle.Pop()
             $call = $script:PendingScripts[0]
             $script:PendingScripts.RemoveAt(0)
-            Start-ToolCall $call $runspace
+            Start-ToolCall $call $entry['Runspace'] $entry
         }
         foreach ($slot in (Get-AllModuleSlots)) { Update-ModuleSlot $slot }
         Clear-ClosedRunspaces
