@@ -26,8 +26,9 @@
         { type: "result", id, kind: "none"|"text"|"json"|"error", text, json, error, file,
           line, truncated, stopped, errorCount }
 
-    Script and tool-folder calls each get a fresh runspace, taken from a pool that is kept
-    filled in the background (Runspace.OpenAsync), used once and disposed. Module calls run
+    Script and tool-folder calls run on a pool of runspaces (up to -PoolSize, two opened at
+    start, more as parallel calls need them), each reused after its call has been cleaned
+    (__Toolpack-Clean) and reset (ResetRunspaceState); see Complete-Runspace. Module calls run
     in one runspace per module (the module imported once, by an explicit Import-Module pipeline
     that must have completed before the first call starts), one call at a time, so module
     state persists between calls.
@@ -241,6 +242,18 @@ function __Toolpack-InvokeTool {
         return
     }
     __Toolpack-RunTool $Request
+    # The answer is written here, on the runspace's own thread, so that calls finishing
+    # together do not queue for the host's single loop to serialise them; the loop sends it
+    # as is unless the call was stopped or wrote to a stream.
+    $envelope = $Request['Envelope']
+    if ($null -ne $envelope) {
+        $answer = [ordered]@{
+            type = 'result'; id = [string]$Request['Id']; kind = [string]$envelope['Kind']; text = $envelope['Text']
+            json = $envelope['Json']; error = $envelope['Error']; file = $envelope['File']; line = [int]$envelope['Line']
+            truncated = [bool]$envelope['Truncated']; stopped = $false; errorCount = 0
+        }
+        $Request['Answer'] = [string](__Toolpack-ConvertToJson -Value $answer -MaxChars 1073741823)['Json'] + "`n"
+    }
     if ($null -ne $Request['Baseline']) { __Toolpack-Clean $Request $Request['Baseline'] }
 }
 
@@ -454,6 +467,7 @@ function Send-StreamRecords {
     # without bound while it runs.
     param([hashtable] $Call)
     $streams = $Call['Shell'].Streams
+    if (Test-StreamsEmpty $streams) { return }
     foreach ($record in $streams.Progress.ReadAll()) {
         if ($record.RecordType -eq [System.Management.Automation.ProgressRecordType]::Completed) { continue }
         $text = [string]$record.Activity
@@ -582,7 +596,7 @@ function Update-Pool {
     if ($script:PoolFailures -ge 3) { return }
     # Runspaces are opened as calls need them, up to PoolSize, and then kept: waiting calls
     # beyond those already opening get a new one; two are kept ready from the start.
-    $wanted = [Math]::Min($PoolSize, [Math]::Max($script:WarmRunspaces, $script:RunspaceCount - $script:Idle.Count - $script:Preparing.Count + $script:PendingScripts.Count))
+    $wanted = [Math]::Min($PoolSize, [Math]::Max($script:WarmRunspaces, $script:RunspaceCount - $script:Idle.Count - $script:Preparing.Count - $script:Reviving.Count - $script:Resetting.Count + $script:PendingScripts.Count))
     while ($script:RunspaceCount -lt $wanted) { New-ScriptRunspace }
 }
 
@@ -751,28 +765,66 @@ function Complete-Runspace {
 
 function Reset-Runspaces {
     # After the answers have been sent: variables, location and the event and debug managers
-    # back to the runspace's initial state (Runspace.ResetRunspaceState), then idle again.
-    if ($script:Resetting.Count -eq 0) { return }
-    $running = 0
-    foreach ($call in $script:Calls.Values) { if ($null -ne $call['Task']) { $running++ } }
-    if ($running -eq 0) { Restore-ProcessState }
-    # ResetRunspaceState sets the location to the process's working directory, which a call
-    # still running may have changed.
-    $moved = [System.Environment]::CurrentDirectory -ne $script:StartDirectory
-    foreach ($entry in $script:Resetting) {
-        try {
-            $entry['Runspace'].ResetRunspaceState()
-            if ($moved) { [void]$entry['Runspace'].SessionStateProxy.Path.SetLocation([System.Management.Automation.WildcardPattern]::Escape($script:StartDirectory)) }
-            $script:Idle.Push($entry)
-        } catch {
-            Close-ScriptRunspace $entry['Runspace']
+    # back to the runspace's initial state (Runspace.ResetRunspaceState, about 0.6 ms), on a
+    # thread-pool thread so the loop can answer other calls meanwhile; idle again after.
+    if ($script:Resetting.Count -gt 0) {
+        $running = 0
+        foreach ($call in $script:Calls.Values) { if ($null -ne $call['Task']) { $running++ } }
+        if ($running -eq 0) { Restore-ProcessState }
+        foreach ($entry in $script:Resetting) {
+            $entry['ResetTask'] = $script:TaskFactory.StartNew($script:ResetAction, [object]$entry['Runspace'])
+            $script:Reviving.Add($entry)
         }
+        $script:Resetting.Clear()
     }
-    $script:Resetting.Clear()
+    for ($index = $script:Reviving.Count - 1; $index -ge 0; $index--) {
+        $entry = $script:Reviving[$index]
+        $task = $entry['ResetTask']
+        if (-not $task.IsCompleted) { continue }
+        $script:Reviving.RemoveAt($index)
+        $entry['ResetTask'] = $null
+        if ($task.IsFaulted) { Close-ScriptRunspace $entry['Runspace']; continue }
+        # ResetRunspaceState sets the location to the process's working directory, which a
+        # call still running may have changed.
+        if ([System.Environment]::CurrentDirectory -ne $script:StartDirectory) {
+            try {
+                [void]$entry['Runspace'].SessionStateProxy.Path.SetLocation([System.Management.Automation.WildcardPattern]::Escape($script:StartDirectory))
+            } catch {
+                Close-ScriptRunspace $entry['Runspace']
+                continue
+            }
+        }
+        $script:Idle.Push($entry)
+    }
+}
+
+function New-ResetAction {
+    # Runspace.ResetRunspaceState as a plain .NET delegate (built from an expression tree, as
+    # the bare engine has no Add-Type), so that a thread-pool thread can run it: a script
+    # block would need a runspace of its own.
+    $parameter = [System.Linq.Expressions.Expression]::Parameter([object], 'runspace')
+    $runspace = [System.Linq.Expressions.Expression]::Convert($parameter, [System.Management.Automation.Runspaces.Runspace])
+    $body = [System.Linq.Expressions.Expression]::Call($runspace, [System.Management.Automation.Runspaces.Runspace].GetMethod('ResetRunspaceState'))
+    return [System.Linq.Expressions.Expression]::Lambda([System.Action[object]], $body, [System.Linq.Expressions.ParameterExpression[]]@($parameter)).Compile()
+}
+
+function Test-StreamsEmpty {
+    param([System.Management.Automation.PSDataStreams] $Streams)
+    return ($Streams.Error.Count -eq 0 -and $Streams.Warning.Count -eq 0 -and $Streams.Information.Count -eq 0 -and
+        $Streams.Progress.Count -eq 0 -and $Streams.Verbose.Count -eq 0 -and $Streams.Debug.Count -eq 0)
 }
 
 function Complete-ToolCall {
     param([hashtable] $Call)
+    $answer = $Call['Request']['Answer']
+    if ($null -ne $answer -and -not $Call['Stopping'] -and [int]$Call['ErrorCount'] -eq 0 -and (Test-StreamsEmpty $Call['Shell'].Streams)) {
+        [void]$script:Calls.Remove([string]$Call['Id'])
+        try { $Call['Shell'].Dispose() } catch { }
+        Complete-Runspace $Call
+        $script:Writer.Write([string]$answer)
+        $script:Writer.Flush()
+        return
+    }
     Send-StreamRecords $Call
     $task = $Call['Task']
     $response = [ordered]@{
@@ -814,6 +866,7 @@ function Register-ToolCall {
     $arguments = $Message['arguments']
     if ($arguments -isnot [hashtable]) { $arguments = @{} }
     $request = @{
+        Id             = $id
         Mode           = [string]$Message['mode']
         ScriptPath     = [string]$Message['scriptPath']
         FunctionName   = [string]$Message['functionName']
@@ -912,7 +965,7 @@ function Get-AllModuleSlots {
 }
 
 function Test-Opening {
-    if ($script:Preparing.Count -gt 0) { return $true }
+    if ($script:Preparing.Count -gt 0 -or $script:Reviving.Count -gt 0) { return $true }
     foreach ($slot in $script:Modules.Values) {
         if (-not $slot['Ready']) { return $true }
     }
@@ -935,6 +988,9 @@ $script:PendingScripts = [System.Collections.Generic.List[hashtable]]::new()
 $script:Preparing = [System.Collections.Generic.List[hashtable]]::new()
 $script:Idle = [System.Collections.Generic.Stack[hashtable]]::new()
 $script:Resetting = [System.Collections.Generic.List[hashtable]]::new()
+$script:Reviving = [System.Collections.Generic.List[hashtable]]::new()
+$script:ResetAction = New-ResetAction
+$script:TaskFactory = [System.Threading.Tasks.Task]::Factory
 $script:RunspaceCount = 0
 $script:WarmRunspaces = [Math]::Min(2, $PoolSize)
 # A reused runspace is replaced after this many calls, so whatever no reset reaches (caches,
@@ -974,6 +1030,7 @@ try {
         foreach ($entry in $script:Preparing) {
             if ($null -ne $entry['Task']) { $waitList.Add($entry['Task']) }
         }
+        foreach ($entry in $script:Reviving) { $waitList.Add($entry['ResetTask']) }
         $timeout = 1000
         if ($waitList.Count -gt 1 -or (Test-Opening)) { $timeout = 50 }
         [void][System.Threading.Tasks.Task]::WaitAny($waitList.ToArray(), [int]$timeout)

@@ -145,7 +145,8 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
   const pwshRunner = createPwshRunner({
     projectRoot,
     maxOutputBytes,
-    concurrency: readPositive(options.concurrency?.pwsh, 'concurrency.pwsh') ?? Math.max(2, cores),
+    concurrency:
+      readPositive(options.concurrency?.pwsh, 'concurrency.pwsh') ?? Math.max(8, cores * 2),
     environment,
     ...(options.pwshPath === undefined ? {} : { pwshPath: options.pwshPath }),
     stopGraceMs,

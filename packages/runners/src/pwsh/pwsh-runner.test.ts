@@ -364,6 +364,41 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} runs 8 calls of a waiting tool side by side with the default pool`,
+    async () => {
+      const own = createToolRunner({ projectRoot: fixtures });
+      try {
+        const tool = scriptTool('Get-Slow', {
+          N: { type: 'integer' },
+          Milliseconds: { type: 'integer' },
+        });
+        const results = await Promise.all(
+          Array.from({ length: 8 }, (_, n) =>
+            own.call(tool, { N: n, Milliseconds: 300 }, { timeoutMs: 60_000 }),
+          ),
+        );
+        const runs = results.map(
+          (result) => result.structuredContent as { N: number; Started: number; Ended: number },
+        );
+        expect(runs.map((run) => run.N)).toEqual(Array.from({ length: 8 }, (_, n) => n));
+        // Overlap evidence from the tools' own clocks, not wall time: the most calls that
+        // were running at one instant (one after another would be 1).
+        const mostAtOnce = Math.max(
+          ...runs.map(
+            (run) =>
+              runs.filter((other) => other.Started <= run.Started && run.Started < other.Ended)
+                .length,
+          ),
+        );
+        expect(mostAtOnce).toBeGreaterThanOrEqual(4);
+      } finally {
+        await own.close();
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} stops a pipeline at the timeout and keeps the host`,
     async () => {
       const pid = runner.stats().pwshHostPid;
