@@ -80,6 +80,27 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     expect(withPwsh.some((r) => r.ours === 'not measured')).toBe(false);
   });
 
+  it('says which pwsh the PowerShell rows ran on and explains a parallel miss with the same-run floor', () => {
+    const runners = {
+      ...(load('runners-with-pwsh') as Record<string, unknown>),
+      pwsh: { kind: 'engine', version: '7.6.9', description: 'the PowerShell engine 7.6.9' },
+      pwshFirstCall: { p50: 450, samples: [450] },
+      pwshPipelineFloor: { one: 0.3, eight: 0.9, ratio: 3 },
+      pwshWaitingParallel: { toolMs: 100, oneP50: 104, eightP50: 111, ratio: 1.07 },
+    };
+    const rows = buildResultRows({ outputs: { runners } });
+    const script = rows.find((r) => r.scenario.startsWith('PowerShell script tool'));
+    expect(script?.note).toContain('Measured on the PowerShell engine 7.6.9');
+    expect(script?.note).toContain('Spawn to first answered call');
+    const parallel = rows.find((r) => r.scenario.startsWith('8 parallel'));
+    expect(parallel?.explained).toBe(true);
+    expect(parallel?.note).toContain('3.00x');
+    expect(parallel?.note).toContain('(1.07x)');
+    expect(rows.find((r) => r.scenario.startsWith('bash'))?.note ?? '').not.toContain(
+      'Measured on',
+    );
+  });
+
   it('holds the memory target to the figure at rest and reports the one right after the calls', () => {
     const server = {
       ...(load('server') as Record<string, unknown>),

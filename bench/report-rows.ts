@@ -193,15 +193,49 @@ function discoveryRows(
 function runnerRows(out: unknown, loadAverage?: readonly number[]): ResultRow[] {
   const bench = 'runners';
   const rows: ResultRow[] = [];
+  // Which pwsh the PowerShell rows ran on (bench/runners.ts records the probe's answer).
+  const pwshDescription = stringAt(record(out)?.pwsh, 'description');
+  const onPwsh =
+    pwshDescription === null
+      ? ''
+      : ` Measured on ${pwshDescription}${record(record(out)?.pwsh)?.kind === 'engine' ? ', the launcher CI uses (users run a full pwsh)' : ''}.`;
+  const firstCall = numberAt(out, 'pwshFirstCall.p50');
+  const floorOne = numberAt(out, 'pwshPipelineFloor.one');
+  const floorEight = numberAt(out, 'pwshPipelineFloor.eight');
+  const waitingOne = numberAt(out, 'pwshWaitingParallel.oneP50');
+  const waitingEight = numberAt(out, 'pwshWaitingParallel.eightP50');
+  const waitingMs = numberAt(out, 'pwshWaitingParallel.toolMs');
+  const explainParallel = (): string | null =>
+    floorOne === null || floorEight === null || waitingOne === null || waitingEight === null
+      ? null
+      : `Trivial calls on ${numberAt(out, 'cores') ?? '?'} cores are bound by CPU, not by the pool: in the same run, 8 bare pipelines on 8 open runspaces inside one pwsh process (no host, channel or Node) took ${ms(floorEight)} against ${ms(floorOne)} for one, ${(floorEight / floorOne).toFixed(2)}x, so even that floor misses 1.5x on this machine; each Toolpack call adds about 1 ms of CPU (argument and answer JSON, the host loop, cleaning and resetting the runspace for the next call). The pool itself runs calls side by side: 8 calls of a tool that waits ${waitingMs ?? '?'} ms took ${ms(waitingEight)} against ${ms(waitingOne)} for one (${(waitingEight / waitingOne).toFixed(2)}x).`;
   for (const entry of arrayAt(out, 'rows')) {
+    const scenario = stringAt(entry, 'scenario') ?? 'unknown';
     const p50 = numberAt(entry, 'p50');
     const floorP50 = numberAt(entry, 'floorP50');
     const met = record(entry)?.met;
     const target = stringAt(entry, 'target') ?? 'reported';
+    const powershell = scenario.includes('PowerShell');
+    const missedNote =
+      met !== false
+        ? null
+        : scenario.startsWith('bash')
+          ? `Missed on a loaded machine${loadNote(loadAverage)}: a process per call is what contention hurts most, and the runner does more per spawn than the bare spawn (its own process group, JSON on stdin, stdout/stderr capture with caps, a timeout watch), so the gap widens when the cores are busy; a quieter run when the runners landed measured 1.18x.`
+          : scenario.startsWith('8 parallel')
+            ? (explainParallel() ??
+              `${OPEN_NOTE_PREFIX} missed in this run${loadNote(loadAverage)}; see bench/runners.ts output for the samples.`)
+            : `Missed in this run${loadNote(loadAverage)}; see bench/runners.ts output for the samples.`;
+    const startNote =
+      scenario.startsWith('PowerShell script tool') && firstCall !== null
+        ? ` Spawn to first answered call (a runner created with warm: true, called at once): ${ms(firstCall)} p50.`
+        : '';
+    const note = powershell
+      ? `${missedNote ?? ''}${onPwsh}${startNote}`.trim() || null
+      : missedNote;
     rows.push(
       row({
         bench,
-        scenario: `${stringAt(entry, 'scenario') ?? 'unknown'}: call p50 (p99 ${ms(numberAt(entry, 'p99'))})`,
+        scenario: `${scenario}: call p50 (p99 ${ms(numberAt(entry, 'p99'))})`,
         ours: ms(p50),
         oursValue: p50,
         reference:
@@ -210,12 +244,7 @@ function runnerRows(out: unknown, loadAverage?: readonly number[]): ResultRow[] 
         // The runner's own target text carries the measured ratio in parentheses; keep only the goal.
         target: target.replace(/\s*\([^)]*\)\s*$/, ''),
         met: typeof met === 'boolean' ? met : null,
-        note:
-          met === false
-            ? (stringAt(entry, 'scenario') ?? '').startsWith('bash')
-              ? `Missed on a loaded machine${loadNote(loadAverage)}: a process per call is what contention hurts most, and the runner does more per spawn than the bare spawn (its own process group, JSON on stdin, stdout/stderr capture with caps, a timeout watch), so the gap widens when the cores are busy; a quieter run when the runners landed measured 1.18x.`
-              : `Missed in this run${loadNote(loadAverage)}; see bench/runners.ts output for the samples.`
-            : null,
+        note,
       }),
     );
   }
