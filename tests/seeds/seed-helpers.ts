@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startMcp, type McpRun } from '../../packages/cli/src/testing/run-mcp.ts';
 import {
   childEnv,
-  cliBin,
   startStdioSession,
   waitFor,
   type StdioSession,
@@ -44,34 +43,13 @@ export function startSeedServer(
   );
 }
 
-export interface McpRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the real `mcp <args>` to its end (for exits and refusals a client never sees). */
-export function runMcp(
+export async function runMcp(
   args: readonly string[],
   options: { cwd: string; timeoutMs?: number },
 ): Promise<McpRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliBin, ...args], {
-      cwd: options.cwd,
-      env: childEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  const { code, stdout, stderr } = await startMcp(args, { ...options, env: childEnv() });
+  return { code, stdout, stderr };
 }
 
 /** The text blocks of a tool result, joined. */
