@@ -1,30 +1,54 @@
-# Source this file (bash): puts Node >= 22.13 and the pinned pnpm on PATH, installing them
-# from the npm registry into .tools/ when the machine lacks them. Used by README and .ci/run.
-_toolpack_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Source this file (bash or zsh): puts Node >= 22.13 and the pinned pnpm on PATH, installing
+# them from the npm registry into .tools/ when the machine lacks them. Used by README and .ci/run.
+if [ -n "${ZSH_VERSION:-}" ]; then
+  # shellcheck disable=SC2296
+  _toolpack_here=${(%):-%x}
+else
+  _toolpack_here=${BASH_SOURCE[0]}
+fi
+_toolpack_root=$(cd "$(dirname "$_toolpack_here")/.." && pwd)
 _toolpack_tools="$_toolpack_root/.tools"
+
+# The one package that holds this platform's binary, installed directly: the wrapper packages
+# (`node`, `pnpm`) make npm resolve a package for every platform first, and a registry mirror
+# that refuses some of those makes npm retry each for minutes (seen: 5 min for Node, pnpm never).
+case "$(uname -s)" in
+  Linux) _toolpack_os=linux ;;
+  Darwin) _toolpack_os=darwin ;;
+  *) _toolpack_os=unsupported ;;
+esac
+case "$(uname -m)" in
+  x86_64 | amd64) _toolpack_arch=x64 ;;
+  aarch64 | arm64) _toolpack_arch=arm64 ;;
+  *) _toolpack_arch=unsupported ;;
+esac
+_toolpack_libc=
+if [ "$_toolpack_os" = linux ] && ldd --version 2>&1 | grep -qi musl; then _toolpack_libc=-musl; fi
+_toolpack_node_bin="$_toolpack_tools/node/node_modules/node-$_toolpack_os-$_toolpack_arch/bin"
+_toolpack_pnpm_bin="$_toolpack_tools/pnpm/node_modules/@pnpm/exe.$_toolpack_os-$_toolpack_arch$_toolpack_libc"
 
 _toolpack_node_ok() {
   command -v node >/dev/null 2>&1 &&
     node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 13) ? 0 : 1)'
 }
 
-if [ -x "$_toolpack_tools/node/node_modules/.bin/node" ]; then
-  export PATH="$_toolpack_tools/node/node_modules/.bin:$PATH"
+if [ -x "$_toolpack_node_bin/node" ]; then
+  export PATH="$_toolpack_node_bin:$PATH"
 fi
 if ! _toolpack_node_ok; then
   echo "toolchain: Node $(node --version 2>/dev/null || echo '(none)') is older than 22.13; installing Node 24 into .tools/node" >&2
-  npm install --prefix "$_toolpack_tools/node" --no-audit --no-fund --loglevel=error node@24 >&2 &&
-    export PATH="$_toolpack_tools/node/node_modules/.bin:$PATH"
+  npm install --prefix "$_toolpack_tools/node" --no-audit --no-fund --loglevel=error "node-$_toolpack_os-$_toolpack_arch@24" >&2 &&
+    export PATH="$_toolpack_node_bin:$PATH"
 fi
 
 _toolpack_pnpm=$(node -p 'require(process.argv[1]).packageManager.split("@")[1]' "$_toolpack_root/package.json")
-if [ -x "$_toolpack_tools/pnpm/node_modules/.bin/pnpm" ]; then
-  export PATH="$_toolpack_tools/pnpm/node_modules/.bin:$PATH"
+if [ -x "$_toolpack_pnpm_bin/pnpm" ]; then
+  export PATH="$_toolpack_pnpm_bin:$PATH"
 fi
 if [ "$(pnpm --version 2>/dev/null)" != "$_toolpack_pnpm" ]; then
   echo "toolchain: installing pnpm $_toolpack_pnpm into .tools/pnpm (with npm: corepack's download fails signature checks on some machines)" >&2
-  npm install --prefix "$_toolpack_tools/pnpm" --no-audit --no-fund --loglevel=error "pnpm@$_toolpack_pnpm" >&2 &&
-    export PATH="$_toolpack_tools/pnpm/node_modules/.bin:$PATH"
+  npm install --prefix "$_toolpack_tools/pnpm" --no-audit --no-fund --loglevel=error "@pnpm/exe.$_toolpack_os-$_toolpack_arch$_toolpack_libc@$_toolpack_pnpm" >&2 &&
+    export PATH="$_toolpack_pnpm_bin:$PATH"
 fi
 unset -f _toolpack_node_ok
-unset _toolpack_root _toolpack_tools _toolpack_pnpm
+unset _toolpack_here _toolpack_root _toolpack_tools _toolpack_pnpm _toolpack_os _toolpack_arch _toolpack_libc _toolpack_node_bin _toolpack_pnpm_bin
