@@ -80,22 +80,27 @@ beforeAll(() => {
     filter: (source) => !/[\\/](node_modules|\.toolpack)$/.test(source),
   });
   cpSync(path.join(fixtures, 'consumer'), project, { recursive: true });
+  // Every tarball is a dependency, and the overrides (`$name`: that dependency's own spec)
+  // make the packages' `^0.1.0` ranges on each other resolve to the tarballs too, so npm never
+  // asks the registry about names that are not published (a mirror that refuses them
+  // instead of answering 404 made npm retry each for a minute and the install time out).
+  // Third-party dependencies come from the npm registry.
+  const dependencies = Object.fromEntries(
+    [...packed].map(([name, entry]) => [name, `file:${entry.tarball}`]),
+  );
   writeFileSync(
     path.join(project, 'package.json'),
-    JSON.stringify({ name: 'embed-toolpack', private: true, type: 'module' }),
+    JSON.stringify({
+      name: 'embed-toolpack',
+      private: true,
+      type: 'module',
+      dependencies,
+      overrides: Object.fromEntries(Object.keys(dependencies).map((name) => [name, `$${name}`])),
+    }),
   );
-  // All tarballs in one install: their `^0.1.0` ranges on each other are met by the
-  // tarballs themselves; third-party dependencies come from the npm registry.
   runCommand({
     command: 'npm',
-    args: [
-      'install',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=error',
-      ...[...packed.values()].map((entry) => entry.tarball),
-    ],
+    args: ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'],
     cwd: project,
     timeoutMs: 150_000,
   });
