@@ -1,7 +1,7 @@
 export { discoverTools } from './discover-tools.ts';
 export type { DiscoverToolsOptions, DiscoveryResult } from './discover-tools.ts';
 
-export { DEFAULT_MAX_TOOLS, composeTools } from './compose-tools.ts';
+export { DEFAULT_MAX_TOOLS, REFUSING_CODES, composeTools } from './compose-tools.ts';
 export type {
   ComposeOptions,
   ComposedSource,
