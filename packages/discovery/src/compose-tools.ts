@@ -12,6 +12,16 @@ import type { SourceResult } from './types.ts';
 
 export const DEFAULT_MAX_TOOLS = 50;
 
+/**
+ * Composition errors a server must neither start nor reload with: serving anyway would hide
+ * tools the user counts on, or run another source's code under a trusted name.
+ */
+export const REFUSING_CODES: ReadonlySet<string> = new Set([
+  'E_MAX_TOOLS',
+  'E_PACK_COLLISION',
+  'E_COLLISION',
+]);
+
 /** Per-source settings, as `toolpack.yaml`'s `sources:` entries and the CLI flags give them. */
 export interface SourceOptions {
   /** Wildcards (`Get-*`, `*_config`); a tool must match one when any are given. */
@@ -34,7 +44,10 @@ export interface ComposeOptions {
   exclude?: readonly string[];
   /** Above it the server refuses to start (an error diagnostic). Default 50; built-ins do not count. */
   maxTools?: number;
-  /** Collisions become errors instead of warnings. */
+  /**
+   * Collisions become errors instead of warnings (a collision involving a pack always is one):
+   * neither tool is served and a server refuses to start.
+   */
   strict?: boolean;
   /** Serve `find_tools` and `describe_tool` (default true). */
   builtins?: boolean;
@@ -53,9 +66,12 @@ export interface Composition {
 /**
  * DESIGN.md "Composition": in source order, prefix, then `include`/`exclude` (matched
  * against the final name and the name the source used, case-insensitively as PowerShell's
- * wildcards are), then collisions (the last one wins, with a warning; an error under
- * `strict`), then `maxTools`. Built-ins come first so a project's own tool of the same
- * name replaces them.
+ * wildcards are), then collisions, then `maxTools`. Built-ins come first so a project's own
+ * tool of the same name replaces them. Of two same-named tools the last one wins with a
+ * warning, unless a pack is involved or under `strict`: then it is an error and the name is
+ * served by neither, because a pack (third-party code) must never take over another
+ * source's tool by picking its alias and tool names, and a refused name must not be
+ * callable through `mcp call` either.
  */
 export function composeTools(
   sources: readonly ComposedSource[],
@@ -63,6 +79,8 @@ export function composeTools(
 ): Composition {
   const diagnostics: Diagnostic[] = [];
   const byName = new Map<string, DiscoveredTool>();
+  /** Names refused by an error collision, with the first tool that had the name. */
+  const refused = new Map<string, DiscoveredTool>();
   const globalFilter = createFilter(options.include, options.exclude);
 
   const builtins = options.builtins === false ? [] : createBuiltinTools();
@@ -82,9 +100,21 @@ export function composeTools(
       ) {
         continue;
       }
+      const first = refused.get(tool.name);
+      if (first !== undefined) {
+        diagnostics.push(describeCollision(first, tool, options.strict === true));
+        continue;
+      }
       const earlier = byName.get(tool.name);
-      if (earlier !== undefined)
-        diagnostics.push(describeCollision(earlier, tool, options.strict === true));
+      if (earlier !== undefined) {
+        const collision = describeCollision(earlier, tool, options.strict === true);
+        diagnostics.push(collision);
+        if (collision.severity === 'error') {
+          byName.delete(tool.name);
+          refused.set(tool.name, earlier);
+          continue;
+        }
+      }
       byName.set(tool.name, tool);
     }
   }
@@ -174,14 +204,33 @@ function describeCollision(
   const isBuiltin =
     (BUILTIN_TOOL_NAMES as readonly string[]).includes(earlier.name) &&
     earlier.source.kind === 'builtin';
+  const at = {
+    path: later.source.path,
+    ...(later.source.line === undefined ? {} : { line: later.source.line }),
+  };
+  if (earlier.source.pack !== undefined || later.source.pack !== undefined) {
+    const describe = (tool: DiscoveredTool) =>
+      tool.source.pack === undefined
+        ? where(tool)
+        : `the pack ${tool.source.pack}'s tool ${tool.originalName} (${where(tool)})`;
+    const packs = [...new Set([later.source.pack, earlier.source.pack])].filter(
+      (alias): alias is string => alias !== undefined,
+    );
+    return createDiagnostic(
+      'error',
+      'E_PACK_COLLISION',
+      `Two tools are named ${later.name}: ${describe(later)} and ${describe(earlier)}. A pack's tool never replaces another, so neither is served.`,
+      at,
+      `Serve ${packs.length === 1 ? 'the pack' : 'one pack'} under another alias in toolpack.yaml (packs: <alias>: <pack>@<range>; now ${packs.join(', ')}), or drop one tool with exclude:.`,
+    );
+  }
   return createDiagnostic(
     strict ? 'error' : 'warning',
     strict ? 'E_COLLISION' : 'W_COLLISION',
-    `Two tools are named ${later.name}: ${where(later)} replaces ${where(earlier)}${strict ? '' : ' (the last one wins)'}.`,
-    {
-      path: later.source.path,
-      ...(later.source.line === undefined ? {} : { line: later.source.line }),
-    },
+    strict
+      ? `Two tools are named ${later.name}: ${where(later)} and ${where(earlier)} (--strict), so neither is served.`
+      : `Two tools are named ${later.name}: ${where(later)} replaces ${where(earlier)} (the last one wins).`,
+    at,
     isBuiltin
       ? `Rename your tool, or exclude the built-in with --exclude ${later.name} if you mean to replace it.`
       : 'Rename one of them, exclude one with --exclude, or give their sources a prefix (--prefix).',
