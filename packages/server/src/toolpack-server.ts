@@ -12,6 +12,7 @@ import {
 } from '@toolpack/core';
 import {
   discoverTools,
+  REFUSING_CODES,
   type DiscoverToolsOptions,
   type DiscoveryResult,
 } from '@toolpack/discovery';
@@ -82,7 +83,7 @@ export interface ReloadReport {
   /** Tools whose previous definition was kept because the new one was refused. */
   kept: string[];
   diagnostics: Diagnostic[];
-  /** Set when the whole reload was refused (E_MAX_TOOLS, a source that disappeared). */
+  /** Set when the whole reload was refused (E_MAX_TOOLS, a pack collision, a source that disappeared). */
   refused?: string;
 }
 
@@ -174,7 +175,8 @@ function isWithin(file: string, folder: string): boolean {
 }
 
 /**
- * Discovers the tools, refuses to start above `maxTools` (`E_MAX_TOOLS`), and returns a
+ * Discovers the tools, refuses to start on a composition error in `REFUSING_CODES` (above
+ * `maxTools`, a name collision involving a pack, any collision under `strict`), and returns a
  * server that any number of MCP connections can share: one tool list, one runner, one
  * policy, one audit log, one set of metrics. Other discovery errors do not stop it: the
  * good tools are served and the diagnostics are in `server.diagnostics` (and `log`).
@@ -192,9 +194,9 @@ export async function createToolpackServer(
   const formatForLog = (d: Diagnostic) => formatDiagnostic({ ...d, path: display(d.path) });
 
   const first = await discoverTools(options.discovery);
-  const tooMany = first.diagnostics.find((d) => d.code === 'E_MAX_TOOLS');
+  const tooMany = first.diagnostics.find((d) => REFUSING_CODES.has(d.code));
   if (tooMany !== undefined) {
-    throw new ToolpackError('E_MAX_TOOLS', `Refusing to start: ${tooMany.message}`, {
+    throw new ToolpackError(tooMany.code, `Refusing to start: ${tooMany.message}`, {
       ...(tooMany.hint === undefined ? {} : { hint: tooMany.hint }),
     });
   }
@@ -357,7 +359,7 @@ export async function createToolpackServer(
       metrics.recordReload('kept');
       return { changed: false, kept: [], diagnostics: [], refused: message };
     }
-    const tooManyNow = result.diagnostics.find((d) => d.code === 'E_MAX_TOOLS');
+    const tooManyNow = result.diagnostics.find((d) => REFUSING_CODES.has(d.code));
     if (tooManyNow !== undefined) {
       log(
         `reload refused, still serving the previous ${state.allowed.length} tools: ${formatForLog(tooManyNow)}`,
