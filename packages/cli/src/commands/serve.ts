@@ -8,7 +8,7 @@ import {
   isToolpackError,
   type Diagnostic,
 } from '@toolpack/core';
-import type { SourceSpec } from '@toolpack/discovery';
+import { REFUSING_CODES, type SourceSpec } from '@toolpack/discovery';
 import {
   createToolpackServer,
   parsePolicy,
@@ -176,8 +176,8 @@ Examples:
 Logs go to stderr; stdout carries only the protocol. The server stops on stdin's end
 (stdio), SIGINT or SIGTERM.
 
-Exit codes: 0 stopped cleanly, 2 bad flags, a bad policy, a missing source or more tools
-than maxTools.`,
+Exit codes: 0 stopped cleanly, 2 bad flags, a bad policy, a missing source, more tools
+than maxTools, or two tools of one name where a pack is involved (or any two under --strict).`,
   );
   command.action(async (flags: ServeFlags) => {
     const paint = createPainter(io.stderr, io.env);
@@ -241,7 +241,7 @@ than maxTools.`,
       });
     } catch (error) {
       restoreConsole();
-      if (isToolpackError(error) && error.code === 'E_MAX_TOOLS') {
+      if (isToolpackError(error) && REFUSING_CODES.has(error.code)) {
         fail(error.message, error.hint);
         return;
       }
