@@ -130,7 +130,12 @@ export { updatePacks } from './project/update-packs.ts';
 export type { UpdatePacksOptions, UpdatePacksReport } from './project/update-packs.ts';
 export { installPacks } from './project/install-packs.ts';
 export type { InstallPacksOptions, InstallPacksReport } from './project/install-packs.ts';
-export { listProjectPacks, resolveProjectSources } from './project/project-packs.ts';
+export {
+  listPackSources,
+  listProjectPacks,
+  resolveProjectSources,
+} from './project/project-packs.ts';
+export type { CheckStagedPacks, StagedPackInfo, StagedToolCheck } from './project/staged-tools.ts';
 export type {
   InstalledPack,
   PackSourceSpec,

@@ -6,6 +6,7 @@ import { computeIntegrity } from '../integrity/integrity.ts';
 import { createHttpRegistry } from '../registry/http-registry.ts';
 import { createPackTarball } from '../tarball/create-tarball.ts';
 import { buildTarball, packManifestText, type RawTarEntry } from '../testing/build-tarball.ts';
+import { checkScriptTools } from '../testing/check-script-tools.ts';
 import { describeScriptTools } from '../testing/describe-script-tools.ts';
 import { startTestRegistry, type TestRegistry } from '../testing/test-registry.ts';
 import { addPack } from './add-pack.ts';
@@ -157,12 +158,12 @@ describe('addPack', () => {
         name: 'hello',
         registry: client,
         cache,
-        existingToolNames: async () => ['hello_greet', 'other'],
+        checkTools: checkScriptTools(['hello_greet', 'other']),
       }),
     ).rejects.toMatchObject({
       code: 'E_TOOL_COLLISION',
       message: expect.stringMatching(
-        /hello@1\.1\.0 would serve hello_greet, which the project already serves/,
+        /^hello@1\.1\.0 would serve a tool name that another tool of the project has, so nothing was installed:\n {2}- Two tools are named hello_greet/,
       ),
     });
     expect(snapshotTree(project)).toEqual(before);

@@ -4,7 +4,8 @@ import { ToolpackError } from '@toolpack/core';
 import type { PackCache } from '../cache/pack-cache.ts';
 import { createEmptyLockfile, serializeLockfile, type LockEntry } from '../lock/lockfile.ts';
 import { setManifestPack } from '../manifest/edit-manifest.ts';
-import type { EnvRequirement } from '../manifest/manifest-schema.ts';
+import type { EnvRequirement, PackManifest } from '../manifest/manifest-schema.ts';
+import { readManifest } from '../manifest/parse-manifest.ts';
 import {
   defaultAlias,
   isValidAlias,
@@ -26,6 +27,7 @@ import {
   readProjectState,
 } from './project-files.ts';
 import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
+import { assertNoCollisions, type CheckStagedPacks } from './staged-tools.ts';
 
 export interface AddPackOptions {
   projectDir: string;
@@ -37,11 +39,11 @@ export interface AddPackOptions {
   registry: RegistryClient;
   cache?: PackCache;
   /**
-   * The tools the project serves now, leaving out this alias's own pack (its own sources and
-   * its other packs). A pack tool served under one of these names is refused. The CLI lists
-   * them with discovery, which this package cannot depend on.
+   * Discovers the unpacked pack next to the project's tools: a name collision refuses the
+   * add, and `tools` reports what it found. Without it nothing is checked and `tools` is the
+   * registry's word (its VersionDoc), which its publisher controls.
    */
-  existingToolNames?: (alias: string) => Promise<Iterable<string>>;
+  checkTools?: CheckStagedPacks;
   onDownload?: DownloadListener;
   /** Checked for the pack's required `env` entries (default: process.env). */
   env?: NodeJS.ProcessEnv;
@@ -70,10 +72,12 @@ export interface InstalledPackReport {
 }
 
 /**
- * `mcp pack add`: resolves `range`, refuses an alias or tool-name collision, downloads (or
- * takes from the cache), verifies the integrity, unpacks safely into `.toolpack/packs/<alias>`,
- * and records the range in toolpack.yaml and the exact version in toolpack.lock. All or
- * nothing: on any failure the manifest, the lockfile and `.toolpack/` are left as they were.
+ * `mcp pack add`: resolves `range`, refuses an alias collision, downloads (or takes from the
+ * cache), verifies the integrity, unpacks safely into a staging folder, refuses a tool-name
+ * collision found in the unpacked content (`checkTools`), and only then moves it to
+ * `.toolpack/packs/<alias>` and records the range in toolpack.yaml and the exact version in
+ * toolpack.lock. All or nothing: on any failure the manifest, the lockfile and `.toolpack/`
+ * are left as they were.
  */
 export async function addPack(options: AddPackOptions): Promise<InstalledPackReport> {
   const { projectDir, registry, name } = options;
@@ -108,19 +112,16 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
   const doc = pack.versions[version] ?? (await registry.getVersion(name, version));
   const range = options.range ?? `^${version}`;
   const tools = doc.tools.map((tool) => toServedToolName(alias, tool.name));
-  if (options.existingToolNames) {
-    const existing = new Set(await options.existingToolNames(alias));
-    const clashes = tools.filter((tool) => existing.has(tool));
-    if (clashes.length > 0) {
-      throw new ToolpackError(
-        'E_TOOL_COLLISION',
-        `${name}@${version} would serve ${clashes.join(', ')}, which the project already serves; nothing was installed.`,
-        {
-          hint: `Serve the pack under another alias (mcp pack add ${name} --as <alias>), or rename or exclude the project's tool.`,
-        },
-      );
-    }
-  }
+  const checkTools = async (dir: string, manifest: PackManifest) => {
+    if (options.checkTools === undefined) return tools;
+    const check = await options.checkTools([{ alias, name, version, dir, manifest }]);
+    assertNoCollisions(
+      check,
+      `${name}@${version}${alias === defaultAlias(name) ? '' : ` as ${alias}`}`,
+      `Serve the pack under another alias (mcp pack add ${name} --as <alias>), or rename or exclude the other tool.`,
+    );
+    return check.tools[alias] ?? [];
+  };
 
   const lock = structuredClone(state.lock.lock ?? createEmptyLockfile());
   const locked = lock.packs[alias];
@@ -156,10 +157,19 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
     installed?.name === name &&
     installed.version === version;
   if (alreadyThere) {
+    const installedManifest = (await readManifest(dir, { kind: 'pack' })).manifest;
+    const served =
+      installedManifest === undefined ? tools : await checkTools(dir, installedManifest);
     await commitProjectChange(projectDir, {
       ...(manifestText === state.manifest.text ? {} : { manifest: manifestText }),
     });
-    return { ...report, resolved: locked.resolved, unchanged: true, fromCache: false };
+    return {
+      ...report,
+      tools: served,
+      resolved: locked.resolved,
+      unchanged: true,
+      fromCache: false,
+    };
   }
 
   const created = await ensurePacksDir(projectDir);
@@ -186,6 +196,7 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
       ...(options.limits ? { limits: options.limits } : {}),
     });
     stagedDir = staged.dir;
+    const served = await checkTools(staged.dir, staged.manifest);
     await remember();
     lock.packs[alias] = entry;
     await commitProjectChange(projectDir, {
@@ -195,6 +206,7 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
     });
     return {
       ...report,
+      tools: served,
       missingEnv: staged.manifest.env.filter(
         (env) => env.required && !(options.env ?? process.env)[env.name],
       ),

@@ -1,10 +1,11 @@
 import path from 'node:path';
 import { createDiagnostic, type Diagnostic } from '@toolpack/core';
 import { readLockfile } from '../lock/lockfile.ts';
-import { readManifest, findPackPathProblem } from '../manifest/parse-manifest.ts';
+import { MANIFEST_FILE, findPackPathProblem, readManifest } from '../manifest/parse-manifest.ts';
 import {
   getSourceLocation,
   type EnvRequirement,
+  type PackManifest,
   type PackPolicy,
 } from '../manifest/manifest-schema.ts';
 import { packInstallDir, PACKS_DIR } from './project-files.ts';
@@ -53,6 +54,44 @@ export async function listProjectPacks(
     });
   }
   return { packs, diagnostics };
+}
+
+/**
+ * The discovery sources of one pack folder (installed or staged), paths relative to the
+ * project, each with `pack: <alias>`; a source that would leave the pack is an error instead.
+ */
+export function listPackSources(options: {
+  projectDir: string;
+  alias: string;
+  dir: string;
+  manifest: PackManifest;
+}): { sources: PackSourceSpec[]; diagnostics: Diagnostic[] } {
+  const { projectDir, alias, dir, manifest } = options;
+  const sources: PackSourceSpec[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const relativeDir = path.relative(projectDir, dir).split(path.sep).join('/');
+  manifest.sources.forEach((source, index) => {
+    const { key, location } = getSourceLocation(source);
+    const problem = findPackPathProblem(location, key === 'module');
+    if (problem !== undefined) {
+      diagnostics.push(
+        createDiagnostic(
+          'error',
+          'E_PACK_SOURCE_PATH',
+          `sources.${index}.${key}: ${JSON.stringify(location)} ${problem}; the source is not served.`,
+          { path: path.join(dir, MANIFEST_FILE) },
+        ),
+      );
+      return;
+    }
+    sources.push({
+      [key]: path.posix.join(relativeDir, location),
+      pack: alias,
+      ...(source.include === undefined ? {} : { include: source.include }),
+      ...(source.exclude === undefined ? {} : { exclude: source.exclude }),
+    } as PackSourceSpec);
+  });
+  return { sources, diagnostics };
 }
 
 /** A source of an installed pack, shaped as discovery's `SourceSpec` (packs cannot import it). */
@@ -129,29 +168,14 @@ export async function resolveProjectSources(projectDir: string): Promise<Project
         ),
       );
     }
-    const relativeDir = path.relative(projectDir, dir).split(path.sep).join('/');
-    packManifest.sources.forEach((source, index) => {
-      const { key, location } = getSourceLocation(source);
-      const problem = findPackPathProblem(location, key === 'module');
-      if (problem !== undefined) {
-        result.diagnostics.push(
-          createDiagnostic(
-            'error',
-            'E_PACK_SOURCE_PATH',
-            `sources.${index}.${key}: ${JSON.stringify(location)} ${problem}; the source is not served.`,
-            { path: read.file },
-          ),
-        );
-        return;
-      }
-      const spec = {
-        [key]: path.posix.join(relativeDir, location),
-        pack: dependency.alias,
-        ...(source.include === undefined ? {} : { include: source.include }),
-        ...(source.exclude === undefined ? {} : { exclude: source.exclude }),
-      } as PackSourceSpec;
-      result.sources.push(spec);
+    const own = listPackSources({
+      projectDir,
+      alias: dependency.alias,
+      dir,
+      manifest: packManifest,
     });
+    result.sources.push(...own.sources);
+    result.diagnostics.push(...own.diagnostics);
     result.packs.push({
       alias: dependency.alias,
       name: packManifest.name,

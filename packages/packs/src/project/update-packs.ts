@@ -8,6 +8,7 @@ import type { PackLimits } from '../tarball/limits.ts';
 import { toLockResolved } from './add-pack.ts';
 import { commitProjectChange, ensurePacksDir, readProjectState } from './project-files.ts';
 import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
+import { assertNoCollisions, type CheckStagedPacks, type StagedPackInfo } from './staged-tools.ts';
 
 export interface UpdatePacksOptions {
   projectDir: string;
@@ -17,6 +18,11 @@ export interface UpdatePacksOptions {
   cache?: PackCache;
   onDownload?: DownloadListener;
   limits?: Partial<PackLimits>;
+  /**
+   * Discovers the unpacked new versions next to the project's tools: a name collision refuses
+   * the whole update. Without it nothing is checked.
+   */
+  checkTools?: CheckStagedPacks;
 }
 
 export interface UpdatePacksReport {
@@ -26,7 +32,9 @@ export interface UpdatePacksReport {
 
 /**
  * `mcp pack update`: moves each pack to the highest version its toolpack.yaml range allows
- * (the range itself is not changed), in one all-or-nothing step.
+ * (the range itself is not changed), in one all-or-nothing step. A new version is a new
+ * publisher's word: its unpacked tools are checked for name collisions (`checkTools`)
+ * exactly as `addPack` checks a new pack.
  */
 export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePacksReport> {
   const { projectDir, registry } = options;
@@ -48,6 +56,8 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
   const report: UpdatePacksReport = { updated: [], current: [] };
   const created = await ensurePacksDir(projectDir);
   const staged: { alias: string; from: string }[] = [];
+  const stagedInfo: StagedPackInfo[] = [];
+  const remembers: (() => Promise<void>)[] = [];
   try {
     for (const dependency of selected) {
       const pack = await registry.getPack(dependency.name);
@@ -79,7 +89,14 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         ...(options.limits ? { limits: options.limits } : {}),
       });
       staged.push({ alias: dependency.alias, from: stagedPack.dir });
-      await remember();
+      stagedInfo.push({
+        alias: dependency.alias,
+        name: dependency.name,
+        version,
+        dir: stagedPack.dir,
+        manifest: stagedPack.manifest,
+      });
+      remembers.push(remember);
       lock.packs[dependency.alias] = {
         name: dependency.name,
         version,
@@ -94,6 +111,14 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         ...(doc.deprecated === undefined ? {} : { deprecated: doc.deprecated }),
       });
     }
+    if (options.checkTools !== undefined && stagedInfo.length > 0) {
+      assertNoCollisions(
+        await options.checkTools(stagedInfo),
+        stagedInfo.map((p) => `${p.alias} ${p.version}`).join(', '),
+        'Serve the pack under another alias in toolpack.yaml (packs: <alias>: <pack>@<range>), keep the version it has (narrow its range), or rename or exclude the other tool.',
+      );
+    }
+    for (const remember of remembers) await remember();
     if (staged.length > 0)
       await commitProjectChange(projectDir, { packs: staged, lock: serializeLockfile(lock) });
     else if (created !== undefined) await rm(created, { recursive: true, force: true });
