@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  INITIALIZE_PARAMS,
   fixtures,
   listDescendants,
   listProcessesWith,
@@ -148,6 +149,77 @@ describe('protocol abuse over stdio', () => {
       ['strparams', -32602],
     ]);
     expect(server.junk).toEqual([]);
+  });
+
+  it('answers each line the SDK used to drop in silence with exactly one JSON-RPC error', async () => {
+    const request = (extra: string) => `{"jsonrpc":"2.0",${extra}}`;
+    const cases: [line: string, id: unknown, code: number][] = [
+      [request('"id":1.5,"method":"ping"'), null, -32600],
+      [request('"id":1e300,"method":"ping"'), null, -32600],
+      [request('"id":9007199254740993,"method":"ping"'), null, -32600],
+      [request('"id":null,"method":"ping"'), null, -32600],
+      [request('"id":"arr","method":"ping","params":[1]'), 'arr', -32602],
+      [request('"id":"meta","method":"ping","params":{"_meta":"x"}'), 'meta', -32602],
+      [
+        request(
+          '"id":"pt-object","method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{"progressToken":{}}}',
+        ),
+        'pt-object',
+        -32602,
+      ],
+      [
+        request(
+          '"id":"pt-float","method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{"progressToken":1.5}}',
+        ),
+        'pt-float',
+        -32602,
+      ],
+      [`\uFEFF${request('"id":"bom","method":"ping"')}`, null, -32700],
+      [request('"id":"extra","method":"ping","surplus":1'), 'extra', -32600],
+    ];
+    for (const [index, [line, id, code]] of cases.entries()) {
+      const before = server.messages.length;
+      server.write(`${line}\n`);
+      // Lines are answered in order: once the ping is answered, the line before it was too.
+      expect((await server.request(`after-${index}`, 'ping')).result).toEqual({});
+      const answers = server.messages
+        .slice(before)
+        .filter((message) => message.id !== `after-${index}`);
+      expect(
+        answers.map((m) => [m.id, m.error?.code]),
+        line,
+      ).toEqual([[id, code]]);
+    }
+    expect(server.junk).toEqual([]);
+  });
+
+  it('answers logging/setLevel with an unknown level with -32602, a known one with {}', async () => {
+    const bad = await server.request('level-bad', 'logging/setLevel', { level: 'loud' });
+    expect(bad.error?.code).toBe(-32602);
+    expect(bad.error?.message).toContain('debug, info');
+    expect(
+      (await server.request('level-ok', 'logging/setLevel', { level: 'info' })).result,
+    ).toEqual({});
+  });
+
+  it('refuses tools/call before initialize, as HTTP does, and serves it after', async () => {
+    const other = spawnRawStdio(serveArgs, { cwd: temp });
+    try {
+      expect((await other.request('early-ping', 'ping', undefined, 20_000)).result).toEqual({});
+      const early = await other.request('early', 'tools/call', { name: 'ok', arguments: {} });
+      expect(early.error?.code).toBe(-32000);
+      expect(early.error?.message).toMatch(/initialize first/);
+      expect(early.result).toBeUndefined();
+      const list = await other.request('early-list', 'tools/list');
+      expect(list.error?.code).toBe(-32000);
+      expect((await other.request('init', 'initialize', INITIALIZE_PARAMS)).result).toBeDefined();
+      other.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const after = await other.request('after', 'tools/call', { name: 'ok', arguments: {} });
+      expect(after.result?.structuredContent).toEqual({ ok: true });
+      expect(other.answersFor('early')).toHaveLength(1);
+    } finally {
+      other.kill();
+    }
   });
 
   it('never wrote anything but JSON-RPC to stdout and leaked no process', async () => {

@@ -3,7 +3,10 @@ import {
   ProtocolErrorCode,
   Server,
   type CallToolResult,
+  type JSONRPCRequest,
   type LoggingLevel,
+  type Result,
+  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { isToolpackError, type ToolCallResult, type ToolLogLevel } from '@toolpack/core';
@@ -40,6 +43,41 @@ const LOG_LEVELS: Record<ToolLogLevel, LoggingLevel> = {
   error: 'error',
 };
 
+const MCP_LOG_LEVELS: readonly string[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+
+type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
+
+/**
+ * The SDK validates the params of its built-in `logging/setLevel` with a plain Error, which
+ * reaches the client as -32603 (an internal error) with a schema dump; a bad level is the
+ * client's mistake and gets -32602 with the levels it may use.
+ */
+class ToolpackMcpServer extends Server {
+  protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'logging/setLevel') return wrapped;
+    return async (request, ctx) => {
+      const level = (request.params as { level?: unknown } | undefined)?.level;
+      if (typeof level !== 'string' || !MCP_LOG_LEVELS.includes(level)) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Invalid params: "level" must be one of ${MCP_LOG_LEVELS.join(', ')}.`,
+        );
+      }
+      return wrapped(request, ctx);
+    };
+  }
+}
+
 /**
  * A low-level SDK `Server` for one connection (or one request, on the stateless paths).
  * The low-level class, not `McpServer`: our tools arrive with finished JSON Schemas, and
@@ -47,7 +85,7 @@ const LOG_LEVELS: Record<ToolLogLevel, LoggingLevel> = {
  * every tools/list; here tools/list hands back an array prepared at (re)load time.
  */
 export function createMcpServerInstance(host: McpToolHost): Server {
-  const server = new Server(
+  const server = new ToolpackMcpServer(
     { name: host.info.name, version: host.info.version },
     {
       capabilities: { tools: { listChanged: true }, logging: {} },

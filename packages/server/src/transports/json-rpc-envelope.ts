@@ -1,7 +1,10 @@
+import { parseJSONRPCMessage, RELATED_TASK_META_KEY } from '@modelcontextprotocol/server';
+
 /** A JSON-RPC error answer for a message refused before it reaches the SDK. */
 export interface RejectedMessage {
   id: string | number | null;
-  code: -32700 | -32600 | -32602;
+  /** -32000: refused by the MCP lifecycle (a request before `initialize`). */
+  code: -32700 | -32600 | -32602 | -32000;
   message: string;
 }
 
@@ -13,10 +16,54 @@ export interface RejectedMessage {
  */
 export const MAX_MESSAGE_DEPTH = 128;
 
+/**
+ * The SDK's request ids and progress tokens: a string or an integer it can hold exactly.
+ * 1.5, 1e300 and 2^53+1 are numbers JSON allows but the SDK drops the message carrying them.
+ */
+function isIdentifier(value: unknown): value is string | number {
+  return typeof value === 'string' || Number.isSafeInteger(value);
+}
+
+/** The id to answer with: the message's own when it is a usable one, null otherwise. */
 function readId(value: unknown): string | number | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const id = (value as Record<string, unknown>).id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
+  return isIdentifier(id) ? id : null;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What is wrong with a request's `params._meta`, or undefined when the SDK accepts it. */
+function findMetaProblem(params: Record<string, unknown>): string | undefined {
+  if (!('_meta' in params)) return undefined;
+  const meta = params._meta;
+  if (!isPlainObject(meta)) return '"params._meta" must be an object';
+  if ('progressToken' in meta && !isIdentifier(meta.progressToken))
+    return '"params._meta.progressToken" must be a string or an integer';
+  if (RELATED_TASK_META_KEY in meta) {
+    const task = meta[RELATED_TASK_META_KEY];
+    if (!isPlainObject(task) || typeof task.taskId !== 'string')
+      return `"params._meta.${RELATED_TASK_META_KEY}" must be an object with a string "taskId"`;
+  }
+  return undefined;
+}
+
+/** The first reason the SDK's own message schema gives, in one short line. */
+function describeSchemaFailure(error: unknown): { inParams: boolean; text: string } {
+  const issue = (error as { issues?: { path?: unknown[]; message?: string }[] }).issues?.[0];
+  if (issue === undefined)
+    return {
+      inParams: false,
+      text: 'it is not a JSON-RPC 2.0 request, notification or response',
+    };
+  const path = issue.path ?? [];
+  const where = path.length > 0 ? `"${path.map(String).join('.')}": ` : '';
+  return {
+    inParams: path[0] === 'params',
+    text: `${where}${issue.message ?? 'is invalid'}`.slice(0, 300),
+  };
 }
 
 /** Whether `value` nests arrays/objects more than `limit` levels deep; walks without recursion. */
@@ -75,19 +122,34 @@ export function checkMessageEnvelope(value: unknown): RejectedMessage | undefine
   if ('method' in message && typeof message.method !== 'string') {
     return { id, code: -32600, message: 'Invalid Request: "method" must be a string.' };
   }
-  if ('id' in message && message.id !== null && id === null) {
+  // A response may carry id null (an error about an unreadable request); a request may not.
+  if ('id' in message && (message.id !== null || 'method' in message) && id === null) {
     return {
       id: null,
       code: -32600,
-      message: 'Invalid Request: "id" must be a string or a number.',
+      message: 'Invalid Request: "id" must be a string or an integer between -(2^53-1) and 2^53-1.',
     };
   }
-  if (
-    isRequest &&
-    'params' in message &&
-    (typeof message.params !== 'object' || message.params === null)
-  ) {
-    return { id, code: -32602, message: 'Invalid params: "params" must be an object.' };
+  if (isRequest && 'params' in message) {
+    if (!isPlainObject(message.params))
+      return { id, code: -32602, message: 'Invalid params: "params" must be an object.' };
+    const metaProblem = findMetaProblem(message.params);
+    if (metaProblem !== undefined)
+      return { id, code: -32602, message: `Invalid params: ${metaProblem}.` };
   }
-  return checkMessageDepth(message);
+  const tooDeep = checkMessageDepth(message);
+  if (tooDeep !== undefined) return tooDeep;
+  // Whatever else the SDK's schema refuses it would drop without a word: answer it here.
+  try {
+    parseJSONRPCMessage(message);
+  } catch (error) {
+    const failure = describeSchemaFailure(error);
+    const invalidParams = isRequest && failure.inParams;
+    return {
+      id,
+      code: invalidParams ? -32602 : -32600,
+      message: `${invalidParams ? 'Invalid params' : 'Invalid Request'}: ${failure.text}.`,
+    };
+  }
+  return undefined;
 }

@@ -52,6 +52,49 @@ describe('JsonRpcLineGuard', () => {
     ]);
   });
 
+  it('answers ids, params and _meta the SDK schema refuses, and a byte-order mark', async () => {
+    const { passed, rejected } = await run([
+      '{"jsonrpc":"2.0","id":1.5,"method":"ping"}\n',
+      '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}\n',
+      '{"jsonrpc":"2.0","id":null,"method":"ping"}\n',
+      '{"jsonrpc":"2.0","id":5,"method":"ping","params":[]}\n',
+      '{"jsonrpc":"2.0","id":6,"method":"ping","params":{"_meta":"x"}}\n',
+      '{"jsonrpc":"2.0","id":7,"method":"ping","params":{"_meta":{"progressToken":1.5}}}\n',
+      '{"jsonrpc":"2.0","id":8,"method":"ping","extra":true}\n',
+      '\uFEFF{"jsonrpc":"2.0","id":9,"method":"ping"}\n',
+      // The SDK's schema refuses a response with id null too; it would drop it unseen.
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}\n',
+    ]);
+    expect(rejected.map((r) => [r.id, r.code])).toEqual([
+      [null, -32600],
+      [null, -32600],
+      [null, -32600],
+      [5, -32602],
+      [6, -32602],
+      [7, -32602],
+      [8, -32600],
+      [null, -32700],
+      [null, -32600],
+    ]);
+    expect(passed).toBe('');
+  });
+
+  it('lets admit refuse a well-formed message', async () => {
+    const rejected: RejectedMessage[] = [];
+    const guard = new JsonRpcLineGuard({
+      maxLineBytes: 1024,
+      reject: (r) => rejected.push(r),
+      admit: (message) =>
+        message.method === 'tools/call'
+          ? { id: message.id as number, code: -32000, message: 'initialize first' }
+          : undefined,
+    });
+    guard.resume();
+    guard.end('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}\n');
+    await new Promise((resolve) => guard.on('end', resolve));
+    expect(rejected).toEqual([{ id: 1, code: -32000, message: 'initialize first' }]);
+  });
+
   it('answers and skips a line over the limit, then goes on', async () => {
     const { passed, rejected } = await run([
       `{"jsonrpc":"2.0","id":1,"method":"${'x'.repeat(600)}`,

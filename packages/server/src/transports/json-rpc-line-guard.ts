@@ -2,6 +2,15 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { checkMessageEnvelope, type RejectedMessage } from './json-rpc-envelope.ts';
 
 const NEWLINE = 0x0a;
+const BYTE_ORDER_MARK = '\uFEFF';
+const JSON_WHITESPACE_ONLY = /^[ \t\r]*$/;
+
+export interface JsonRpcLineGuardOptions {
+  maxLineBytes: number;
+  reject(rejected: RejectedMessage): void;
+  /** A last say on a well-formed message (the MCP lifecycle); undefined lets it through. */
+  admit?(message: Record<string, unknown>): RejectedMessage | undefined;
+}
 
 /**
  * Sits between stdin and the SDK's stdio transport, which drops lines that are not JSON and
@@ -11,14 +20,16 @@ const NEWLINE = 0x0a;
  */
 export class JsonRpcLineGuard extends Transform {
   readonly #reject: (rejected: RejectedMessage) => void;
+  readonly #admit: JsonRpcLineGuardOptions['admit'];
   readonly #maxLineBytes: number;
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #discarding = false;
 
-  constructor(options: { maxLineBytes: number; reject(rejected: RejectedMessage): void }) {
+  constructor(options: JsonRpcLineGuardOptions) {
     super();
     this.#reject = options.reject;
+    this.#admit = options.admit;
     this.#maxLineBytes = options.maxLineBytes;
   }
 
@@ -67,8 +78,18 @@ export class JsonRpcLineGuard extends Transform {
     const line = Buffer.concat(this.#pending, this.#pendingBytes);
     this.#pending = [];
     this.#pendingBytes = 0;
-    const text = line.toString('utf8').trim();
-    if (text === '') return;
+    // Not trimmed: String#trim also strips a byte-order mark and Unicode spaces, which the
+    // SDK's JSON.parse refuses; whatever passes here must parse there too.
+    const text = line.toString('utf8');
+    if (JSON_WHITESPACE_ONLY.test(text)) return;
+    if (text.startsWith(BYTE_ORDER_MARK)) {
+      this.#reject({
+        id: null,
+        code: -32700,
+        message: 'Parse error: the line starts with a byte-order mark; send UTF-8 without one.',
+      });
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -76,7 +97,7 @@ export class JsonRpcLineGuard extends Transform {
       this.#reject({ id: null, code: -32700, message: `Parse error: ${(error as Error).message}` });
       return;
     }
-    const rejected = checkMessageEnvelope(value);
+    const rejected = checkMessageEnvelope(value) ?? this.#admit?.(value as Record<string, unknown>);
     if (rejected !== undefined) {
       this.#reject(rejected);
       return;

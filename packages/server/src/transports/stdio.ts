@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ToolpackServer } from '../toolpack-server.ts';
 import { JsonRpcLineGuard } from './json-rpc-line-guard.ts';
+import { createLifecycleGate } from './stdio-lifecycle-gate.ts';
 
 const STDIO_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -44,6 +45,7 @@ export function startStdioServer(
   // answered here with its JSON-RPC error instead, so no client waits for an answer forever.
   const guard = new JsonRpcLineGuard({
     maxLineBytes: STDIO_MAX_LINE_BYTES,
+    admit: createLifecycleGate(),
     reject: ({ id, code, message }) => {
       if (stdout.writableEnded || stdout.destroyed) return;
       stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`);
