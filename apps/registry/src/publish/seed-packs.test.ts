@@ -16,7 +16,7 @@ describe('seeding', () => {
         .map((e) => e.name);
       expect(first.seed.problems).toEqual([]);
       expect(first.seed.published).toEqual(
-        expect.arrayContaining(['files@1.0.0', 'git@1.0.0', 'http@1.0.0', 'sysinfo@1.0.0']),
+        expect.arrayContaining(['files@1.1.0', 'git@1.0.0', 'http@1.0.0', 'sysinfo@1.0.0']),
       );
       expect(first.seed.published).toHaveLength(folders.length);
       expect(folders.length).toBeGreaterThanOrEqual(6);

@@ -1,22 +1,22 @@
 /* global process, Buffer */
 // The files pack's tools: list, read and search files, read-only and jailed to the project
-// root. Self-contained (no imports outside Node) so an installed pack needs no node_modules;
+// root (see open-inside.mjs). Self-contained (Node built-ins and the pack's own modules) so an
+// installed pack needs no node_modules;
 // tools are branded with the symbol @toolpack/core's defineTool uses.
-import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  childPath,
+  folderListingPath,
+  joinInside,
+  lstatChild,
+  openInside,
+  toDisplay,
+} from './open-inside.mjs';
+import { holdsPrivateKey, isSecretPath, SECRET_HINT } from './secret-files.mjs';
 
 const TOOL_BRAND = Symbol.for('@toolpack/core/defined-tool');
 const SKIPPED_DIRS = new Set(['.git', 'node_modules', '.toolpack', '.hg', '.svn']);
-// Read and searched only with FILES_ALLOW_SECRETS=1: an agent has no business reading keys.
-const SECRET_FILES = [
-  /^\.env(\..*)?$/i,
-  /\.pem$/i,
-  /\.key$/i,
-  /^id_(rsa|dsa|ecdsa|ed25519)(\.|$)/i,
-  /^\.netrc$/i,
-  /^\.npmrc$/i,
-  /^\.pgpass$/i,
-];
 const SEARCH_FILE_LIMIT = 2 * 1024 * 1024;
 const LINE_LIMIT = 2000;
 
@@ -71,7 +71,7 @@ export const filesRead = tool({
   name: 'files_read',
   title: 'Read a file',
   description:
-    'Reads a text file of the project, whole or a range of lines, with a size cap. Refuses files outside the project root (also through symbolic links), binary files and secret files such as .env.',
+    'Reads a text file of the project, whole or a range of lines, with a size cap. Refuses files outside the project root (also through symbolic or hard links), binary files and secret files such as .env, keys and credentials.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -164,67 +164,36 @@ export const filesSearch = tool({
   run: (args, context) => searchFiles(args, context),
 });
 
-/** The project root, resolved through links: every path must stay inside it. */
+/** The project root, resolved through links: everything opened must stay inside it. */
 async function getRoot(context) {
   const root = context?.projectRoot ?? process.env.TOOLPACK_PROJECT_ROOT ?? process.cwd();
   return realpath(root);
 }
 
+function allowsHardLinks() {
+  return process.env.FILES_ALLOW_HARD_LINKS === '1';
+}
+
 /**
- * Resolves `relative` inside `root`, refusing absolute paths, `..` escapes and symbolic links
- * that lead outside. Returns the real path and the path relative to the root.
+ * A second name of a file can sit in the project while the file's other name (and owner's
+ * intent) is elsewhere: the jail cannot tell, so such files are refused unless allowed.
  */
-export async function resolveInside(root, relative) {
-  if (typeof relative !== 'string' || relative.includes('\0'))
-    throw new Error('The path is not valid.');
-  if (path.isAbsolute(relative) || /^[A-Za-z]:/.test(relative) || relative.startsWith('\\'))
-    throw new Error(`${relative} is an absolute path; give a path relative to the project root.`);
-  const lexical = path.resolve(root, relative);
-  if (!isWithin(root, lexical)) throw new Error(`${relative} is outside the project root.`);
-  let real;
-  try {
-    real = await realpath(lexical);
-  } catch (error) {
-    if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
-      throw new Error(`${relative} does not exist.`, { cause: error });
-    throw new Error(`${relative} cannot be opened: ${error.code ?? error.message}.`, {
-      cause: error,
-    });
-  }
-  if (!isWithin(root, real))
-    throw new Error(`${relative} leads outside the project root through a symbolic link.`);
-  return { real, display: toDisplay(root, real) };
-}
-
-function isWithin(root, target) {
-  const relative = path.relative(root, target);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
-
-function toDisplay(root, target) {
-  return path.relative(root, target).split(path.sep).join('/') || '.';
-}
-
-function isSecret(name) {
-  return (
-    process.env.FILES_ALLOW_SECRETS !== '1' && SECRET_FILES.some((pattern) => pattern.test(name))
-  );
+function isHardLinked(stats) {
+  return stats.isFile() && stats.nlink > 1 && !allowsHardLinks();
 }
 
 async function listFiles(args, context) {
   const root = await getRoot(context);
-  const start = await resolveInside(root, args.path ?? '.');
-  const info = await stat(start.real);
-  if (!info.isDirectory())
-    throw new Error(`${start.display} is a file, not a folder; read it with files_read.`);
+  const label = args.path ?? '.';
+  const start = await openInside(root, joinInside(root, label), { label, folder: true });
   const maxEntries = args.max_entries ?? 500;
   const maxDepth = args.recursive === true ? (args.max_depth ?? 5) : 1;
   const entries = [];
   let truncated = false;
-  const walk = async (dir, depth) => {
+  const walk = async (folder, depth) => {
     let names;
     try {
-      names = await readdir(dir, { withFileTypes: true });
+      names = await readdir(folderListingPath(folder), { withFileTypes: true });
     } catch {
       return;
     }
@@ -235,8 +204,7 @@ async function listFiles(args, context) {
         return;
       }
       if (args.include_hidden !== true && entry.name.startsWith('.')) continue;
-      const full = path.join(dir, entry.name);
-      const stats = await lstat(full).catch(() => undefined);
+      const stats = await lstatChild(folder, entry.name);
       if (stats === undefined) continue;
       const type = stats.isSymbolicLink()
         ? 'symlink'
@@ -245,36 +213,65 @@ async function listFiles(args, context) {
           : stats.isFile()
             ? 'file'
             : 'other';
+      const display = toDisplay(root, path.join(folder.real, entry.name));
       entries.push({
-        path: toDisplay(root, full),
+        path: display,
         type,
         ...(type === 'file' ? { size: stats.size } : {}),
         modified: stats.mtime.toISOString(),
       });
       // Links are listed, never followed: following one could walk out of the project.
       if (type === 'folder' && depth < maxDepth && !SKIPPED_DIRS.has(entry.name))
-        await walk(full, depth + 1);
+        await withSubfolder(root, folder, entry.name, (sub) => walk(sub, depth + 1));
     }
   };
-  await walk(start.real, 1);
+  try {
+    await walk(start, 1);
+  } finally {
+    await start.handle.close();
+  }
   return { path: start.display, entries, truncated };
+}
+
+/**
+ * Runs `visit` on the sub-folder `name` of an opened folder, when it still is that folder:
+ * one swapped for a link since readdir saw it is skipped, so a walk stays a walk of the tree.
+ */
+async function withSubfolder(root, parent, name, visit) {
+  let sub;
+  try {
+    sub = await openInside(root, childPath(parent, name), {
+      label: name,
+      folder: true,
+      noFollow: true,
+    });
+  } catch {
+    return;
+  }
+  try {
+    if (sub.real === path.join(parent.real, name)) await visit(sub);
+  } finally {
+    await sub.handle.close();
+  }
 }
 
 async function readTextFile(args, context) {
   const root = await getRoot(context);
-  const target = await resolveInside(root, args.path);
-  const info = await stat(target.real);
-  if (info.isDirectory())
-    throw new Error(`${target.display} is a folder; list it with files_list.`);
-  if (!info.isFile()) throw new Error(`${target.display} is not a regular file.`);
-  if (isSecret(path.basename(target.real)))
-    throw new Error(
-      `${target.display} looks like a secret (keys, .env); it is not read. Set FILES_ALLOW_SECRETS=1 to allow it.`,
-    );
-  const maxBytes = args.max_bytes ?? 262144;
-  const handle = await open(target.real, 'r');
+  const opened = await openInside(root, joinInside(root, args.path), { label: args.path });
+  const { handle, display, stats: info } = opened;
   let buffer;
   try {
+    if (info.isDirectory()) throw new Error(`${display} is a folder; list it with files_list.`);
+    if (!info.isFile()) throw new Error(`${display} is not a regular file.`);
+    if (isSecretPath(display))
+      throw new Error(
+        `${display} looks like a secret (keys, tokens, .env, credentials); it is not read. ${SECRET_HINT}`,
+      );
+    if (isHardLinked(info))
+      throw new Error(
+        `${display} is a hard link (${info.nlink} names for one file), so its content may belong outside the project; it is not read. Set FILES_ALLOW_HARD_LINKS=1 in the server environment to allow it.`,
+      );
+    const maxBytes = args.max_bytes ?? 262144;
     buffer = Buffer.alloc(Math.min(maxBytes, info.size));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     buffer = buffer.subarray(0, bytesRead);
@@ -282,9 +279,9 @@ async function readTextFile(args, context) {
     await handle.close();
   }
   if (isBinary(buffer))
-    throw new Error(
-      `${target.display} is a binary file (${info.size} bytes); only text files are read.`,
-    );
+    throw new Error(`${display} is a binary file (${info.size} bytes); only text files are read.`);
+  if (holdsPrivateKey(buffer))
+    throw new Error(`${display} holds a private key; it is not read. ${SECRET_HINT}`);
   const text = buffer.toString('utf8');
   const lines = text.split(/\r?\n/);
   const bytesTruncated = info.size > buffer.length;
@@ -295,7 +292,7 @@ async function readTextFile(args, context) {
   const selected = lines.slice(startLine - 1, startLine - 1 + maxLines);
   const endLine = selected.length === 0 ? startLine - 1 : startLine - 1 + selected.length;
   return {
-    path: target.display,
+    path: display,
     size: info.size,
     startLine,
     endLine,
@@ -306,7 +303,7 @@ async function readTextFile(args, context) {
 
 async function searchFiles(args, context) {
   const root = await getRoot(context);
-  const start = await resolveInside(root, args.path ?? '.');
+  const label = args.path ?? '.';
   const maxResults = args.max_results ?? 100;
   const flags = args.case_sensitive === true ? '' : 'i';
   let matcher;
@@ -321,13 +318,15 @@ async function searchFiles(args, context) {
   const matches = [];
   let filesSearched = 0;
   let truncated = false;
-  const searchFile = async (file) => {
-    const name = path.basename(file);
-    if ((nameFilter !== undefined && !nameFilter.test(name)) || isSecret(name)) return;
-    const stats = await lstat(file).catch(() => undefined);
-    if (stats === undefined || !stats.isFile() || stats.size > SEARCH_FILE_LIMIT) return;
-    const bytes = await readFileBytes(file);
-    if (bytes === undefined || isBinary(bytes)) return;
+  // Searches one opened file; `opened` is closed by the caller.
+  const searchOpened = async (opened) => {
+    const { display, stats } = opened;
+    const name = display.slice(display.lastIndexOf('/') + 1);
+    if (nameFilter !== undefined && !nameFilter.test(name)) return;
+    if (!stats.isFile() || stats.size > SEARCH_FILE_LIMIT) return;
+    if (isSecretPath(display) || isHardLinked(stats)) return;
+    const bytes = await opened.handle.readFile().catch(() => undefined);
+    if (bytes === undefined || isBinary(bytes) || holdsPrivateKey(bytes)) return;
     filesSearched += 1;
     const lines = bytes.toString('utf8').split(/\r?\n/);
     for (let index = 0; index < lines.length; index += 1) {
@@ -337,13 +336,29 @@ async function searchFiles(args, context) {
         truncated = true;
         return;
       }
-      matches.push({ path: toDisplay(root, file), line: index + 1, text: line.trim() });
+      matches.push({ path: display, line: index + 1, text: line.trim() });
     }
   };
-  const walk = async (dir) => {
+  const searchChild = async (folder, name) => {
+    // Checked by name before opening, so a skipped file is never opened.
+    const display = toDisplay(root, path.join(folder.real, name));
+    if (isSecretPath(display)) return;
+    let opened;
+    try {
+      opened = await openInside(root, childPath(folder, name), { label: name, noFollow: true });
+    } catch {
+      return;
+    }
+    try {
+      if (opened.real === path.join(folder.real, name)) await searchOpened(opened);
+    } finally {
+      await opened.handle.close();
+    }
+  };
+  const walk = async (folder) => {
     let entries;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = await readdir(folderListingPath(folder), { withFileTypes: true });
     } catch {
       return;
     }
@@ -351,31 +366,21 @@ async function searchFiles(args, context) {
     for (const entry of entries) {
       if (truncated || context?.signal?.aborted) return;
       if (args.include_hidden !== true && entry.name.startsWith('.')) continue;
-      const full = path.join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!SKIPPED_DIRS.has(entry.name)) await walk(full);
+        if (!SKIPPED_DIRS.has(entry.name)) await withSubfolder(root, folder, entry.name, walk);
       } else if (entry.isFile()) {
-        await searchFile(full);
+        await searchChild(folder, entry.name);
       }
     }
   };
-  const info = await stat(start.real);
-  if (info.isDirectory()) await walk(start.real);
-  else await searchFile(start.real);
-  return { pattern: args.pattern, filesSearched, matches, truncated };
-}
-
-async function readFileBytes(file) {
+  const start = await openInside(root, joinInside(root, label), { label });
   try {
-    const handle = await open(file, 'r');
-    try {
-      return await handle.readFile();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return undefined;
+    if (start.stats.isDirectory()) await walk(start);
+    else await searchOpened(start);
+  } finally {
+    await start.handle.close();
   }
+  return { pattern: args.pattern, filesSearched, matches, truncated };
 }
 
 function isBinary(bytes) {

@@ -69,7 +69,13 @@ describe('the files pack', () => {
     const checked = await checkPackFolder(packDir, path.join(temp, 'unpacked'));
     expect(checked.listing.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(checked.manifest.tags).toContain('MCPTools');
-    expect(checked.files).toEqual(['README.md', 'src/files-tools.mjs', 'toolpack.yaml']);
+    expect(checked.files).toEqual([
+      'README.md',
+      'src/files-tools.mjs',
+      'src/open-inside.mjs',
+      'src/secret-files.mjs',
+      'toolpack.yaml',
+    ]);
     expect(checked.listing.tools.map((t) => t.name)).toEqual([
       'files_list',
       'files_read',
