@@ -55,6 +55,7 @@ export type { HintLine, ParsedHints } from './hints.ts';
 export {
   createArgumentValidator,
   findSchemaProblems,
+  MAX_REPORTED_ARGUMENT_ERRORS,
   validateArguments,
 } from './validate-arguments.ts';
 export type { ArgumentError, ArgumentValidation, ArgumentValidator } from './validate-arguments.ts';

@@ -4,6 +4,7 @@ import { buildInputSchema } from './parameter-model.ts';
 import {
   createArgumentValidator,
   findSchemaProblems,
+  MAX_REPORTED_ARGUMENT_ERRORS,
   validateArguments,
 } from './validate-arguments.ts';
 
@@ -101,5 +102,48 @@ describe('findSchemaProblems with references', () => {
         properties: { a: { $ref: '#/$defs/n' } },
       }),
     ).toEqual([]);
+  });
+});
+
+describe('bounded problem reports', () => {
+  const validate = createArgumentValidator(schema);
+  const manyUnknown = (count: number, keyLength = 8): Record<string, unknown> => {
+    const args: Record<string, unknown> = { path: '/tmp' };
+    for (let i = 0; i < count; i++) args[`k${String(i).padStart(keyLength, '0')}`] = 1;
+    return args;
+  };
+
+  it('reports the first 20 of 100,000 unknown keys and counts the rest', () => {
+    const result = validate(manyUnknown(100_000));
+    expect(result.valid).toBe(false);
+    if (result.valid) return;
+    expect(result.errors).toHaveLength(MAX_REPORTED_ARGUMENT_ERRORS);
+    expect(result.moreErrors).toBe(100_000 - MAX_REPORTED_ARGUMENT_ERRORS);
+    expect(result.message).toMatch(/; and 99980 more problems$/);
+    expect(result.message.length).toBeLessThan(2_000);
+  });
+
+  it('clips a huge key name in what it echoes', () => {
+    const result = validate({ path: '/tmp', ['x'.repeat(100_000)]: 1 });
+    expect(result.valid).toBe(false);
+    if (!result.valid) expect(result.message.length).toBeLessThan(300);
+  });
+
+  it('caps the problems Ajv finds too (not only unknown keys)', () => {
+    const list = createArgumentValidator({
+      type: 'object',
+      properties: { items: { type: 'array', items: { type: 'integer' } } },
+    });
+    const result = list({ items: Array.from({ length: 500 }, () => 'x') });
+    expect(result.valid).toBe(false);
+    if (result.valid) return;
+    expect(result.errors).toHaveLength(MAX_REPORTED_ARGUMENT_ERRORS);
+    expect(result.moreErrors).toBe(480);
+  });
+
+  it('still lists every problem when there are few', () => {
+    const result = validate(manyUnknown(3));
+    expect(result).toMatchObject({ valid: false, moreErrors: 0 });
+    if (!result.valid) expect(result.errors).toHaveLength(3);
   });
 });

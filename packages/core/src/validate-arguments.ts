@@ -14,7 +14,23 @@ export interface ArgumentError {
 }
 
 export type ArgumentValidation =
-  { valid: true } | { valid: false; errors: ArgumentError[]; message: string };
+  | { valid: true }
+  | {
+      valid: false;
+      /** The first `MAX_REPORTED_ARGUMENT_ERRORS` problems. */
+      errors: ArgumentError[];
+      /** How many more problems there were beyond `errors`. */
+      moreErrors: number;
+      message: string;
+    };
+
+/**
+ * Problems reported per call at most. A client sending a million unknown keys must not get
+ * a million-line answer back (or make the server build one): the first few say what to fix.
+ */
+export const MAX_REPORTED_ARGUMENT_ERRORS = 20;
+/** Longest path or name echoed back in one problem; keys are client-chosen and unbounded. */
+const MAX_ECHOED_CHARS = 120;
 
 export type ArgumentValidator = (args: unknown) => ArgumentValidation;
 
@@ -62,11 +78,69 @@ export function createArgumentValidator(schema: JsonSchema): ArgumentValidator {
     compiled.set(schema, validate);
   }
   const check = validate;
+  const closedObject = readClosedObject(schema);
   return (args) => {
+    // Ajv (allErrors) builds one error object per unknown key before anything is reported;
+    // count them first, without Ajv, and stop early when there are more than can be shown.
+    if (closedObject !== undefined) {
+      const unknown = findUnknownKeys(args, closedObject);
+      if (unknown !== undefined && unknown.count > MAX_REPORTED_ARGUMENT_ERRORS) {
+        const errors = unknown.first.map((key) => describeUnknownKey(key));
+        return summarize(errors, unknown.count - errors.length);
+      }
+    }
     if (check(args)) return { valid: true };
-    const errors = (check.errors ?? []).map(describeAjvError);
-    return { valid: false, errors, message: errors.map((e) => e.message).join('; ') };
+    const all = check.errors ?? [];
+    const errors = all.slice(0, MAX_REPORTED_ARGUMENT_ERRORS).map(describeAjvError);
+    return summarize(errors, all.length - errors.length);
   };
+}
+
+function summarize(errors: ArgumentError[], moreErrors: number): ArgumentValidation {
+  const listed = errors.map((e) => e.message).join('; ');
+  return {
+    valid: false,
+    errors,
+    moreErrors,
+    message:
+      moreErrors > 0
+        ? `${listed}; and ${moreErrors} more ${moreErrors === 1 ? 'problem' : 'problems'}`
+        : listed,
+  };
+}
+
+/** The declared property names of a schema that refuses any other, else undefined. */
+function readClosedObject(schema: JsonSchema): Set<string> | undefined {
+  const record = schema as Record<string, unknown>;
+  if (record.additionalProperties !== false || 'patternProperties' in record) return undefined;
+  const properties = record.properties;
+  const names =
+    typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+  return new Set(names);
+}
+
+function findUnknownKeys(
+  args: unknown,
+  known: Set<string>,
+): { first: string[]; count: number } | undefined {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
+  const first: string[] = [];
+  let count = 0;
+  for (const key of Object.keys(args)) {
+    if (known.has(key)) continue;
+    count += 1;
+    if (first.length < MAX_REPORTED_ARGUMENT_ERRORS) first.push(key);
+  }
+  return { first, count };
+}
+
+function clip(text: string): string {
+  return text.length <= MAX_ECHOED_CHARS ? text : `${text.slice(0, MAX_ECHOED_CHARS)}…`;
+}
+
+function describeUnknownKey(key: string, base = ''): ArgumentError {
+  const path = clip(`${base}/${escapePointer(key)}`);
+  return { path, rule: 'additionalProperties', message: `${path} is not an accepted argument` };
 }
 
 /** One-shot form of `createArgumentValidator` (the compiled schema is cached per object). */
@@ -97,17 +171,15 @@ export function findSchemaProblems(schema: unknown): string[] {
 }
 
 function describeAjvError(error: ErrorObject): ArgumentError {
-  const base = error.instancePath === '' ? '' : error.instancePath;
+  const base = clip(error.instancePath === '' ? '' : error.instancePath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required': {
       const path = `${base}/${escapePointer(String(params.missingProperty))}`;
       return { path, rule: 'required', message: `${path} is required` };
     }
-    case 'additionalProperties': {
-      const path = `${base}/${escapePointer(String(params.additionalProperty))}`;
-      return { path, rule: 'additionalProperties', message: `${path} is not an accepted argument` };
-    }
+    case 'additionalProperties':
+      return describeUnknownKey(String(params.additionalProperty), base);
     case 'enum': {
       const path = base || '/';
       const allowed = (params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ');
