@@ -1,1 +1,23 @@
-export {};
+export { spawnContained } from './spawn-contained.ts';
+export type { ContainedProcess, SpawnContainedOptions } from './spawn-contained.ts';
+
+export {
+  CONTAINMENT_ENV_VARIABLE,
+  describeContainment,
+  readContainmentRequest,
+} from './containment-mode.ts';
+export type {
+  ContainmentDescription,
+  ContainmentMode,
+  ContainmentRequest,
+} from './containment-mode.ts';
+
+export { killProcessTree } from './kill-process-tree.ts';
+
+export {
+  DEFAULT_ENV_ALLOW_LIST,
+  WITHHELD_ENV_NAMES,
+  buildToolEnvironment,
+  findWithheldAllowListEntries,
+} from './environment.ts';
+export type { BuildToolEnvironmentOptions } from './environment.ts';

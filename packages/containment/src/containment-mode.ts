@@ -1,0 +1,170 @@
+import { spawnSync } from 'node:child_process';
+import { ToolpackError } from '@toolpack/core';
+import { findSystemTool } from './find-system-tool.ts';
+
+/**
+ * - `namespace`: Linux, the child runs in its own user + PID + mount namespace with a fresh
+ *   /proc; it dies with its owner and sees no process outside its namespace.
+ * - `process-group`: the child leads its own process group, and a small `sh` watchdog that
+ *   outlives the server kills the registered groups when the server is gone.
+ * - `off`: the child leads its own process group (killed with its call), nothing more.
+ */
+export type ContainmentMode = 'namespace' | 'process-group' | 'off';
+
+/** What `TOOLPACK_CONTAINMENT` (or the `mode` option) may ask for; `auto` picks the strongest that works. */
+export type ContainmentRequest = ContainmentMode | 'auto';
+
+export interface ContainmentDescription {
+  mode: ContainmentMode;
+  /** One sentence: why this mode (the probe's failure, the variable that forced it, the platform). */
+  reason: string;
+  /** False when the requested mode cannot be had: children will not start until it is fixed. */
+  usable: boolean;
+}
+
+export const CONTAINMENT_ENV_VARIABLE = 'TOOLPACK_CONTAINMENT';
+
+const REQUESTS: readonly ContainmentRequest[] = ['auto', 'namespace', 'process-group', 'off'];
+
+interface NamespaceProbe {
+  /** The argv that goes before the child's command, when namespaces work. */
+  prefix?: readonly string[];
+  reason: string;
+}
+
+let probed: NamespaceProbe | undefined;
+
+/** Reads the request from `TOOLPACK_CONTAINMENT`; a wrong value is an error, never a silent downgrade. */
+export function readContainmentRequest(
+  environment: NodeJS.ProcessEnv = process.env,
+): ContainmentRequest {
+  const raw = environment[CONTAINMENT_ENV_VARIABLE]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return 'auto';
+  if ((REQUESTS as readonly string[]).includes(raw)) return raw as ContainmentRequest;
+  throw new ToolpackError(
+    'E_CONTAINMENT_MODE',
+    `${CONTAINMENT_ENV_VARIABLE}=${environment[CONTAINMENT_ENV_VARIABLE]} is not a containment mode.`,
+    { hint: `Use one of ${REQUESTS.join(', ')} (or leave it unset for auto).` },
+  );
+}
+
+/**
+ * The argv prefix that starts a command in fresh namespaces:
+ * - `setpriv --pdeathsig KILL`: the outer process dies when the thread that spawned it does,
+ *   even by SIGKILL, where no exit hook runs;
+ * - `unshare --user --map-current-user --pid --fork --kill-child --mount-proc`: the command is
+ *   the init of a new PID namespace (everything in it dies when it exits, and when unshare dies)
+ *   and sees a /proc of that namespace only;
+ * - as root, `setpriv --bounding-set -all --inh-caps -all` inside: root in the new user
+ *   namespace could otherwise unmount the fresh /proc and read the host's again. Other users
+ *   lose their capabilities at exec anyway.
+ */
+function buildNamespacePrefix(setpriv: string, unshare: string): string[] {
+  const prefix = [
+    setpriv,
+    '--pdeathsig',
+    'KILL',
+    unshare,
+    '--user',
+    '--map-current-user',
+    '--pid',
+    '--fork',
+    '--kill-child',
+    '--mount-proc',
+    '--',
+  ];
+  if (process.getuid?.() === 0)
+    prefix.push(setpriv, '--bounding-set', '-all', '--inh-caps', '-all', '--');
+  return prefix;
+}
+
+/** Tries the namespace prefix once per process (a few milliseconds) and remembers the answer. */
+function probeNamespaces(): NamespaceProbe {
+  if (probed !== undefined) return probed;
+  probed = runNamespaceProbe();
+  return probed;
+}
+
+function runNamespaceProbe(): NamespaceProbe {
+  if (process.platform !== 'linux')
+    return { reason: `namespaces are Linux-only (this is ${process.platform})` };
+  const setpriv = findSystemTool('setpriv');
+  const unshare = findSystemTool('unshare');
+  if (setpriv === undefined || unshare === undefined)
+    return { reason: 'setpriv and unshare (util-linux) were not found' };
+  const prefix = buildNamespacePrefix(setpriv, unshare);
+  const [command = setpriv, ...args] = prefix;
+  // The probe's command checks what the tools rely on: PID 1 of a /proc that shows only the namespace.
+  const check = spawnSync(command, [...args, setpriv, '--dump'], {
+    encoding: 'utf8',
+    timeout: 5_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (check.error !== undefined)
+    return { reason: `the namespace probe could not run: ${check.error.message}` };
+  if (check.status !== 0) {
+    const why = check.stderr.trim().split('\n').slice(-1)[0] ?? '';
+    return {
+      reason: `unprivileged user namespaces are refused here (${why || `exit ${check.status}`}); AppArmor's userns restriction or an old util-linux can cause this`,
+    };
+  }
+  return { prefix, reason: 'unprivileged user, PID and mount namespaces work here' };
+}
+
+export interface ResolvedContainment extends ContainmentDescription {
+  /** For `namespace`: the argv prefix. */
+  prefix?: readonly string[];
+}
+
+/** The mode a child gets, given the request (option, else `TOOLPACK_CONTAINMENT`, else auto). */
+export function resolveContainment(request?: ContainmentRequest): ResolvedContainment {
+  const requested = request ?? readContainmentRequest();
+  const source = request === undefined ? `${CONTAINMENT_ENV_VARIABLE}` : 'the mode option';
+  if (process.platform === 'win32') {
+    return {
+      mode: requested === 'off' ? 'off' : 'process-group',
+      reason:
+        'Windows: a call’s process tree is killed with taskkill /T; nothing kills it if the server itself is killed',
+      usable: true,
+    };
+  }
+  if (requested === 'off') return { mode: 'off', reason: `${source} asks for off`, usable: true };
+  if (requested === 'process-group') {
+    return {
+      mode: 'process-group',
+      reason: `${source} asks for process-group (a watchdog kills the groups when the server dies)`,
+      usable: true,
+    };
+  }
+  const probe = probeNamespaces();
+  if (probe.prefix !== undefined)
+    return { mode: 'namespace', reason: probe.reason, prefix: probe.prefix, usable: true };
+  if (requested === 'namespace') {
+    throw new ToolpackError(
+      'E_CONTAINMENT_UNAVAILABLE',
+      `${source} asks for namespace containment, but ${probe.reason}.`,
+      {
+        hint: `Allow unprivileged user namespaces, or set ${CONTAINMENT_ENV_VARIABLE}=process-group.`,
+      },
+    );
+  }
+  return {
+    mode: 'process-group',
+    reason: `${probe.reason}; falling back to process groups and a watchdog`,
+    usable: true,
+  };
+}
+
+/** What `mcp doctor` reports: the mode children get in this process, and why. Never throws. */
+export function describeContainment(request?: ContainmentRequest): ContainmentDescription {
+  try {
+    const { mode, reason, usable } = resolveContainment(request);
+    return { mode, reason, usable };
+  } catch (error) {
+    return {
+      mode: 'namespace',
+      reason: error instanceof Error ? error.message : String(error),
+      usable: false,
+    };
+  }
+}

@@ -1,0 +1,125 @@
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
+import {
+  resolveContainment,
+  type ContainmentMode,
+  type ContainmentRequest,
+} from './containment-mode.ts';
+import { getGroupWatchdog } from './group-watchdog.ts';
+import { killProcessTree } from './kill-process-tree.ts';
+
+export interface SpawnContainedOptions {
+  command: string;
+  args?: readonly string[];
+  cwd?: string;
+  /**
+   * The child's whole environment. Required, so that no child inherits the server's by
+   * accident: build it with `buildToolEnvironment`.
+   */
+  env: Readonly<Record<string, string>>;
+  /** As for `child_process.spawn`; an `'ipc'` entry works in every mode. Default: three pipes. */
+  stdio?: StdioOptions;
+  /** Overrides `TOOLPACK_CONTAINMENT` for this child (tests; a caller that knows better). */
+  mode?: ContainmentRequest;
+}
+
+export interface ContainedProcess {
+  /** The started process. In namespace mode its pid is the outer launcher's, not the command's. */
+  readonly child: ChildProcess;
+  readonly mode: ContainmentMode;
+  /**
+   * Kills the child and everything it started (SIGKILL; contained children are not asked
+   * politely: ask through the child's own channel first if it should clean up).
+   */
+  kill(): void;
+}
+
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/**
+ * Starts a child for tool or pack code that cannot outlive its owner: see `ContainmentMode`.
+ * Throws `E_CONTAINMENT_UNAVAILABLE` when namespace mode is forced and cannot be had.
+ * Call it from the main thread: in namespace mode the child dies with the thread that spawned it.
+ */
+export function spawnContained(options: SpawnContainedOptions): ContainedProcess {
+  const resolved = resolveContainment(options.mode);
+  const windows = process.platform === 'win32';
+  const args = options.args ?? [];
+  let command = options.command;
+  let argv: string[] = [...args];
+  if (resolved.prefix !== undefined) {
+    const executable = findExecutable(options.command, options.env, options.cwd);
+    // A missing or non-executable command is left to spawn itself, so the caller sees the
+    // same ENOENT/EACCES 'error' event as without containment (and nothing starts).
+    if (executable !== undefined) {
+      const [launcher = '', ...prefix] = resolved.prefix;
+      command = launcher;
+      argv = [...prefix, executable, ...args];
+    }
+  }
+  const child = spawn(command, argv, {
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    env: { ...options.env },
+    stdio: options.stdio ?? ['pipe', 'pipe', 'pipe'],
+    // Its own process group (POSIX): one signal reaches all it started. On Windows `detached` opens a console.
+    detached: !windows,
+    windowsHide: true,
+  });
+  const pid = child.pid;
+  const watchdog = resolved.mode === 'process-group' && !windows ? getGroupWatchdog() : undefined;
+  if (pid !== undefined) {
+    if (!windows) trackGroup(pid);
+    watchdog?.register(pid);
+    child.once('exit', () => {
+      // Sweep what the child left in its group (a background `sleep &`): its processes end with it.
+      if (!windows) {
+        killProcessTree(pid);
+        liveGroups.delete(pid);
+      }
+      watchdog?.unregister(pid);
+    });
+  }
+  return {
+    child,
+    mode: resolved.mode,
+    kill() {
+      if (pid !== undefined && child.exitCode === null && child.signalCode === null)
+        killProcessTree(pid);
+    },
+  };
+}
+
+/** A normal exit of the server still kills what it started, in every mode. */
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const group of liveGroups) killProcessTree(group);
+  });
+}
+
+/** What `spawn` would run: a path (relative to cwd) as is, a bare name on the child's PATH. */
+function findExecutable(
+  command: string,
+  env: Readonly<Record<string, string>>,
+  cwd: string | undefined,
+): string | undefined {
+  const candidates = command.includes('/')
+    ? [path.resolve(cwd ?? process.cwd(), command)]
+    : (env.PATH ?? '')
+        .split(path.delimiter)
+        .filter((dir) => dir !== '')
+        .map((dir) => path.resolve(cwd ?? process.cwd(), dir, command));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
