@@ -7,10 +7,10 @@ import {
   addRegistryOption,
   createCommandCache,
   createDownloadProgress,
-  listProjectToolNames,
   openCommandRegistry,
   plural,
 } from './shared.ts';
+import { createStagedPackCheck } from './check-staged-packs.ts';
 
 export function createAddCommand(io: CliIo, done: (code: number) => void): Command {
   const command = new Command('add')
@@ -47,7 +47,7 @@ Exit codes: 0 added, 1 it could not be added, 2 bad input.`,
         ...(flags.as === undefined ? {} : { alias: flags.as }),
         registry,
         cache: createCommandCache(io),
-        existingToolNames: (alias) => listProjectToolNames(io, alias),
+        checkTools: createStagedPackCheck(io),
         onDownload: progress.onDownload,
         env: io.env,
       });

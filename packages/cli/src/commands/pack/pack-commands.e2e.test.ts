@@ -297,7 +297,7 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
     const clash = await mcpAsync(['pack', 'add', 'hello', '--registry', registry.url], project);
     expect(clash.code).toBe(1);
     expect(clash.stderr).toMatch(
-      /^error hello@1\.0\.0 would serve hello_greet, which the project already serves; nothing was installed\.\nhint: Serve the pack under another alias/,
+      /^error hello@1\.0\.0 would serve a tool name that another tool of the project has, so nothing was installed:\n {2}- Two tools are named hello_greet: the pack hello's tool greet \(\.toolpack\/packs\/hello\/scripts\/greet\.mjs:1\) and scripts\/hello_greet\.mjs:1\. .*\nhint: Serve the pack under another alias/,
     );
     expect(tree(project)).toEqual(before);
     expect(

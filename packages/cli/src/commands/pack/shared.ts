@@ -11,7 +11,6 @@ import {
   formatBytes,
   openRegistry,
   readManifest,
-  resolveProjectSources,
   resolveRegistryLocation,
   type DownloadListener,
   type PackCache,
@@ -89,40 +88,6 @@ export function toToolSummary(tool: DiscoveredTool): PackToolSummary {
       ? {}
       : { annotations: tool.annotations }),
   };
-}
-
-/**
- * The tools the project serves today except those of the pack served as `alias`: its own
- * sources and its other installed packs. Listed without the discovery cache so a pack command
- * never leaves `.toolpack/cache` behind.
- */
-export async function listProjectToolNames(io: CliIo, alias: string): Promise<string[]> {
-  const manifest = await readManifest(io.cwd);
-  const own = (manifest.manifest?.sources ?? []) as SourceSpec[];
-  const packs = (await resolveProjectSources(io.cwd)).sources.filter(
-    (s) => s.pack !== alias,
-  ) as SourceSpec[];
-  const sources = [...packs, ...own];
-  if (sources.length === 0) return ['find_tools', 'describe_tool'];
-  try {
-    const { discoverTools } = await import('@toolpack/discovery');
-    const result = await discoverTools({
-      sources,
-      cwd: io.cwd,
-      cache: false,
-      maxTools: Number.MAX_SAFE_INTEGER,
-      ...(manifest.manifest?.include ? { include: manifest.manifest.include } : {}),
-      ...(manifest.manifest?.exclude ? { exclude: manifest.manifest.exclude } : {}),
-    });
-    return result.tools.map((tool) => tool.name);
-  } catch (error) {
-    if (!isToolpackError(error)) throw error;
-    const paint = createPainter(io.stderr, io.env);
-    io.stderr.write(
-      `${paint('yellow', 'warning')} the project's tools could not be listed (${error.message}), so tool-name collisions were not checked.\n`,
-    );
-    return [];
-  }
 }
 
 export function createCommandCache(io: CliIo): PackCache {

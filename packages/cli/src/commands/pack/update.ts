@@ -8,6 +8,7 @@ import {
   createDownloadProgress,
   openCommandRegistry,
 } from './shared.ts';
+import { createStagedPackCheck } from './check-staged-packs.ts';
 
 export function createUpdateCommand(io: CliIo, done: (code: number) => void): Command {
   const command = new Command('update')
@@ -36,6 +37,7 @@ Exit codes: 0 updated or already current, 1 an update failed (nothing changed), 
         registry,
         cache: createCommandCache(io),
         onDownload: progress.onDownload,
+        checkTools: createStagedPackCheck(io),
       });
     } finally {
       progress.stop();

@@ -1,0 +1,94 @@
+import path from 'node:path';
+import type { Diagnostic } from '@toolpack/core';
+import type { SourceSpec } from '@toolpack/discovery';
+import {
+  listPackSources,
+  packInstallDir,
+  type CheckStagedPacks,
+  type StagedPackInfo,
+} from '@toolpack/packs';
+import type { CliIo } from '../../io.ts';
+import { resolveSources } from '../../source-flags.ts';
+
+/**
+ * The check `mcp pack add` and `mcp pack update` run on unpacked packs before putting them
+ * in place: the project is discovered as `mcp serve` would discover it (its toolpack.yaml,
+ * its other installed packs, the built-ins, include/exclude), the staged packs are discovered
+ * from their unpacked content (JS modules in discovery's contained child), and the two are
+ * composed by the same rule the server applies. What the registry's VersionDoc says about
+ * the tools plays no part.
+ */
+export function createStagedPackCheck(io: CliIo): CheckStagedPacks {
+  return async (staged) => {
+    const { composeTools, discoverTools } = await import('@toolpack/discovery');
+    const resolved = await resolveSources([], { cache: false }, io);
+    const aliases = new Set(staged.map((p) => p.alias));
+    const extensions = new Set([
+      ...(resolved.options.extraScriptExtensions ?? []),
+      ...staged.flatMap((p) => Object.keys(p.manifest.interpreters ?? {})),
+    ]);
+    const common = {
+      ...resolved.options,
+      cache: false as const,
+      maxTools: Number.MAX_SAFE_INTEGER,
+      ...(extensions.size === 0 ? {} : { extraScriptExtensions: [...extensions] }),
+    };
+    const rest = await discoverTools({
+      ...common,
+      sources: resolved.options.sources.filter((s) => s.pack === undefined || !aliases.has(s.pack)),
+    });
+    const mine = await discoverTools({
+      ...common,
+      builtins: false,
+      sources: staged.flatMap(
+        (p) => listPackSources({ projectDir: io.cwd, ...p }).sources as SourceSpec[],
+      ),
+    });
+    // Both lists are already prefixed and filtered: composing them again only adds the
+    // collisions between the staged packs and the rest of the project.
+    const all = composeTools(
+      [
+        { spec: { scripts: '.' }, result: rest },
+        { spec: { scripts: '.' }, result: mine },
+      ],
+      { builtins: false, maxTools: Number.MAX_SAFE_INTEGER },
+    );
+    const collisions = all.diagnostics
+      .filter((d) => d.code === 'E_PACK_COLLISION' && !rest.diagnostics.includes(d))
+      .map((d) => showFinalPaths(d, staged, io.cwd));
+    const tools: Record<string, string[]> = {};
+    for (const tool of mine.tools) {
+      const alias = tool.source.pack;
+      if (alias !== undefined) (tools[alias] ??= []).push(tool.name);
+    }
+    return { tools, collisions };
+  };
+}
+
+/**
+ * Names the folder a staged pack will have once installed, not its passing staging folder,
+ * and paths relative to the project.
+ */
+function showFinalPaths(
+  diagnostic: Diagnostic,
+  staged: readonly StagedPackInfo[],
+  cwd: string,
+): Diagnostic {
+  let { message, path: where } = diagnostic;
+  for (const pack of staged) {
+    const final = packInstallDir(cwd, pack.alias);
+    message = message.split(pack.dir).join(final);
+    where = where.split(pack.dir).join(final);
+    const from = toPosix(path.relative(cwd, pack.dir));
+    const to = toPosix(path.relative(cwd, final));
+    message = message.split(from).join(to);
+    where = where.split(from).join(to);
+  }
+  // Paths relative to the project, as `mcp list` shows them.
+  const root = `${cwd}${path.sep}`;
+  return { ...diagnostic, message: message.split(root).join(''), path: where };
+}
+
+function toPosix(relative: string): string {
+  return relative.split(path.sep).join('/');
+}
