@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectTarball } from '@toolpack/packs';
 import { buildTarball, type RawTarEntry } from '@toolpack/packs/testing';
@@ -81,6 +81,35 @@ function packWithRaw(...blocks: Buffer[][]): Buffer {
     ]),
   );
 }
+
+/**
+ * File names that display as another name (issue 14, finding 14): the tarball reader lets
+ * them through (see below), the registry's publish refuses them. [label, the name, code]
+ */
+const DECEPTIVE_NAMES: [label: string, name: string, code: string][] = [
+  ['a right-to-left override', 'scripts/report\u202Efdp.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a right-to-left isolate in a folder name', 'docs\u2067x/a.md', 'E_TARBALL_PATH_CHARACTER'],
+  ['a right-to-left mark', 'scripts/a\u200F.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['an Arabic letter mark', 'scripts/a\u061C.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a zero-width space', 'scripts/go\u200Bod.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a zero-width joiner', 'scripts/go\u200Dod.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a byte-order mark', 'scripts/\uFEFFgood2.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a soft hyphen', 'scripts/go\u00ADod.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a tag character', 'scripts/good\u{E0041}.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a DEL control character', 'scripts/a\u007F.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a C1 control character (NEL)', 'scripts/a\u0085.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a no-break space', 'scripts/my\u00A0tool.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a line separator', 'scripts/a\u2028b.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a Hangul filler', 'scripts/a\u3164.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a variation selector', 'scripts/a\uFE0F.sh', 'E_TARBALL_PATH_CHARACTER'],
+  ['a composed and a decomposed é', 'docs/caf\u00E9.md', 'E_TARBALL_DUPLICATE'],
+];
+const deceptivePack = (name: string) =>
+  packWith(
+    { path: `package/${name}`, data: 'x' },
+    // The composed é collides with its decomposed spelling, which this entry adds.
+    ...(name.includes('\u00E9') ? [{ path: 'package/docs/cafe\u0301.md', data: 'y' }] : []),
+  );
 
 const HOSTILE: [label: string, tarball: () => Buffer, code: string][] = [
   [
@@ -266,6 +295,16 @@ const HOSTILE: [label: string, tarball: () => Buffer, code: string][] = [
       ),
     'E_TARBALL',
   ],
+  ...DECEPTIVE_NAMES.map(([label, name, code]): (typeof HOSTILE)[number] => [
+    `a file name with ${label}`,
+    () => deceptivePack(name),
+    code,
+  ]),
+  [
+    'a file name that is not UTF-8',
+    () => packWithRaw(rawFile('package/scripts/caf\xE9.sh', GOOD_TOOL)),
+    'E_TARBALL_PATH_CHARACTER',
+  ],
 ];
 
 let app: HardeningRegistry;
@@ -310,6 +349,22 @@ describe(`${HOSTILE.length} hostile tarballs`, () => {
       body.problems.some((p) => p.code.startsWith(code)),
       JSON.stringify(body.problems),
     ).toBe(true);
+  });
+
+  it('really hold the deceptive names, byte for byte', () => {
+    for (const [, name] of DECEPTIVE_NAMES)
+      expect(gunzipSync(deceptivePack(name)).includes(Buffer.from(name)), name).toBe(true);
+  });
+
+  it('names the entry with its invisible characters written out, never raw', async () => {
+    const response = await publish(app.url, app.token, deceptivePack('scripts/report\u202Efdp.sh'));
+    const body = (await response.json()) as ErrorBody;
+    expect(response.status).toBe(422);
+    const [problem] = body.problems;
+    expect(problem?.message).toContain('package/scripts/report\\u{202E}fdp.sh has U+202E');
+    expect(problem?.message).toContain('RIGHT-TO-LEFT OVERRIDE (a bidirectional control)');
+    expect(problem?.path).toBe('The tarball:package/scripts/report\\u{202E}fdp.sh');
+    expect(JSON.stringify(body)).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
   });
 
   it('answers 403, not 422, for a valid pack named for another owner', async () => {

@@ -7,6 +7,7 @@ import {
   type PackManifest,
   type TarballFile,
 } from '@toolpack/packs';
+import { checkFileNames } from './check-file-names.ts';
 
 export interface PackUpload {
   manifest: PackManifest;
@@ -18,8 +19,9 @@ export type ReadPackUploadResult =
 
 /**
  * Checks an uploaded `.tgz` with the same code `mcp pack add` unpacks with (gzip only, size
- * and ratio caps, no links, every path safe under `package/`), then reads its manifest as
- * a pack's. Every problem is returned; nothing is written anywhere.
+ * and ratio caps, no links, every path safe under `package/`), refuses file names that
+ * display as something else (`checkFileNames`), then reads its manifest as a pack's. Every
+ * problem is returned; nothing is written anywhere.
  */
 export function readPackUpload(
   bytes: Uint8Array,
@@ -27,6 +29,8 @@ export function readPackUpload(
 ): ReadPackUploadResult {
   const inspected = inspectTarball(bytes, { limits, label: 'The tarball' });
   if (inspected.files === undefined) return { ok: false, problems: inspected.problems };
+  const nameProblems = checkFileNames(inspected.files, 'The tarball');
+  if (nameProblems.length > 0) return { ok: false, problems: nameProblems };
   const manifestFile = inspected.files.find((file) => file.path === MANIFEST_FILE);
   if (manifestFile === undefined) {
     return {
