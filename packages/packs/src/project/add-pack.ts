@@ -15,6 +15,7 @@ import {
   writePackDependency,
 } from '../names/pack-names.ts';
 import { fileReferenceToPath } from '../registry/folder-registry.ts';
+import type { HttpRegistryClient } from '../registry/http-registry.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
 import type { PackDist } from '../registry/registry-types.ts';
 import { selectVersion } from '../resolve/resolve-version.ts';
@@ -225,13 +226,16 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
 /**
  * What the lockfile records as `resolved`: the tarball's absolute URL, or for a folder
  * registry `file:` and the pack folder relative to the project (so the project can move).
+ * An HTTP registry's `dist.tarball` must be on its own origin (or an allowed one): a hostile
+ * registry could otherwise send the client to any host, or record a `data:` or `file:` URL
+ * in toolpack.lock. Every add, update and install passes here before anything is written.
  */
 export function toLockResolved(
   registry: RegistryClient,
   dist: PackDist,
   projectDir: string,
 ): string {
-  if (registry.kind === 'http') return new URL(dist.tarball, `${registry.location}/`).href;
+  if (registry.kind === 'http') return (registry as HttpRegistryClient).resolveTarball(dist);
   const relative = path.relative(projectDir, fileReferenceToPath(dist.tarball, registry.location));
   return `file:${relative.split(path.sep).join('/') || '.'}`;
 }

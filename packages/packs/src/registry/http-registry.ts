@@ -1,4 +1,4 @@
-import { ToolpackError } from '@toolpack/core';
+import { ToolpackError, isToolpackError } from '@toolpack/core';
 import { formatBytes, resolveLimits } from '../tarball/limits.ts';
 import { readErrorBody, RegistryError } from './registry-error.ts';
 import type { DownloadOptions, RegistryClient } from './registry-client.ts';
@@ -21,7 +21,17 @@ export interface HttpRegistryOptions {
   fetch?: typeof fetch;
   /** Per request, default 30 s; a tarball download gets 10 times as long. */
   timeoutMs?: number;
+  /** The most bytes a JSON answer may have (default 8 MiB); a longer one is cut off. */
+  maxResponseBytes?: number;
+  /**
+   * Origins (`https://cdn.example.com`) tarballs may come from besides the registry's own.
+   * Anything else a VersionDoc names as `dist.tarball` (another host, `data:`, `file:`) is
+   * refused before anything is downloaded or recorded.
+   */
+  tarballOrigins?: readonly string[];
 }
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 export interface PublishOptions {
   token: string;
@@ -30,6 +40,8 @@ export interface PublishOptions {
 
 export interface HttpRegistryClient extends RegistryClient {
   readonly kind: 'http';
+  /** The absolute URL of `dist.tarball`; throws `E_TARBALL_ORIGIN` for one from elsewhere. */
+  resolveTarball(dist: PackDist): string;
   /** `POST /v0/packs`: the created VersionDoc, or a `RegistryError` with the server's problems. */
   publish(tarball: Uint8Array, options: PublishOptions): Promise<VersionDoc>;
 }
@@ -40,6 +52,29 @@ export function createHttpRegistry(options: HttpRegistryOptions): HttpRegistryCl
   const doFetch = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const location = base.replace(/\/$/, '');
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const allowedOrigins = new Set([
+    new URL(base).origin,
+    ...(options.tarballOrigins ?? []).map((origin) => readOrigin(origin)),
+  ]);
+  const resolveTarball = (dist: PackDist): string => {
+    let url: URL | undefined;
+    try {
+      url = new URL(dist.tarball, base);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || !/^https?:$/.test(url.protocol) || !allowedOrigins.has(url.origin)) {
+      throw new ToolpackError(
+        'E_TARBALL_ORIGIN',
+        `The registry at ${location} names a tarball at ${JSON.stringify(dist.tarball.slice(0, 120))}, which is not on ${[...allowedOrigins].join(' or ')}; nothing was downloaded or installed.`,
+        {
+          hint: "Tarballs come from the registry's own origin. If this registry really keeps them elsewhere, allow that origin: TOOLPACK_TARBALL_ORIGINS=https://host[,https://other].",
+        },
+      );
+    }
+    return url.href;
+  };
 
   const request = async (
     url: string,
@@ -74,8 +109,13 @@ export function createHttpRegistry(options: HttpRegistryOptions): HttpRegistryCl
     notFound: () => ToolpackError,
   ): Promise<z.output<S>> => {
     const url = new URL(path, base).href;
+    // The request's timeout also stops a body that trickles in without end.
     const response = await request(url, { headers: { accept: 'application/json' } });
-    const text = await response.text();
+    const text = await readCappedText(response, {
+      maxBytes: maxResponseBytes,
+      what: `The answer of the registry at ${location} to GET /${path}`,
+      timeoutMs,
+    });
     if (response.status === 404) throw notFound();
     if (!response.ok) {
       const body = readErrorBody(text);
@@ -154,8 +194,9 @@ export function createHttpRegistry(options: HttpRegistryOptions): HttpRegistryCl
           ),
       );
     },
+    resolveTarball,
     async download(dist: PackDist, downloadOptions: DownloadOptions = {}): Promise<Buffer> {
-      return downloadHttpTarball(new URL(dist.tarball, base).href, {
+      return downloadHttpTarball(resolveTarball(dist), {
         ...downloadOptions,
         fetch: (url, init) => request(url, init, timeoutMs * 10),
       });
@@ -175,7 +216,11 @@ export function createHttpRegistry(options: HttpRegistryOptions): HttpRegistryCl
         },
         timeoutMs * 10,
       );
-      const text = await response.text();
+      const text = await readCappedText(response, {
+        maxBytes: maxResponseBytes,
+        what: `The answer of the registry at ${location} to POST /v0/packs`,
+        timeoutMs: timeoutMs * 10,
+      });
       if (!response.ok) {
         const body = readErrorBody(text);
         const reason: Record<number, string> = {
@@ -227,7 +272,11 @@ export async function downloadHttpTarball(
 ): Promise<Buffer> {
   const limits = resolveLimits(options.limits);
   const doFetch = options.fetch ?? ((u: string, init: RequestInit) => fetch(u, init));
-  const response = await doFetch(url, options.signal ? { signal: options.signal } : {});
+  const response = await doFetch(url, options.signal ? { signal: options.signal } : {}).catch(
+    (error: unknown) => {
+      throw isToolpackError(error) ? error : bodyReadError(error, `Downloading ${url}`);
+    },
+  );
   if (!response.ok) {
     throw new ToolpackError(
       'E_DOWNLOAD',
@@ -254,7 +303,9 @@ export async function downloadHttpTarball(
   const reader = response.body?.getReader();
   if (reader === undefined) return Buffer.alloc(0);
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((error: unknown) => {
+      throw bodyReadError(error, `Downloading ${url}`);
+    });
     if (done) break;
     received += value.byteLength;
     if (received > limits.maxTarballBytes) {
@@ -268,4 +319,70 @@ export async function downloadHttpTarball(
     options.onProgress?.(received, total);
   }
   return Buffer.concat(chunks);
+}
+
+/** `https://host:port` from an origin or any URL on it; throws `E_USAGE` for anything else. */
+function readOrigin(text: string): string {
+  try {
+    const url = new URL(text);
+    if (/^https?:$/.test(url.protocol)) return url.origin;
+  } catch {
+    // Reported below.
+  }
+  throw new ToolpackError('E_USAGE', `${JSON.stringify(text)} is not an http(s) origin.`, {
+    hint: 'Give tarball origins as https://host[:port], separated by commas.',
+  });
+}
+
+/**
+ * A response body as text, stopped at `maxBytes`: a hostile or broken registry can answer
+ * without end, and `response.text()` would hold all of it in memory.
+ */
+async function readCappedText(
+  response: Response,
+  options: { maxBytes: number; what: string; timeoutMs: number },
+): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > options.maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLong(options);
+  }
+  const reader = response.body?.getReader();
+  if (reader === undefined) return '';
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read().catch((error: unknown) => {
+      throw bodyReadError(error, options.what, options.timeoutMs);
+    });
+    if (done) break;
+    received += value.byteLength;
+    if (received > options.maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLong(options);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tooLong(options: { maxBytes: number; what: string }): ToolpackError {
+  return new ToolpackError(
+    'E_REGISTRY_RESPONSE',
+    `${options.what} is larger than ${formatBytes(options.maxBytes)}; it was cut off and nothing was installed.`,
+    { hint: 'Is --registry a Toolpack registry? Tell its owner if it is.' },
+  );
+}
+
+/** A body that stopped arriving (timeout, reset) as a ToolpackError, not a raw stack. */
+function bodyReadError(error: unknown, what: string, timeoutMs?: number): ToolpackError {
+  const name = (error as Error | undefined)?.name;
+  const reason =
+    name === 'TimeoutError' || name === 'AbortError'
+      ? `it did not arrive in full${timeoutMs === undefined ? ' in time' : ` within ${timeoutMs / 1000} s`}`
+      : `the connection failed (${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message})`;
+  return new ToolpackError('E_REGISTRY_UNREACHABLE', `${what} failed: ${reason}.`, {
+    hint: 'Try again later; if it persists, the registry is broken or hostile.',
+    cause: error,
+  });
 }

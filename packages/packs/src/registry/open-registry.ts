@@ -57,6 +57,8 @@ export interface OpenRegistryOptions {
   describeTools?: DescribePackTools;
   fetch?: typeof fetch;
   limits?: Partial<PackLimits>;
+  /** Origins an HTTP registry's tarballs may come from besides its own. */
+  tarballOrigins?: readonly string[];
 }
 
 /** An HTTP client for a URL, a folder registry for a folder (which must exist). */
@@ -65,6 +67,7 @@ export function openRegistry(options: OpenRegistryOptions): RegistryClient {
     return createHttpRegistry({
       url: options.location,
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.tarballOrigins ? { tarballOrigins: options.tarballOrigins } : {}),
     });
   }
   const isDir = (() => {

@@ -9,7 +9,7 @@ import type { PackManifest } from '../manifest/manifest-schema.ts';
 import { toFileStem } from '../names/pack-names.ts';
 import { writePackFiles } from '../project/stage-pack.ts';
 import type { DescribePackTools } from '../registry/registry-client.ts';
-import type { PackToolSummary, VersionDoc } from '../registry/registry-types.ts';
+import type { PackDist, PackToolSummary, VersionDoc } from '../registry/registry-types.ts';
 import { searchPacks } from '../registry/search-packs.ts';
 import { buildPackDoc, buildVersionDoc } from '../registry/version-doc.ts';
 import { createPackTarball } from '../tarball/create-tarball.ts';
@@ -43,6 +43,10 @@ export interface TestRegistry {
     doc: { name: string; version: string; description?: string; tools?: PackToolSummary[] },
     bytes: Buffer,
   ): void;
+  /** Rewrites a version's `dist` as a hostile registry would (a tarball on another host, `data:`). */
+  setDist(name: string, version: string, dist: Partial<PackDist>): void;
+  /** The stored tarball of a version, as published. */
+  tarballOf(name: string, version: string): Buffer;
   deprecate(name: string, version: string, message: string): void;
   yank(name: string, version: string): void;
   close(): Promise<void>;
@@ -325,6 +329,16 @@ export async function startTestRegistry(options: TestRegistryOptions = {}): Prom
         dependencies: [],
       } satisfies PackManifest;
       store(OFFICIAL_OWNER, manifest, doc.tools ?? [], bytes, 0);
+    },
+    setDist(name, version, dist) {
+      const stored = packs.get(name)?.versions.get(version);
+      if (stored === undefined) throw new Error(`No ${name}@${version} to change.`);
+      stored.doc.dist = { ...stored.doc.dist, ...dist };
+    },
+    tarballOf(name, version) {
+      const stored = packs.get(name)?.versions.get(version);
+      if (stored === undefined) throw new Error(`No ${name}@${version}.`);
+      return stored.tarball;
     },
     deprecate(name, version, message) {
       const stored = packs.get(name)?.versions.get(version);
