@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import {
   startHttpServe,
   startRawStdio,
   type HttpSession,
+  type JsonRpcMessage,
   type RawStdioServer,
   type SpawnedServer,
 } from './system-helpers.ts';
@@ -220,6 +221,49 @@ describe('protocol abuse over stdio', () => {
     } finally {
       other.kill();
     }
+  });
+
+  it('answers floods of unknown argument keys with bounded reports and bounded audit lines', async () => {
+    const audit = path.join(temp, 'unknown-keys-audit.jsonl');
+    const other = await startRawStdio([...serveArgs, '--audit', audit], { cwd: temp });
+    const keys = (count: number) =>
+      `{${Array.from({ length: count }, (_, i) => `"unknown_key_${i}":1`).join(',')}}`;
+    const textOf = (answer: JsonRpcMessage) =>
+      (answer.result?.content as { text: string }[] | undefined)?.[0]?.text ?? '';
+    try {
+      // 200,000 keys: refused before validation, whatever the tool's schema.
+      const flood = callLine(1, 'ok', keys(200_000));
+      expect(flood.length).toBeGreaterThan(4_000_000);
+      other.write(`${flood}\n`);
+      const refused = await other.waitForAnswer(1, 30_000);
+      expect(refused.result?.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/more than 1000 argument keys/);
+      expect(JSON.stringify(refused).length).toBeLessThan(5_000);
+      // Under the key cap: the first 20 problems and a count of the rest.
+      other.write(`${callLine(2, 'ok', keys(900))}\n`);
+      const reported = await other.waitForAnswer(2, 30_000);
+      expect(reported.result?.isError).toBe(true);
+      expect(textOf(reported)).toMatch(/\/unknown_key_0 is not an accepted argument/);
+      expect(textOf(reported)).toMatch(/and 880 more problems/);
+      expect(JSON.stringify(reported).length).toBeLessThan(5_000);
+      // A tool that accepts any key gets no more than the cap either.
+      other.write(`${callLine(3, 'accept_any', keys(5_000))}\n`);
+      expect(textOf(await other.waitForAnswer(3, 30_000))).toMatch(/more than 1000 argument keys/);
+      expect((await other.request(4, 'ping')).result).toEqual({});
+      // The end of stdin stops the server, which closes (flushes) the audit log.
+      other.child.stdin.end();
+      await Promise.race([other.exited, sleep(10_000)]);
+    } finally {
+      other.kill();
+    }
+    const lines = readFileSync(audit, 'utf8').trim().split('\n');
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(entries.map((entry) => [entry.tool, entry.moreArgumentKeys])).toEqual([
+      ['ok', 200_000 - 50],
+      ['ok', 900 - 50],
+      ['accept_any', 5_000 - 50],
+    ]);
+    for (const line of lines) expect(line.length).toBeLessThan(8_000);
   });
 
   it('never wrote anything but JSON-RPC to stdout and leaked no process', async () => {

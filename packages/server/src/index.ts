@@ -14,7 +14,12 @@ export type { HttpServerHandle, StartHttpServerOptions } from './transports/http
 export { createPolicyFilter, isRestrictive, parsePolicy } from './policy/policy.ts';
 export type { LoadedPolicy, PolicyVerdict, ToolPolicy } from './policy/policy.ts';
 
-export { createAuditLog, listArgumentKeys } from './audit/audit-log.ts';
+export {
+  createAuditLog,
+  MAX_AUDITED_KEYS,
+  MAX_AUDITED_KEY_CHARS,
+  summarizeArgumentKeys,
+} from './audit/audit-log.ts';
 export type { AuditEntry, AuditLog, CallOutcome } from './audit/audit-log.ts';
 
 export { createServerMetrics } from './metrics/server-metrics.ts';

@@ -19,7 +19,7 @@ import {
 import { createToolRunner, type ToolRunner, type ToolRunnerOptions } from '@toolpack/runners';
 import {
   createAuditLog,
-  listArgumentKeys,
+  summarizeArgumentKeys,
   type AuditLog,
   type CallOutcome,
 } from './audit/audit-log.ts';
@@ -51,6 +51,11 @@ export interface ToolpackServerOptions {
   policy?: ToolPolicy;
   /** Append one JSON line per call (`{time, tool, argumentKeys, outcome, ms}`) to this file. */
   audit?: string;
+  /**
+   * A call whose arguments object has more top-level keys is refused before validation
+   * (`isError`). Default 1,000: a tool's parameters are a handful; maps belong in a value.
+   */
+  maxArgumentKeys?: number;
   /** The name clients see in `serverInfo`. Default `toolpack`. */
   name?: string;
   version?: string;
@@ -169,6 +174,18 @@ function moduleFileOf(tool: DiscoveredTool): string | undefined {
   return undefined;
 }
 
+const DEFAULT_MAX_ARGUMENT_KEYS = 1_000;
+
+/** Whether `args` is an object with more than `limit` own keys; stops counting past it. */
+function hasMoreKeysThan(args: unknown, limit: number): boolean {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return false;
+  let count = 0;
+  for (const key in args) {
+    if (Object.hasOwn(args, key) && ++count > limit) return true;
+  }
+  return false;
+}
+
 function isWithin(file: string, folder: string): boolean {
   const relative = path.relative(folder, file);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
@@ -217,6 +234,7 @@ export async function createToolpackServer(
           log(`audit log ${options.audit} cannot be written: ${error.message}`),
         );
   const verdictOf = createPolicyFilter(options.policy);
+  const maxArgumentKeys = options.maxArgumentKeys ?? DEFAULT_MAX_ARGUMENT_KEYS;
   const idleCollector =
     options.collectWhenIdle === undefined || options.collectWhenIdle === false
       ? undefined
@@ -279,7 +297,7 @@ export async function createToolpackServer(
       audit?.record({
         time: new Date().toISOString(),
         tool: toolName.slice(0, 200),
-        argumentKeys: listArgumentKeys(args),
+        ...summarizeArgumentKeys(args),
         outcome,
         ms: Math.round(ms),
       });
@@ -292,6 +310,20 @@ export async function createToolpackServer(
           {
             type: 'text',
             text: `${verdict.reason} It cannot be called on this server; use another tool, or ask whoever runs the server to change the policy.`,
+          },
+        ],
+        isError: true,
+      };
+    }
+    // Checked before validation: its cost (and the answer's size) grows with the keys, and
+    // that cost is the server's, not the client's. An unknown tool stays -32602.
+    if (hasMoreKeysThan(args, maxArgumentKeys) && snapshot.allByName.has(toolName)) {
+      finish('error');
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Invalid arguments for tool "${toolName}": more than ${maxArgumentKeys} argument keys; send the tool's own parameters (tools/list shows them) and put collections in a value.`,
           },
         ],
         isError: true,

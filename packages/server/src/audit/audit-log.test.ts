@@ -2,17 +2,26 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAuditLog, listArgumentKeys } from './audit-log.ts';
+import { createAuditLog, MAX_AUDITED_KEYS, summarizeArgumentKeys } from './audit-log.ts';
 
 const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-audit-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 describe('audit log', () => {
   it('lists argument names, sorted, and nothing for non-objects', () => {
-    expect(listArgumentKeys({ b: 1, a: 'secret' })).toEqual(['a', 'b']);
-    expect(listArgumentKeys(undefined)).toEqual([]);
-    expect(listArgumentKeys(['x'])).toEqual([]);
-    expect(listArgumentKeys('x')).toEqual([]);
+    expect(summarizeArgumentKeys({ b: 1, a: 'secret' })).toEqual({ argumentKeys: ['a', 'b'] });
+    expect(summarizeArgumentKeys(undefined)).toEqual({ argumentKeys: [] });
+    expect(summarizeArgumentKeys(['x'])).toEqual({ argumentKeys: [] });
+    expect(summarizeArgumentKeys('x')).toEqual({ argumentKeys: [] });
+  });
+
+  it('lists at most 50 clipped names and counts the rest', () => {
+    const args: Record<string, number> = { ['k'.repeat(10_000)]: 1 };
+    for (let i = 0; i < 100_000; i++) args[`key${i}`] = i;
+    const summary = summarizeArgumentKeys(args);
+    expect(summary.argumentKeys).toHaveLength(MAX_AUDITED_KEYS);
+    expect(summary.moreArgumentKeys).toBe(100_001 - MAX_AUDITED_KEYS);
+    expect(JSON.stringify(summary).length).toBeLessThan(2_000);
   });
 
   it('appends one JSON line per call, creating the folder, with exactly the five fields', async () => {

@@ -7,20 +7,46 @@ export type CallOutcome = 'ok' | 'error' | 'denied' | 'unknown_tool' | 'cancelle
 export interface AuditEntry {
   time: string;
   tool: string;
+  /** At most `MAX_AUDITED_KEYS` names, each clipped to `MAX_AUDITED_KEY_CHARS`. */
   argumentKeys: string[];
+  /** How many argument keys the call had beyond those listed; absent when none. */
+  moreArgumentKeys?: number;
   outcome: CallOutcome;
   ms: number;
 }
+
+/**
+ * Keys are the client's to choose, in number and length: an audit line must not grow with
+ * them (11.6 MB of keys once made 3.2 MB lines).
+ */
+export const MAX_AUDITED_KEYS = 50;
+export const MAX_AUDITED_KEY_CHARS = 100;
 
 export interface AuditLog {
   record(entry: AuditEntry): void;
   close(): Promise<void>;
 }
 
-/** The keys of a call's arguments, sorted; anything but a plain object has none. */
-export function listArgumentKeys(args: unknown): string[] {
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return [];
-  return Object.keys(args).sort();
+/**
+ * The first `MAX_AUDITED_KEYS` keys of a call's arguments (clipped, sorted) and how many
+ * more there were; anything but a plain object has none.
+ */
+export function summarizeArgumentKeys(
+  args: unknown,
+): Pick<AuditEntry, 'argumentKeys' | 'moreArgumentKeys'> {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { argumentKeys: [] };
+  const argumentKeys: string[] = [];
+  let more = 0;
+  for (const key in args) {
+    if (!Object.hasOwn(args, key)) continue;
+    if (argumentKeys.length < MAX_AUDITED_KEYS)
+      argumentKeys.push(
+        key.length > MAX_AUDITED_KEY_CHARS ? `${key.slice(0, MAX_AUDITED_KEY_CHARS)}…` : key,
+      );
+    else more += 1;
+  }
+  argumentKeys.sort();
+  return more > 0 ? { argumentKeys, moreArgumentKeys: more } : { argumentKeys };
 }
 
 /**
@@ -43,6 +69,9 @@ export function createAuditLog(file: string, onError?: (error: Error) => void): 
         time: entry.time,
         tool: entry.tool,
         argumentKeys: entry.argumentKeys,
+        ...(entry.moreArgumentKeys === undefined
+          ? {}
+          : { moreArgumentKeys: entry.moreArgumentKeys }),
         outcome: entry.outcome,
         ms: entry.ms,
       };
