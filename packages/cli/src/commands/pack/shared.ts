@@ -41,7 +41,15 @@ export async function openCommandRegistry(
     cwd: io.cwd,
     projectDir: io.cwd,
   });
-  return openRegistry({ location, describeTools: describePackTools });
+  const origins = (io.env.TOOLPACK_TARBALL_ORIGINS ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  return openRegistry({
+    location,
+    describeTools: describePackTools,
+    ...(origins.length === 0 ? {} : { tarballOrigins: origins }),
+  });
 }
 
 /**
