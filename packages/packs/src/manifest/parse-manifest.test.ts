@@ -133,4 +133,28 @@ describe('parseManifest', () => {
       'packs.acme/jira: acme/jira and jira would both be served as jira_*: give one an alias (alias: name@range)',
     ]);
   });
+
+  // Issue 14 finding 14: the schema's record drops a `__proto__` key without an issue, so
+  // the entry vanished from `dependencies` and nothing said so.
+  it('reports a packs: __proto__ entry at its line instead of dropping it', () => {
+    for (const [text, line] of [
+      ['# project\npacks:\n  json: ^1.0.0\n  __proto__: jira@^1.0.0\n', 4],
+      ['packs: { __proto__: "^1.0.0" }\n', 1],
+      ['packs:\n  __proto__: { polluted: true }\n', 2],
+    ] as const) {
+      const { manifest, diagnostics } = parseManifest(text, { path: 'toolpack.yaml' });
+      expect(manifest).toBeUndefined();
+      expect(diagnostics).toEqual([
+        expect.objectContaining({
+          severity: 'error',
+          code: 'E_MANIFEST_FIELD',
+          message: expect.stringMatching(/^packs\.__proto__: "__proto__" is not a valid /),
+          path: 'toolpack.yaml',
+          line,
+        }),
+      ]);
+    }
+    // Nothing was polluted on the way.
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });

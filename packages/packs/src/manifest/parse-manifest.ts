@@ -84,7 +84,11 @@ export function parseManifest(text: string, options: ParseManifestOptions): Mani
       );
     }
   }
-  diagnostics.push(...findUnknownKeys(located, file), ...findDuplicateTags(value, at));
+  diagnostics.push(
+    ...findUnknownKeys(located, file),
+    ...findDuplicateTags(value, at),
+    ...findDroppedPackKeys(value, parsed.success ? parsed.data.packs : undefined, at),
+  );
   if (options.kind === 'pack')
     diagnostics.push(...findMissingPackFields(value as Record<string, unknown>, at));
   if (!parsed.success) return { manifest: undefined, diagnostics };
@@ -170,6 +174,31 @@ function findUnknownKeys(located: LocatedYaml, file: string): Diagnostic[] {
         closest === undefined
           ? `Known keys: ${MANIFEST_KEYS.join(', ')}.`
           : `Did you mean ${closest}?`,
+      );
+    });
+}
+
+/**
+ * `packs:` keys the schema's record leaves out without an issue (`__proto__`, which a plain
+ * object cannot hold as its own key): an entry must never vanish silently.
+ */
+function findDroppedPackKeys(
+  value: object,
+  parsed: Record<string, string> | undefined,
+  at: (segments: readonly PropertyKey[]) => { path: string; line?: number },
+): Diagnostic[] {
+  const packs = (value as { packs?: unknown }).packs;
+  if (typeof packs !== 'object' || packs === null || Array.isArray(packs)) return [];
+  return Object.keys(packs)
+    .filter((key) => (parsed === undefined ? key === '__proto__' : !Object.hasOwn(parsed, key)))
+    .map((key) => {
+      const raw = (packs as Record<string, unknown>)[key];
+      const read = readPackDependency(key, typeof raw === 'string' ? raw : '');
+      return createDiagnostic(
+        'error',
+        'E_MANIFEST_FIELD',
+        `packs.${key}: ${typeof read === 'string' ? read : `"${key}" cannot be a pack entry`}`,
+        at(['packs', key]),
       );
     });
 }
