@@ -1,4 +1,4 @@
-/* global process, Buffer */
+/* global process */
 // The files pack's tools: list, read and search files, read-only and jailed to the project
 // root (see open-inside.mjs). Self-contained (Node built-ins and the pack's own modules) so an
 // installed pack needs no node_modules;
@@ -7,10 +7,12 @@ import { readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import {
   childPath,
+  closeOpened,
   folderListingPath,
   joinInside,
   lstatChild,
   openInside,
+  readOpenedFile,
   toDisplay,
 } from './open-inside.mjs';
 import { holdsPrivateKey, isSecretPath, SECRET_HINT } from './secret-files.mjs';
@@ -228,7 +230,7 @@ async function listFiles(args, context) {
   try {
     await walk(start, 1);
   } finally {
-    await start.handle.close();
+    await closeOpened(start);
   }
   return { path: start.display, entries, truncated };
 }
@@ -251,14 +253,14 @@ async function withSubfolder(root, parent, name, visit) {
   try {
     if (sub.real === path.join(parent.real, name)) await visit(sub);
   } finally {
-    await sub.handle.close();
+    await closeOpened(sub);
   }
 }
 
 async function readTextFile(args, context) {
   const root = await getRoot(context);
   const opened = await openInside(root, joinInside(root, args.path), { label: args.path });
-  const { handle, display, stats: info } = opened;
+  const { display, stats: info } = opened;
   let buffer;
   try {
     if (info.isDirectory()) throw new Error(`${display} is a folder; list it with files_list.`);
@@ -271,12 +273,9 @@ async function readTextFile(args, context) {
       throw new Error(
         `${display} is a hard link (${info.nlink} names for one file), so its content may belong outside the project; it is not read. Set FILES_ALLOW_HARD_LINKS=1 in the server environment to allow it.`,
       );
-    const maxBytes = args.max_bytes ?? 262144;
-    buffer = Buffer.alloc(Math.min(maxBytes, info.size));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    buffer = buffer.subarray(0, bytesRead);
+    buffer = await readOpenedFile(opened, args.max_bytes ?? 262144);
   } finally {
-    await handle.close();
+    await closeOpened(opened);
   }
   if (isBinary(buffer))
     throw new Error(`${display} is a binary file (${info.size} bytes); only text files are read.`);
@@ -325,7 +324,7 @@ async function searchFiles(args, context) {
     if (nameFilter !== undefined && !nameFilter.test(name)) return;
     if (!stats.isFile() || stats.size > SEARCH_FILE_LIMIT) return;
     if (isSecretPath(display) || isHardLinked(stats)) return;
-    const bytes = await opened.handle.readFile().catch(() => undefined);
+    const bytes = await readOpenedFile(opened, SEARCH_FILE_LIMIT).catch(() => undefined);
     if (bytes === undefined || isBinary(bytes) || holdsPrivateKey(bytes)) return;
     filesSearched += 1;
     const lines = bytes.toString('utf8').split(/\r?\n/);
@@ -352,7 +351,7 @@ async function searchFiles(args, context) {
     try {
       if (opened.real === path.join(folder.real, name)) await searchOpened(opened);
     } finally {
-      await opened.handle.close();
+      await closeOpened(opened);
     }
   };
   const walk = async (folder) => {
@@ -378,7 +377,7 @@ async function searchFiles(args, context) {
     if (start.stats.isDirectory()) await walk(start);
     else await searchOpened(start);
   } finally {
-    await start.handle.close();
+    await closeOpened(start);
   }
   return { pattern: args.pattern, filesSearched, matches, truncated };
 }
