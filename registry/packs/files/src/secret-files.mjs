@@ -15,7 +15,6 @@ const SECRET_NAMES = [
   /^credentials(\.(json|toml|ya?ml|db|xml|tfrc\.json))?$/i,
   /^kubeconfig(\.ya?ml)?$/i,
   /^secrets?\.(ya?ml|json|toml)$/i,
-  /^auth\.json$/i,
   /^\..*_history$/i,
 ];
 
@@ -27,6 +26,9 @@ const SECRET_PATHS = [
   /(^|\/)\.(ssh|gnupg|password-store|azure)\//i,
   /(^|\/)\.config\/gcloud\//i,
   /(^|\/)\.config\/gh\/hosts\.ya?ml$/i,
+  // Composer's tokens, at the project root or in its home folder; a locale's auth.json is not.
+  /^auth\.json$/i,
+  /(^|\/)\.?composer\/auth\.json$/i,
 ];
 
 // A private key is a secret whatever the file is called.

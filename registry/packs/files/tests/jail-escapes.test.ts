@@ -218,6 +218,7 @@ describe('the files pack jail', () => {
     ['infra/terraform.tfstate', '{"secret":"TOKEN"}\n'],
     ['.cargo/credentials.toml', '[registry]\ntoken = "TOKEN"\n'],
     ['.bash_history', 'export API_KEY=TOKEN\n'],
+    ['auth.json', '{"github-oauth":{"github.com":"TOKEN"}}\n'],
     [
       'docs/notes.txt',
       '-----BEGIN OPENSSH PRIVATE KEY-----\nTOKEN\n-----END OPENSSH PRIVATE KEY-----\n',
@@ -238,7 +239,10 @@ describe('the files pack jail', () => {
     }
     expect(await searchTexts({ pattern: 'TOKEN', include_hidden: true })).toEqual([]);
     // Ordinary files that only sound alike are still read.
-    writeFileSync(path.join(project, 'credentials.ts'), 'export const TOKEN_NAME = "x";\n');
-    expect((await callText('files_read', { path: 'credentials.ts' })).isError).toBe(false);
+    mkdirSync(path.join(project, 'locales'));
+    for (const file of ['credentials.ts', 'locales/auth.json', 'docs/keys.md']) {
+      writeFileSync(path.join(project, file), 'About TOKEN_NAME.\n');
+      expect((await callText('files_read', { path: file })).isError, file).toBe(false);
+    }
   });
 });
