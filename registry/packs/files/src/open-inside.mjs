@@ -27,7 +27,7 @@ const O_PATH = HAS_PROC_FD ? 0o10000000 : 0;
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /** Thrown when a path is refused; the message says why and how to get on. */
-export class JailError extends Error {
+class JailError extends Error {
   constructor(message, options) {
     super(message, options);
     this.name = 'JailError';
@@ -185,7 +185,7 @@ function describeOpenError(label, error) {
   }
 }
 
-export function isWithin(root, target) {
+function isWithin(root, target) {
   const relative = path.relative(root, target);
   return (
     relative === '' ||
