@@ -4,5 +4,6 @@ export {
   DEFAULT_ENV_ALLOW_LIST,
   WITHHELD_ENV_NAMES,
   buildToolEnvironment,
+  findWithheldAllowListEntries,
 } from '@toolpack/containment';
 export type { BuildToolEnvironmentOptions } from '@toolpack/containment';
