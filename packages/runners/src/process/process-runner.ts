@@ -1,14 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { extname, resolve } from 'node:path';
+import { spawnContained, type ContainedProcess } from '@toolpack/containment';
 import type { ToolCallResult, ToolInvocation } from '@toolpack/core';
 import { createHeadBuffer, createTailBuffer } from '../capped-output.ts';
 import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
-import {
-  USE_PROCESS_GROUPS,
-  killProcessTree,
-  trackProcessGroup,
-  untrackProcessGroup,
-} from '../process-tree.ts';
 import {
   createErrorResult,
   createResultFromOutput,
@@ -66,7 +61,7 @@ export function createProcessRunner(options: ProcessRunnerOptions): KindRunner {
     interpreters.set(normalizeExtension(extension), argv);
   }
   const limiter = createConcurrencyLimiter(options.concurrency);
-  const running = new Set<ChildProcess>();
+  const running = new Set<ContainedProcess>();
 
   return {
     async execute(call) {
@@ -90,12 +85,10 @@ export function createProcessRunner(options: ProcessRunnerOptions): KindRunner {
       }
     },
     async close() {
-      for (const child of running) {
-        if (child.pid !== undefined) killProcessTree(child.pid);
-      }
+      for (const contained of running) contained.kill();
       await Promise.all(
         [...running].map(
-          (child) =>
+          ({ child }) =>
             new Promise<void>((done) => {
               if (child.exitCode !== null || child.signalCode !== null) done();
               else child.once('exit', () => done());
@@ -119,33 +112,33 @@ interface RunProcessInput {
   extension: string;
   interpreter: readonly string[];
   options: ProcessRunnerOptions;
-  running: Set<ChildProcess>;
+  running: Set<ContainedProcess>;
 }
 
 function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
   const { call, scriptPath, extension, interpreter, options, running } = input;
   const [command = '', ...prefix] = interpreter;
   return new Promise((settle) => {
-    let child: ChildProcess;
+    let contained: ContainedProcess;
     try {
-      child = spawn(command, [...prefix, scriptPath], {
+      contained = spawnContained({
+        command,
+        args: [...prefix, scriptPath],
         cwd: options.projectRoot,
         env: {
           ...options.environment,
           TOOLPACK_PROJECT_ROOT: options.projectRoot,
           TOOLPACK_TOOL: call.tool.name,
         },
-        detached: USE_PROCESS_GROUPS,
         stdio: ['pipe', 'pipe', 'pipe'],
-        windowsHide: true,
       });
     } catch (error) {
       settle(createSpawnErrorResult(call.tool.name, command, extension, error));
       return;
     }
+    const child: ChildProcess = contained.child;
     const pid = child.pid;
-    running.add(child);
-    if (pid !== undefined && USE_PROCESS_GROUPS) trackProcessGroup(pid);
+    running.add(contained);
 
     const stdout = createHeadBuffer(options.maxOutputBytes);
     const stderr = createTailBuffer(STDERR_TAIL_BYTES);
@@ -158,9 +151,7 @@ function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
     let settled = false;
     let closeTimer: NodeJS.Timeout | undefined;
 
-    const onAbort = (): void => {
-      if (pid !== undefined) killProcessTree(pid);
-    };
+    const onAbort = (): void => contained.kill();
     call.signal.addEventListener('abort', onAbort, { once: true });
     if (call.signal.aborted) onAbort();
 
@@ -169,8 +160,7 @@ function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
       settled = true;
       clearTimeout(closeTimer);
       call.signal.removeEventListener('abort', onAbort);
-      running.delete(child);
-      if (pid !== undefined) untrackProcessGroup(pid);
+      running.delete(contained);
       forwardStderr.flush();
       if (spawnError !== undefined) {
         settle(createSpawnErrorResult(call.tool.name, command, extension, spawnError));
@@ -211,8 +201,7 @@ function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
     });
     child.once('exit', (code, signal) => {
       exit = { code, signal };
-      // Sweep whatever the tool left behind (a background `sleep &`): a call's processes end with it.
-      if (pid !== undefined && USE_PROCESS_GROUPS) killProcessTree(pid);
+      // spawnContained sweeps what the tool left behind (a background `sleep &`) at its exit.
       closeTimer = setTimeout(() => {
         child.stdout?.destroy();
         child.stderr?.destroy();
@@ -237,8 +226,11 @@ function createSpawnErrorResult(
         `Install it, or point toolpack.yaml at it: interpreters: { "${extension}": ["/full/path/to/${command}"] }.`,
     );
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return createErrorResult(`Cannot start "${command}" for tool "${toolName}": ${message}.`);
+  const message = error instanceof Error ? error.message.replace(/\.$/u, '') : String(error);
+  const hint = (error as { hint?: unknown } | undefined)?.hint;
+  return createErrorResult(
+    `Cannot start "${command}" for tool "${toolName}": ${message}.${typeof hint === 'string' ? ` ${hint}` : ''}`,
+  );
 }
 
 function createExitErrorResult(

@@ -1,17 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnContained, type ContainedProcess } from '@toolpack/containment';
 import type { ToolLogLevel } from '@toolpack/core';
 import { createTailBuffer } from '../capped-output.ts';
-import {
-  USE_PROCESS_GROUPS,
-  killProcessTree,
-  trackProcessGroup,
-  untrackProcessGroup,
-} from '../process-tree.ts';
 import type { HostResultMessage, ToHostMessage } from './host-protocol.ts';
 import { parseHostMessage } from './host-protocol.ts';
 
@@ -79,6 +74,7 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
   const stderrTail = createTailBuffer(STDERR_TAIL_BYTES);
   let nextId = 1;
   let child: ChildProcess | undefined;
+  let contained: ContainedProcess | undefined;
   let socket: Socket | undefined;
   let alive = true;
   let lostReason: string | undefined;
@@ -198,7 +194,7 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
       // explanation) a moment to arrive before declaring the host lost.
       const grace = setTimeout(() => {
         failEverything(`the PowerShell host closed its channel unexpectedly.${describeStderr()}`);
-        if (!exited && child?.pid !== undefined) killProcessTree(child.pid);
+        if (!exited) contained?.kill();
       }, CHANNEL_CLOSE_GRACE_MS);
       grace.unref();
     });
@@ -213,14 +209,13 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
     failEverything(
       `PowerShell did not start within ${options.startTimeoutMs} ms.${describeStderr()}`,
     );
-    if (!exited && child?.pid !== undefined) killProcessTree(child.pid);
+    if (!exited) contained?.kill();
   }, options.startTimeoutMs);
   startTimer.unref();
 
   const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
     exited = true;
     clearTimeout(startTimer);
-    if (child?.pid !== undefined) untrackProcessGroup(child.pid);
     const how = signal === null ? `exited with code ${code}` : `was killed by ${signal}`;
     failEverything(`the PowerShell host ${how}.${describeStderr()}`);
     removeSocketFolder();
@@ -248,7 +243,9 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
       String(options.maxOutputBytes),
     ];
     try {
-      child = spawn(options.pwshPath, args, {
+      contained = spawnContained({
+        command: options.pwshPath,
+        args,
         cwd: options.projectRoot,
         env: {
           ...options.environment,
@@ -257,9 +254,8 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
         },
         // What tools print to the console goes nowhere: nothing to read, nothing to buffer.
         stdio: ['ignore', 'ignore', 'pipe'],
-        detached: USE_PROCESS_GROUPS,
-        windowsHide: true,
       });
+      child = contained.child;
     } catch (error) {
       failEverything(
         `PowerShell could not be started from ${options.pwshPath}: ${(error as Error).message}.`,
@@ -267,7 +263,6 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
       exited = true;
       return;
     }
-    if (child.pid !== undefined && USE_PROCESS_GROUPS) trackProcessGroup(child.pid);
     // Drained so that a tool writing to stderr can never block the host on a full pipe.
     child.stderr?.on('data', (chunk: Buffer) => stderrTail.push(chunk));
     child.once('error', (error: NodeJS.ErrnoException) => {
@@ -324,7 +319,7 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
     },
     kill(reason) {
       failEverything(reason);
-      if (!exited && child?.pid !== undefined) killProcessTree(child.pid);
+      if (!exited) contained?.kill();
     },
     async close() {
       if (alive && connected) {
@@ -337,7 +332,7 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
       }
       const gone = new Promise<void>((resolve) => exitWaiters.push(resolve));
       const timer = setTimeout(() => {
-        if (!exited && child?.pid !== undefined) killProcessTree(child.pid);
+        if (!exited) contained?.kill();
       }, 1_000);
       await gone;
       clearTimeout(timer);
