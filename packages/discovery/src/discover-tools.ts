@@ -34,6 +34,11 @@ export interface DiscoverToolsOptions extends ComposeOptions {
    * discoverTools rejects with `E_DISCOVERY_ABORTED` instead of answering with what it read.
    */
   signal?: AbortSignal;
+  /**
+   * Names (or `PREFIX*` patterns) a JS/TS module's importing child inherits besides the
+   * default allow-list: the same list its tools get at run time.
+   */
+  envAllowList?: readonly string[];
 }
 
 export interface DiscoveryResult extends Composition {
@@ -101,6 +106,7 @@ async function readModule(module: string, options: DiscoverToolsOptions): Promis
       module,
       cwd: options.cwd,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.envAllowList === undefined ? {} : { envAllowList: options.envAllowList }),
     });
   }
   if (extension === '.psd1' || extension === '.psm1') {
