@@ -4,6 +4,10 @@
 import { pathToFileURL } from 'node:url';
 
 const BRAND = Symbol.for('@toolpack/core/defined-tool');
+
+// The parent is gone (killed, crashed): nobody will read the answer, so do not linger on
+// whatever the module's top-level code keeps alive (a server, a timer).
+process.on('disconnect', () => process.exit(1));
 const modulePath = process.argv[2];
 
 function describe(exportName, value) {

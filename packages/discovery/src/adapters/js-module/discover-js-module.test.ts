@@ -1,12 +1,30 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { describeContainment } from '@toolpack/containment';
 import { ToolpackError } from '@toolpack/core';
 import { discoverTools } from '../../discover-tools.ts';
 import { discoverJsModule } from './discover-js-module.ts';
 
 const fixtures = path.join(import.meta.dirname, 'fixtures');
+const hasProc = existsSync('/proc/self/environ');
+
+/** Pids (as this process sees them) whose environment contains `marker`. */
+function listProcessesWithEnviron(marker: string): number[] {
+  if (!hasProc) return [];
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/u.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(marker))
+        found.push(Number(entry));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
+}
 
 describe('discoverJsModule', () => {
   it('finds every exported defineTool value, with full schemas, in a child process', async () => {
@@ -110,7 +128,7 @@ describe('discoverJsModule', () => {
   it('stops importing a slow module when its signal aborts, and kills the importing child', async () => {
     const scratch = mkdtempSync(path.join(tmpdir(), 'toolpack-js-abort-'));
     const pidFile = path.join(scratch, 'pid');
-    // The importing child inherits this process's environment.
+    // The importing child inherits the allow-listed part of this process's environment.
     vi.stubEnv('TOOLPACK_FIXTURE_PID_FILE', pidFile);
     try {
       const controller = new AbortController();
@@ -118,20 +136,59 @@ describe('discoverJsModule', () => {
         module: 'loads-slowly.mjs',
         cwd: fixtures,
         signal: controller.signal,
+        envAllowList: ['TOOLPACK_FIXTURE_PID_FILE'],
       });
       await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000 });
-      const pid = Number(readFileSync(pidFile, 'utf8'));
+      expect(listProcessesWithEnviron(pidFile).length).toBeGreaterThan(0);
       controller.abort(new Error('the registry is closing'));
       const error = await listing.catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: 'E_DISCOVERY_ABORTED' });
       expect((error as ToolpackError).cause).toEqual(new Error('the registry is closing'));
-      // The promise settles once the child has exited, not merely been signalled.
-      expect(() => process.kill(pid, 0)).toThrow();
+      // The promise settles once the child has exited, not merely been signalled (the pid it
+      // wrote is its namespace's own, so it is found by its environment instead).
+      expect(listProcessesWithEnviron(pidFile)).toEqual([]);
     } finally {
       vi.unstubAllEnvs();
       rmSync(scratch, { recursive: true, force: true });
     }
   });
+
+  it.skipIf(!hasProc)(
+    'imports with the allow-listed environment only, and what the module starts dies with the listing',
+    async () => {
+      const scratch = mkdtempSync(path.join(tmpdir(), 'toolpack-js-contain-'));
+      const marker = `secret-${process.pid}-${Date.now()}`;
+      vi.stubEnv('TOOLPACK_TOKEN', marker);
+      vi.stubEnv('TOOLPACK_FIXTURE_OUT', scratch);
+      try {
+        const result = await discoverJsModule({
+          module: 'leaves-a-grandchild.mjs',
+          cwd: fixtures,
+          envAllowList: ['TOOLPACK_*'],
+        });
+        expect(result.tools.map((tool) => tool.name)).toEqual(['stays']);
+        // The module's top level ran: it wrote its environment and started a detached grandchild.
+        const seen = JSON.parse(readFileSync(path.join(scratch, 'env.json'), 'utf8')) as Record<
+          string,
+          string
+        >;
+        expect(seen.TOOLPACK_FIXTURE_OUT).toBe(scratch);
+        expect(seen.TOOLPACK_TOKEN).toBeUndefined();
+        expect(JSON.stringify(seen)).not.toContain(marker);
+        expect(existsSync(path.join(scratch, 'grandchild.pid'))).toBe(true);
+        // A process-group fallback cannot hold a grandchild that left with setsid (README).
+        if (describeContainment().mode !== 'namespace') return;
+        const leftovers = () => listProcessesWithEnviron(`TOOLPACK_FIXTURE_OUT=${scratch}`);
+        await vi.waitFor(() => expect(leftovers()).toEqual([]), { timeout: 5_000 });
+      } finally {
+        vi.unstubAllEnvs();
+        // Without namespaces the setsid grandchild is still ours to end.
+        for (const pid of listProcessesWithEnviron(`TOOLPACK_FIXTURE_OUT=${scratch}`))
+          process.kill(pid, 'SIGKILL');
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('starts no import when the signal already aborted, through discoverTools too', async () => {
     const signal = AbortSignal.abort();

@@ -1,10 +1,11 @@
-import { spawn } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { buildToolEnvironment, spawnContained, type ContainedProcess } from '@toolpack/containment';
 import {
   ToolpackError,
   createDiagnostic,
   pickConditionFlags,
+  readNodeOptionsConditionFlags,
   type Diagnostic,
   type DiscoveredTool,
   type ObjectJsonSchema,
@@ -43,6 +44,12 @@ export interface DiscoverJsModuleOptions {
    * `E_DISCOVERY_ABORTED`, instead of waiting up to 15 s for a module that loads slowly.
    */
   signal?: AbortSignal;
+  /**
+   * Names (or `PREFIX*` patterns) the importing child inherits besides the default
+   * allow-list, as a tool run does (installed packs' declared `env`). Never the whole
+   * environment: a module's top-level code runs there.
+   */
+  envAllowList?: readonly string[];
 }
 
 /**
@@ -61,7 +68,7 @@ export async function discoverJsModule(options: DiscoverJsModuleOptions): Promis
     });
   }
   throwIfDiscoveryAborted(options.signal);
-  const answer = await listModuleTools(modulePath, options.signal);
+  const answer = await listModuleTools(modulePath, options);
   if ('aborted' in answer) throw createDiscoveryAbortedError(options.signal);
   if ('error' in answer) {
     return {
@@ -142,25 +149,44 @@ function findExportLine(text: string, exportName: string): number | undefined {
   return index < 0 ? undefined : text.slice(0, index).split('\n').length;
 }
 
-function listModuleTools(modulePath: string, signal: AbortSignal | undefined): Promise<ListAnswer> {
-  // Keep the caller's module conditions (the workspace runs packages from source); the child
-  // inherits NODE_OPTIONS with the rest of the environment.
-  const conditions = pickConditionFlags(process.execArgv);
+function listModuleTools(
+  modulePath: string,
+  options: DiscoverJsModuleOptions,
+): Promise<ListAnswer> {
+  const { signal } = options;
+  // Keep the caller's module conditions (the workspace runs packages from source): from its
+  // own flags, and from NODE_OPTIONS, which the allow-listed environment leaves out.
+  const conditions = [...pickConditionFlags(process.execArgv), ...readNodeOptionsConditionFlags()];
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [...conditions, resolveAsset('list-module-tools.mjs'), modulePath],
-      {
+    let contained: ContainedProcess;
+    try {
+      // Contained like a tool run: the allow-listed environment only, and whatever the module's
+      // top-level code starts dies with the child, which dies with this process.
+      contained = spawnContained({
+        command: process.execPath,
+        args: [...conditions, resolveAsset('list-module-tools.mjs'), modulePath],
         cwd: path.dirname(modulePath),
+        env: buildToolEnvironment({
+          source: process.env,
+          ...(options.envAllowList === undefined ? {} : { allowList: options.envAllowList }),
+        }),
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      },
-    );
+      });
+    } catch (error) {
+      resolve({ error: { message: error instanceof Error ? error.message : String(error) } });
+      return;
+    }
+    const { child } = contained;
     let answer: ListAnswer | undefined;
     let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), LIST_TIMEOUT_MS);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      contained.kill();
+    }, LIST_TIMEOUT_MS);
     const abort = () => {
       answer = { aborted: true };
-      child.kill('SIGKILL');
+      contained.kill();
     };
     signal?.addEventListener('abort', abort, { once: true });
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -178,10 +204,9 @@ function listModuleTools(modulePath: string, signal: AbortSignal | undefined): P
       resolve(
         answer ?? {
           error: {
-            message:
-              exitSignal === 'SIGKILL'
-                ? `it did not finish loading within ${LIST_TIMEOUT_MS / 1000} s`
-                : `the loader exited with ${code ?? exitSignal}${stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').slice(-3).join(' ')}`}`,
+            message: timedOut
+              ? `it did not finish loading within ${LIST_TIMEOUT_MS / 1000} s`
+              : `the loader exited with ${code ?? exitSignal}${stderr.trim() === '' ? '' : `: ${stderr.trim().split('\n').slice(-3).join(' ')}`}`,
           },
         },
       );
