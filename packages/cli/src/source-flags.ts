@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import type { Diagnostic } from '@toolpack/core';
+import { createDiagnostic, type Diagnostic } from '@toolpack/core';
 import type { DiscoverToolsOptions, SourceSpec } from '@toolpack/discovery';
-import { resolveProjectSources } from '@toolpack/packs';
+import { resolveProjectSources, type InstalledPack } from '@toolpack/packs';
+import { findWithheldAllowListEntries } from '@toolpack/runners';
 import type { CliIo } from './io.ts';
 import { PROJECT_FILE, readProjectConfig } from './project-config.ts';
 import { collect, parseCount } from './option-parsers.ts';
@@ -114,12 +115,19 @@ export async function resolveSources(
     project.interpreters,
   ]);
   const own = flags.prefix ? project.sources.map((s) => ({ ...s, prefix: true })) : project.sources;
+  const envAllowList = [...new Set(packs.packs.flatMap((p) => p.env.map((e) => e.name)))];
   return {
     origin: 'project',
     ...(interpreters === undefined ? {} : { interpreters }),
-    envAllowList: [...new Set(packs.packs.flatMap((p) => p.env.map((e) => e.name)))],
-    diagnostics: [...project.diagnostics, ...packs.diagnostics],
+    envAllowList,
+    diagnostics: [
+      ...project.diagnostics,
+      ...packs.diagnostics,
+      ...packs.packs.flatMap(diagnoseWithheldEnv),
+    ],
     options: {
+      // A JS module pack's top-level code runs at discovery with the environment its tools get.
+      envAllowList,
       // Scripts of a configured interpreter (`.rb`, `.bas`) are served from script roots too.
       ...(interpreters === undefined ? {} : { extraScriptExtensions: Object.keys(interpreters) }),
       ...common,
@@ -145,4 +153,17 @@ function mergeInterpreters(
 
 export function describeNoSources(): string {
   return `No sources: no source flags and no ${PROJECT_FILE} here, so only the built-in tools are listed.\n`;
+}
+
+/** A pack that declares one of Toolpack's own secrets (`TOOLPACK_TOKEN`) never gets it: say so. */
+function diagnoseWithheldEnv(pack: InstalledPack): Diagnostic[] {
+  return findWithheldAllowListEntries(pack.env.map((e) => e.name)).map(({ entry, names }) =>
+    createDiagnostic(
+      'warning',
+      'W_ENV_WITHHELD',
+      `The pack ${pack.alias} (${pack.name}) declares env ${entry}, which Toolpack reads for itself (${names.join(', ')}) and never passes to a tool or pack.`,
+      { path: pack.dir },
+      'The pack needs a variable of its own (e.g. MYPACK_TOKEN); ask its author.',
+    ),
+  );
 }
