@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
+import { describeContainment } from '@toolpack/runners';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.ts';
 import { createPainter, type CliIo } from '../io.ts';
 import { readProjectConfig } from '../project-config.ts';
@@ -108,6 +109,26 @@ async function commandExists(command: string, io: CliIo): Promise<boolean> {
   return false;
 }
 
+/** How tool and pack children are contained here (TOOLPACK_CONTAINMENT, docs/containment.md). */
+function checkContainment(env: NodeJS.ProcessEnv): Check {
+  const { mode, reason, usable } = describeContainment(env);
+  if (!usable)
+    return {
+      name: 'containment',
+      status: 'fail',
+      detail: reason,
+      hint: 'Unset TOOLPACK_CONTAINMENT or set it to process-group.',
+    };
+  return mode === 'namespace'
+    ? { name: 'containment', status: 'ok', detail: `namespace: ${reason}` }
+    : {
+        name: 'containment',
+        status: 'warn',
+        detail: `${mode}: ${reason}`,
+        hint: 'Tools can see other processes of your user (see docs/containment.md).',
+      };
+}
+
 async function checkCache(io: CliIo): Promise<Check> {
   const file = path.join(io.cwd, '.toolpack', 'cache', 'discovery-v1.json');
   try {
@@ -196,6 +217,7 @@ Exit codes: 0 nothing failed (warnings allowed), 1 a check failed.`,
           checkCommand('bash', ['--version'], '.sh tools', io.env),
         ])),
         ...(await checkInterpreters(io)),
+        checkContainment(io.env),
         await checkCache(io),
         await checkRegistry(io),
       ];
