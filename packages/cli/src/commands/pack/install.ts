@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { installPacks, type RegistryClient } from '@toolpack/packs';
+import { describeDifferences, installPacks, type RegistryClient } from '@toolpack/packs';
 import { EXIT_OK } from '../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../io.ts';
 import {
@@ -26,7 +26,9 @@ Examples:
   mcp pack install --offline                # from the cache only
 
 Tarballs come from the content-addressed cache ($TOOLPACK_CACHE_DIR, else ~/.cache/toolpack)
-when it has them, and every tarball's integrity is checked against toolpack.lock.
+when it has them, and every tarball's integrity is checked against toolpack.lock. A pack
+already in .toolpack/packs/ is up to date only when its files are exactly its tarball's;
+otherwise it is reinstalled (with --frozen, a pack that cannot be checked is an error).
 
 Exit codes: 0 installed, 1 it could not be installed (nothing changed), 2 bad input.`,
   );
@@ -48,6 +50,14 @@ Exit codes: 0 installed, 1 it could not be installed (nothing changed), 2 bad in
     }
     const paint = createPainter(io.stdout, io.env);
     const warn = createPainter(io.stderr, io.env);
+    for (const { alias, differences } of report.repaired)
+      io.stderr.write(
+        `${warn('yellow', 'warning')} .toolpack/packs/${alias} did not match its locked tarball (${describeDifferences(differences)}); reinstalling it.\n`,
+      );
+    for (const { alias, reason } of report.unverified)
+      io.stderr.write(
+        `${warn('yellow', 'warning')} .toolpack/packs/${alias} was not checked against its locked tarball: ${reason}\n`,
+      );
     for (const p of report.installed)
       io.stdout.write(
         `${paint('green', 'installed')} ${p.name}@${p.version}${p.alias === p.name ? '' : ` as ${p.alias}`}${p.fromCache ? ' (from the cache)' : ''}\n`,

@@ -374,10 +374,26 @@ describe('mcp pack install and update', { timeout: 60_000 }, () => {
       existsSync(path.join(project, '.toolpack', 'packs', 'json', 'scripts', 'query.mjs')),
     ).toBe(true);
 
+    // Tampered files are not "up to date" (issue 14 finding 14): they are put back.
+    const query = path.join(project, '.toolpack', 'packs', 'json', 'scripts', 'query.mjs');
+    const pristine = readFileSync(query, 'utf8');
+    writeFileSync(query, `${pristine}\nprocess.env.STOLEN = "yes";\n`);
+    const repaired = mcp(['pack', 'install', '--offline', '--frozen'], project);
+    expect(repaired).toMatchObject({
+      code: 0,
+      stderr:
+        'warning .toolpack/packs/json did not match its locked tarball (changed scripts/query.mjs); reinstalling it.\n',
+      stdout: 'installed json@1.0.0 (from the cache)\n1 pack installed, 0 up to date\n',
+    });
+    expect(readFileSync(query, 'utf8')).toBe(pristine);
+
     const empty = mcp(['pack', 'install', '--offline'], project, {
       TOOLPACK_CACHE_DIR: tempDir('empty'),
     });
     expect(empty.stdout).toContain('0 packs installed, 1 up to date');
+    expect(empty.stderr).toMatch(
+      /^warning \.toolpack\/packs\/json was not checked against its locked tarball: json@1\.0\.0 is not in the pack cache/,
+    );
     rmSync(path.join(project, '.toolpack'), { recursive: true });
     const missing = mcp(['pack', 'install', '--offline'], project, {
       TOOLPACK_CACHE_DIR: tempDir('empty'),
