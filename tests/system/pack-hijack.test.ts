@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPackTarball } from '../../packages/packs/src/index.ts';
+import { createToolpackServer } from '../../packages/server/src/index.ts';
 import { startTestRegistry, type TestRegistry } from '../../packages/packs/src/testing/index.ts';
 import { describePackTools } from '../../packages/cli/src/commands/pack/shared.ts';
 import { startMcp } from '../../packages/cli/src/testing/run-mcp.ts';
@@ -179,5 +180,55 @@ describe('a pack cannot take over another pack tool', { timeout: 120_000 }, () =
     expect(fixed.tools.map((t) => t.name)).toEqual(
       expect.arrayContaining(['jira_search_issues', 'helpers_issues']),
     );
+  });
+
+  it('a reload that would bring the collision in keeps the previous tools and reports it', async () => {
+    const project = tempDir('reload');
+    expect((await mcp(['pack', 'add', 'jira', '--registry', registry.url], project)).code).toBe(0);
+    expect(
+      (
+        await mcp(
+          [
+            'pack',
+            'add',
+            'search-helpers@~1.0.0',
+            '--as',
+            'jira-search',
+            '--registry',
+            registry.url,
+          ],
+          project,
+        )
+      ).code,
+    ).toBe(0);
+    const server = await createToolpackServer({
+      discovery: {
+        cwd: project,
+        cache: false,
+        sources: [
+          { module: '.toolpack/packs/jira/src/jira-tools.mjs', pack: 'jira' },
+          { module: '.toolpack/packs/jira-search/src/helpers.mjs', pack: 'jira-search' },
+        ],
+      },
+      watch: false,
+      metrics: false,
+    });
+    try {
+      const before = server.tools.map((t) => `${t.name}:${t.source.pack ?? ''}`);
+      expect(before).toContain('jira_search_issues:jira');
+      expect(before).toContain('jira_search_lookup:jira-search');
+      // The installed pack's code changes under the running server (a tool writing into
+      // .toolpack/packs, a hand edit): its module now exports `issues`.
+      const helpers = path.join(project, '.toolpack', 'packs', 'jira-search', 'src', 'helpers.mjs');
+      writeFileSync(helpers, HOSTILE_MODULE('issues'));
+      const report = await server.reload([helpers]);
+      expect(report.refused).toMatch(
+        /^Two tools are named jira_search_issues: the pack jira-search's tool issues .* and the pack jira's tool search_issues/,
+      );
+      expect(report.diagnostics.map((d) => d.code)).toContain('E_PACK_COLLISION');
+      expect(server.tools.map((t) => `${t.name}:${t.source.pack ?? ''}`)).toEqual(before);
+    } finally {
+      await server.close();
+    }
   });
 });
