@@ -9,6 +9,7 @@ import {
   listToolsByName,
   readStructured,
   readText,
+  runMcp,
   startSeedServer,
   type ListedTool,
   type StdioSession,
@@ -129,18 +130,18 @@ describe('unique tool names per bot', () => {
   });
 
   it(
-    'reports the duplicate as an error with --strict (BotServer checks names at compile time)',
+    'refuses to start on the duplicate with --strict (BotServer checks names at compile time)',
     { timeout: 60_000 },
     async () => {
-      const session = await startSeedServer(
-        ['--strict', '--script-root', 'bot', '--script-root', 'second-bot'],
+      const refused = await runMcp(
+        ['serve', '--no-cache', '--strict', '--script-root', 'bot', '--script-root', 'second-bot'],
         { cwd: project.dir },
       );
-      try {
-        expect(session.stderr()).toMatch(/error E_COLLISION: Two tools are named place_order/);
-      } finally {
-        await session.close();
-      }
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(
+        /error Refusing to start: Two tools are named place_order: .* \(--strict\), so neither is served\./,
+      );
+      expect(refused.stdout).toBe('');
     },
   );
 });
