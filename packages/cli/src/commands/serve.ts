@@ -23,12 +23,17 @@ import { createPainter, type CliIo } from '../io.ts';
 import { PROJECT_FILE } from '../project-config.ts';
 import { addSourceFlags, resolveSources, type SourceFlagValues } from '../source-flags.ts';
 import { displayPath } from '../tool-view.ts';
-import { collect, parseTimeout } from '../option-parsers.ts';
+import { collect, parseCount, parseTimeout } from '../option-parsers.ts';
 
 interface ServeFlags extends SourceFlagValues {
   http?: { host: string; port: number };
   token?: string;
   allowedHost?: string[];
+  allowedOrigin?: string[];
+  maxSessions?: number;
+  sessionIdleTimeout?: number;
+  maxBufferedBody?: number;
+  bodyTimeout?: number;
   watch?: boolean;
   timeout?: number;
   policy?: string;
@@ -144,6 +149,31 @@ export function createServeCommand(io: CliIo, done: (code: number) => void): Com
       '--allowed-host <name>',
       'accept this Host/Origin name besides loopback and the machine’s own; repeatable',
       collect,
+    )
+    .option(
+      '--allowed-origin <origin>',
+      'let browser pages from this origin (e.g. http://localhost:5173) call the server; repeatable',
+      collect,
+    )
+    .option(
+      '--max-sessions <n>',
+      'open HTTP sessions at most; a new one closes the one idle longest (default 256)',
+      parseCount,
+    )
+    .option(
+      '--session-idle-timeout <ms>',
+      'close an HTTP session without a request in flight after this long (default 1800000)',
+      parseTimeout,
+    )
+    .option(
+      '--max-buffered-body <bytes>',
+      'bytes of HTTP request bodies read at once, all clients together; more get 503 (default 67108864)',
+      parseCount,
+    )
+    .option(
+      '--body-timeout <ms>',
+      'an HTTP request body must arrive within this long, else 408 (default 30000)',
+      parseTimeout,
     )
     .option('--watch', 'reload tools when their files change (the default)')
     .option('--no-watch', 'do not watch the sources for changes')
@@ -282,6 +312,15 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
             port: flags.http.port,
             ...(token === undefined ? {} : { token }),
             ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
+            ...(flags.allowedOrigin === undefined ? {} : { allowedOrigins: flags.allowedOrigin }),
+            ...(flags.maxSessions === undefined ? {} : { maxSessions: flags.maxSessions }),
+            ...(flags.sessionIdleTimeout === undefined
+              ? {}
+              : { sessionIdleTimeoutMs: flags.sessionIdleTimeout }),
+            ...(flags.maxBufferedBody === undefined
+              ? {}
+              : { maxBufferedBodyBytes: flags.maxBufferedBody }),
+            ...(flags.bodyTimeout === undefined ? {} : { bodyTimeoutMs: flags.bodyTimeout }),
             onError: (error) => say(`http: ${error.message}`),
           });
         } catch (error) {
