@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -423,5 +424,237 @@ describe('protocol abuse over HTTP', () => {
     expect(
       await settle(() => listDescendants(server.child.pid ?? -1).length <= baseline, 3_000),
     ).toBe(true);
+  });
+});
+
+const initializeBody = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: INITIALIZE_PARAMS,
+});
+/** Running `hang` tools started by `server` (not orphans of an earlier server). */
+const hangsOf = (server: SpawnedServer): number[] => {
+  const descendants = new Set(listDescendants(server.child.pid ?? -1));
+  return listProcessesWith('4242.1').filter((pid) => descendants.has(pid));
+};
+const pingStatus = async (url: URL, sessionId: string): Promise<number> =>
+  (await postRaw(url, JSON.stringify({ jsonrpc: '2.0', id: 'p', method: 'ping' }), { sessionId }))
+    .status;
+
+describe('HTTP sessions under abuse', () => {
+  let server: SpawnedServer & { url: URL };
+
+  beforeAll(async () => {
+    server = await startHttpServe(
+      [...serveArgs.filter((arg) => arg !== String(TIMEOUT_MS)), '120000', '--max-sessions', '4'],
+      { cwd: temp },
+    );
+  });
+
+  afterAll(() => {
+    server?.kill();
+  });
+
+  it('a full table of abandoned sessions evicts the idlest instead of refusing new clients', async () => {
+    const abandoned: HttpSession[] = [];
+    for (let i = 0; i < 4; i++) abandoned.push(await openHttpSession(server.url));
+    for (const session of abandoned)
+      expect(await pingStatus(server.url, session.sessionId)).toBe(200);
+    // The table is full of sessions nobody will DELETE: a new client still gets in.
+    const fresh = await postRaw(server.url, initializeBody);
+    expect(fresh.status).toBe(200);
+    expect(await pingStatus(server.url, abandoned[0]!.sessionId)).toBe(404);
+    for (const session of abandoned.slice(1))
+      expect(await pingStatus(server.url, session.sessionId)).toBe(200);
+  });
+
+  it('never evicts a session with a call in flight', async () => {
+    const busy = await openHttpSession(server.url);
+    const controller = new AbortController();
+    const call = busy
+      .post(callLine(1, 'hang', '{}'), { signal: controller.signal })
+      .catch(() => 'aborted');
+    await settle(() => hangsOf(server).length > 0, 5_000);
+    expect(hangsOf(server).length).toBeGreaterThan(0);
+    // busy is now the oldest session; four more initializes each evict an idle one.
+    for (let i = 0; i < 4; i++)
+      expect((await postRaw(server.url, initializeBody)).status).toBe(200);
+    expect(await pingStatus(server.url, busy.sessionId)).toBe(200);
+    controller.abort();
+    await call;
+    expect(await settle(() => hangsOf(server).length === 0, 10_000)).toBe(true);
+  }, 30_000);
+});
+
+describe('HTTP idle sessions', () => {
+  it('expires a session idle longer than --session-idle-timeout', async () => {
+    const server = await startHttpServe([...serveArgs, '--session-idle-timeout', '500'], {
+      cwd: temp,
+    });
+    try {
+      const session = await openHttpSession(server.url);
+      expect(await pingStatus(server.url, session.sessionId)).toBe(200);
+      let status = 200;
+      for (let i = 0; i < 10 && status === 200; i++) {
+        await sleep(1_000);
+        status = await pingStatus(server.url, session.sessionId);
+      }
+      expect(status).toBe(404);
+    } finally {
+      server.kill();
+    }
+  }, 60_000);
+});
+
+describe('HTTP disconnects and cancellation', () => {
+  let server: SpawnedServer & { url: URL };
+  let session: HttpSession;
+
+  beforeAll(async () => {
+    // A long tool timeout: only the disconnect can free the slots within the test.
+    server = await startHttpServe(
+      [...serveArgs.filter((arg) => arg !== String(TIMEOUT_MS)), '120000'],
+      { cwd: temp },
+    );
+    session = await openHttpSession(server.url);
+  });
+
+  afterAll(() => {
+    server?.kill();
+  });
+
+  it('cancels the calls of clients that disconnect, freeing their process slots', async () => {
+    const controllers = Array.from({ length: 8 }, () => new AbortController());
+    const calls = controllers.map((controller, i) =>
+      session
+        .post(callLine(100 + i, 'hang', '{}'), { signal: controller.signal })
+        .catch(() => 'aborted'),
+    );
+    // Every process slot (4 at least) holds a running hang tool.
+    await settle(() => hangsOf(server).length >= 4, 10_000);
+    const running = hangsOf(server);
+    expect(running.length).toBeGreaterThanOrEqual(4);
+    for (const controller of controllers) controller.abort();
+    await Promise.all(calls);
+    expect(
+      await settle(
+        () => running.every((pid) => !listProcessesWith('4242.1').includes(pid)),
+        20_000,
+      ),
+    ).toBe(true);
+    // Queued calls were cancelled too: nothing starts in their place.
+    expect(await settle(() => hangsOf(server).length === 0, 5_000)).toBe(true);
+    const next = await session.call(200, 'tools/call', { name: 'ok', arguments: {} }, 20_000);
+    expect(next.result?.structuredContent).toEqual({ ok: true });
+  }, 60_000);
+
+  it('ends the response stream of a call cancelled with notifications/cancelled', async () => {
+    const pending = session.post(callLine(300, 'hang', '{}'), { timeoutMs: 20_000 });
+    await settle(() => hangsOf(server).length > 0, 10_000);
+    const hangPids = hangsOf(server);
+    expect(hangPids.length).toBeGreaterThan(0);
+    const cancel = await session.post({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 300, reason: 'test' },
+    });
+    expect(cancel.status).toBe(202);
+    const answer = await pending;
+    expect(answer.status).toBe(200);
+    expect(answer.messages.filter((m) => m.id === 300)).toEqual([]);
+    expect(
+      await settle(
+        () => hangPids.every((pid) => !listProcessesWith('4242.1').includes(pid)),
+        10_000,
+      ),
+    ).toBe(true);
+  }, 60_000);
+});
+
+describe('HTTP request bodies under abuse', () => {
+  let server: SpawnedServer & { url: URL };
+
+  beforeAll(async () => {
+    server = await startHttpServe(
+      [...serveArgs, '--max-buffered-body', String(8 * 1024 * 1024), '--body-timeout', '5000'],
+      { cwd: temp },
+    );
+  });
+
+  afterAll(() => {
+    server?.kill();
+  });
+
+  /** A POST that announces 4 MiB, sends 3 MiB and stalls; resolves with the status, if any. */
+  const stalledUpload = () => {
+    let settleStatus!: (status: number) => void;
+    const status = new Promise<number>((resolve) => (settleStatus = resolve));
+    const req = request(
+      {
+        host: server.url.hostname,
+        port: server.url.port,
+        path: server.url.pathname,
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': String(4 * 1024 * 1024),
+        },
+      },
+      (res) => {
+        res.resume();
+        settleStatus(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', () => settleStatus(-1));
+    let written = false;
+    req.write(Buffer.alloc(3 * 1024 * 1024, 0x20), () => (written = true));
+    return { status, req, written: () => written };
+  };
+
+  it('answers 503 once stalled uploads fill the buffer cap, and 408 to the stalled ones', async () => {
+    const first = stalledUpload();
+    const second = stalledUpload();
+    await settle(() => first.written() && second.written(), 10_000);
+    const third = stalledUpload();
+    try {
+      const statuses = await Promise.all(
+        [first, second, third].map(({ status }) =>
+          Promise.race([status, sleep(15_000).then(() => 'no answer')]),
+        ),
+      );
+      expect(statuses.sort()).toEqual([408, 408, 503]);
+    } finally {
+      for (const upload of [first, second, third]) upload.req.destroy();
+    }
+    const session = await openHttpSession(server.url);
+    expect((await session.call(1, 'ping')).result).toEqual({});
+  }, 60_000);
+});
+
+describe('HTTP Origin', () => {
+  it('accepts pages from its own address and allowed origins, refuses other localhost ports', async () => {
+    const server = await startHttpServe(
+      [...serveArgs, '--allowed-origin', 'http://localhost:5173'],
+      { cwd: temp },
+    );
+    try {
+      const withOrigin = (origin: string) =>
+        postRaw(server.url, initializeBody, { headers: { origin } });
+      const otherPort = Number(server.url.port) === 1 ? 2 : 1;
+      const refused = await withOrigin(`http://localhost:${otherPort}`);
+      expect(refused.status).toBe(403);
+      expect(refused.messages[0]?.error?.message).toMatch(/--allowed-origin/);
+      expect((await withOrigin(`http://127.0.0.1:${otherPort}`)).status).toBe(403);
+      expect((await withOrigin(`http://localhost:${server.url.port}`)).status).toBe(200);
+      expect((await withOrigin(`http://127.0.0.1:${server.url.port}`)).status).toBe(200);
+      expect((await withOrigin('http://localhost:5173')).status).toBe(200);
+      expect((await withOrigin('http://evil.example')).status).toBe(403);
+      expect((await postRaw(server.url, initializeBody)).status).toBe(200);
+    } finally {
+      server.kill();
+    }
   });
 });

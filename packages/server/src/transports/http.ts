@@ -12,7 +12,10 @@ import {
 } from '@modelcontextprotocol/server';
 import { ToolpackError } from '@toolpack/core';
 import type { ToolpackServer } from '../toolpack-server.ts';
+import { createBodyReader } from './http-body-reader.ts';
+import { createSessionTable } from './http-session-table.ts';
 import { checkMessageDepth } from './json-rpc-envelope.ts';
+import { createOriginCheck, normalizeOrigin } from './origin-check.ts';
 
 export interface StartHttpServerOptions {
   /** Default `127.0.0.1`. Anything but loopback requires a `token`. */
@@ -21,12 +24,29 @@ export interface StartHttpServerOptions {
   port?: number;
   /** Bearer token required on `/mcp` and `/metrics`. */
   token?: string;
-  /** Extra Host/Origin names to accept besides loopback and this machine's own names. */
+  /** Extra Host names to accept besides loopback and this machine's own names. */
   allowedHosts?: readonly string[];
+  /**
+   * Browser origins (`http://localhost:5173`) that may call the server besides pages from
+   * its own address. Requests without an Origin (non-browser clients) are not affected.
+   */
+  allowedOrigins?: readonly string[];
   /** Largest request body read. Default 4 MiB. */
   maxBodyBytes?: number;
-  /** Open 2025-era sessions at most; more are refused with 503 until some close. Default 256. */
+  /**
+   * Bytes of request bodies being read at once, all requests together; a request that
+   * would pass it gets 503 with Retry-After. Default 64 MiB.
+   */
+  maxBufferedBodyBytes?: number;
+  /** A request body must arrive within this many ms of its headers, else 408. Default 30 s. */
+  bodyTimeoutMs?: number;
+  /**
+   * Open 2025-era sessions at most. A new one evicts the session idle the longest; when
+   * every session has a request in flight it is refused with 503. Default 256.
+   */
   maxSessions?: number;
+  /** A 2025-era session without a request in flight for this long is closed. Default 30 min. */
+  sessionIdleTimeoutMs?: number;
   onError?(error: Error): void;
 }
 
@@ -87,24 +107,35 @@ function rpcError(code: number, message: string, id: string | number | null = nu
   return { jsonrpc: '2.0', error: { code, message }, id };
 }
 
-async function readBody(
-  req: IncomingMessage,
-  limit: number,
-): Promise<{ tooLarge: true } | { tooLarge: false; text: string }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) return { tooLarge: true };
-    chunks.push(chunk);
+/** The ids of the requests in a posted body (one message or a batch). */
+function listRequestIds(body: unknown): (string | number)[] {
+  const messages = Array.isArray(body) ? (body as unknown[]) : [body];
+  const ids: (string | number)[] = [];
+  for (const message of messages) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { id, method } = message as { id?: unknown; method?: unknown };
+    if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number'))
+      ids.push(id);
   }
-  return { tooLarge: false, text: Buffer.concat(chunks).toString('utf8') };
+  return ids;
+}
+
+/** The request a posted `notifications/cancelled` names, if that is what the body is. */
+function readCancelledRequestId(body: unknown): string | number | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: { requestId?: unknown } };
+  if (method !== 'notifications/cancelled') return undefined;
+  const requestId = params?.requestId;
+  return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
 }
 
 interface Session {
   transport: NodeStreamableHTTPServerTransport;
   server: Server;
+  close(): Promise<void>;
 }
+
+const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
 /**
  * Serves a Toolpack server over Streamable HTTP at `/mcp`, plus `/health` and Prometheus
@@ -126,11 +157,19 @@ export async function startHttpServer(
       { hint: 'Pass --token <secret> (or set TOOLPACK_TOKEN), or bind to 127.0.0.1.' },
     );
   }
+  for (const origin of options.allowedOrigins ?? []) {
+    if (normalizeOrigin(origin) === undefined) {
+      throw new ToolpackError(
+        'E_HTTP_ORIGIN',
+        `Not an origin: ${JSON.stringify(origin)}. An allowed origin is a scheme, a host and an optional port.`,
+        { hint: 'Write it as the browser sends it, e.g. --allowed-origin http://localhost:5173.' },
+      );
+    }
+  }
   // Loaded only for HTTP: a stdio server does not carry the Node HTTP adapter (hono).
   const {
     NodeStreamableHTTPServerTransport: HttpTransport,
     hostHeaderValidation,
-    originValidation,
     toNodeHandler,
     toWebRequest,
   } = await import('@modelcontextprotocol/node');
@@ -140,7 +179,17 @@ export async function startHttpServer(
     options.onError?.(error instanceof Error ? error : new Error(String(error)));
   const allowed = allowedHostnamesFor(host, options.allowedHosts);
   const checkHost = hostHeaderValidation(allowed);
-  const checkOrigin = originValidation(allowed);
+  let boundPort = 0;
+  const checkOrigin = createOriginCheck({
+    hostnames: allowed,
+    port: () => boundPort,
+    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+  });
+  const bodies = createBodyReader({
+    maxBodyBytes,
+    maxBufferedBytes: options.maxBufferedBodyBytes ?? 64 * 1024 * 1024,
+    timeoutMs: options.bodyTimeoutMs ?? 30_000,
+  });
   const expected = token === undefined ? undefined : digest(token);
   const isAuthorized = (req: IncomingMessage): boolean => {
     if (expected === undefined) return true;
@@ -149,7 +198,11 @@ export async function startHttpServer(
     return match?.[1] !== undefined && timingSafeEqual(digest(match[1].trim()), expected);
   };
 
-  const sessions = new Map<string, Session>();
+  const sessions = createSessionTable<Session>({
+    maxSessions,
+    idleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+    onError: reportError,
+  });
   const modern = createMcpHandler(() => toolpack.createMcpServer({ track: false }), {
     legacy: 'reject',
     onerror: reportError,
@@ -164,9 +217,15 @@ export async function startHttpServer(
   const handleMcp = async (req: IncomingMessage, res: ServerResponse) => {
     let body: unknown;
     if (req.method === 'POST') {
-      const read = await readBody(req, maxBodyBytes);
-      if (read.tooLarge) {
-        writeJson(res, 413, rpcError(-32600, `Request body larger than ${maxBodyBytes} bytes.`));
+      const read = await bodies.read(req);
+      if (!read.ok) {
+        if (read.status === 0) return;
+        // The rest of the body is not read: close the connection once answered.
+        res.once('finish', () => req.destroy());
+        writeJson(res, read.status, rpcError(-32600, read.message), {
+          connection: 'close',
+          ...(read.status === 503 ? { 'retry-after': '1' } : {}),
+        });
         return;
       }
       try {
@@ -201,7 +260,26 @@ export async function startHttpServer(
         );
         return;
       }
+      const end = sessions.begin(sessionId);
+      // A client that disconnects mid-call cancels it, as notifications/cancelled would:
+      // otherwise the call runs to its timeout holding a process slot nobody waits for.
+      const ids = req.method === 'POST' ? listRequestIds(body) : [];
+      res.once('close', () => {
+        end();
+        if (res.writableFinished) return;
+        for (const requestId of ids) {
+          session.transport.onmessage?.({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId, reason: 'The client disconnected.' },
+          });
+        }
+      });
       await session.transport.handleRequest(req, res, body);
+      // A cancelled request gets no answer (the spec says so): end the stream that waits
+      // for one instead of holding it open until the session ends.
+      const cancelled = readCancelledRequestId(body);
+      if (cancelled !== undefined) session.transport.closeSSEStream(cancelled);
       return;
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
@@ -212,14 +290,15 @@ export async function startHttpServer(
       );
       return;
     }
-    if (sessions.size >= maxSessions) {
+    if (!sessions.makeRoom()) {
       writeJson(
         res,
         503,
         rpcError(
           -32000,
-          `Too many open sessions (${maxSessions}); close one (HTTP DELETE) and retry.`,
+          `Too many open sessions (${maxSessions}), each with a request in flight; retry shortly.`,
         ),
+        { 'retry-after': '5' },
       );
       return;
     }
@@ -227,10 +306,17 @@ export async function startHttpServer(
     const transport: NodeStreamableHTTPServerTransport = new HttpTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
+        sessions.add(id, {
+          transport,
+          server,
+          async close() {
+            await transport.close();
+            await server.close();
+          },
+        });
       },
       onsessionclosed: (id) => {
-        sessions.delete(id);
+        sessions.remove(id);
         server.close().catch(reportError);
       },
     });
@@ -238,46 +324,56 @@ export async function startHttpServer(
     await transport.handleRequest(req, res, body);
   };
 
-  const httpServer = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (!checkHost(req, res) || !checkOrigin(req, res)) return;
-    if (url.pathname === '/health') {
-      writeJson(res, 200, {
-        status: 'ok',
-        name: toolpack.name,
-        version: toolpack.version,
-        tools: toolpack.tools.length,
+  // Headers that trickle in hold a connection: 10 s is plenty for any client, and Node
+  // only checks every connectionsCheckingInterval (30 s by default).
+  const httpServer = createServer(
+    { headersTimeout: 10_000, connectionsCheckingInterval: 2_000 },
+    (req, res) => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (!checkHost(req, res)) return;
+      const badOrigin = checkOrigin(req);
+      if (badOrigin !== undefined) {
+        writeJson(res, 403, rpcError(-32000, badOrigin));
+        return;
+      }
+      if (url.pathname === '/health') {
+        writeJson(res, 200, {
+          status: 'ok',
+          name: toolpack.name,
+          version: toolpack.version,
+          tools: toolpack.tools.length,
+        });
+        return;
+      }
+      if (url.pathname !== MCP_PATH && url.pathname !== '/metrics') {
+        writeJson(res, 404, { error: `Not found: the MCP endpoint is ${MCP_PATH}.` });
+        return;
+      }
+      if (!isAuthorized(req)) {
+        writeJson(res, 401, rpcError(-32001, 'Unauthorized: send Authorization: Bearer <token>.'), {
+          'www-authenticate': 'Bearer realm="toolpack"',
+        });
+        return;
+      }
+      if (url.pathname === '/metrics') {
+        toolpack.metrics.render().then(
+          (text) => {
+            res.writeHead(200, { 'content-type': toolpack.metrics.contentType });
+            res.end(text);
+          },
+          (error: unknown) => {
+            reportError(error);
+            writeJson(res, 500, { error: 'metrics failed' });
+          },
+        );
+        return;
+      }
+      handleMcp(req, res).catch((error: unknown) => {
+        reportError(error);
+        writeJson(res, 500, rpcError(-32603, 'Internal error.'));
       });
-      return;
-    }
-    if (url.pathname !== MCP_PATH && url.pathname !== '/metrics') {
-      writeJson(res, 404, { error: `Not found: the MCP endpoint is ${MCP_PATH}.` });
-      return;
-    }
-    if (!isAuthorized(req)) {
-      writeJson(res, 401, rpcError(-32001, 'Unauthorized: send Authorization: Bearer <token>.'), {
-        'www-authenticate': 'Bearer realm="toolpack"',
-      });
-      return;
-    }
-    if (url.pathname === '/metrics') {
-      toolpack.metrics.render().then(
-        (text) => {
-          res.writeHead(200, { 'content-type': toolpack.metrics.contentType });
-          res.end(text);
-        },
-        (error: unknown) => {
-          reportError(error);
-          writeJson(res, 500, { error: 'metrics failed' });
-        },
-      );
-      return;
-    }
-    handleMcp(req, res).catch((error: unknown) => {
-      reportError(error);
-      writeJson(res, 500, rpcError(-32603, 'Internal error.'));
-    });
-  });
+    },
+  );
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
@@ -287,6 +383,7 @@ export async function startHttpServer(
     });
   });
   const address = httpServer.address() as AddressInfo;
+  boundPort = address.port;
   const shownHost = isIP(address.address) === 6 ? `[${address.address}]` : address.address;
 
   let closing: Promise<void> | undefined;
@@ -297,14 +394,7 @@ export async function startHttpServer(
     close() {
       closing ??= (async () => {
         stopNotifying();
-        const open = [...sessions.values()];
-        sessions.clear();
-        await Promise.allSettled(
-          open.map(async ({ transport, server }) => {
-            await transport.close();
-            await server.close();
-          }),
-        );
+        await sessions.close();
         await modern.close();
         httpServer.closeAllConnections();
         await new Promise<void>((resolve) => httpServer.close(() => resolve()));

@@ -1,0 +1,92 @@
+import type { IncomingMessage } from 'node:http';
+
+export type BodyRead =
+  | { ok: true; text: string }
+  /** `status` 0: the client went away; nothing can be answered. */
+  | { ok: false; status: 0 | 408 | 413 | 503; message: string };
+
+export interface BodyReader {
+  read(req: IncomingMessage): Promise<BodyRead>;
+  /** Bytes of bodies being read right now, all requests together. */
+  readonly bufferedBytes: number;
+}
+
+export interface BodyReaderOptions {
+  /** Largest single body. */
+  maxBodyBytes: number;
+  /** Most bytes of all bodies being read at once; a request that would pass it gets 503. */
+  maxBufferedBytes: number;
+  /** A body not complete this long after its headers gets 408. */
+  timeoutMs: number;
+}
+
+/**
+ * Reads request bodies under two caps: one body, and all bodies in flight together, so
+ * stalled uploads cannot pile up memory (250 stalled 4 MB uploads once held 1 GB), and a
+ * deadline, so a trickling client cannot hold its share forever.
+ */
+export function createBodyReader(options: BodyReaderOptions): BodyReader {
+  let buffered = 0;
+  return {
+    get bufferedBytes() {
+      return buffered;
+    },
+    read(req) {
+      return new Promise<BodyRead>((resolve) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let settled = false;
+        const settle = (result: BodyRead) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          buffered -= size;
+          req.off('data', onData);
+          req.off('end', onEnd);
+          req.off('error', onGone);
+          req.off('close', onGone);
+          resolve(result);
+        };
+        const onData = (chunk: Buffer) => {
+          if (size + chunk.length > options.maxBodyBytes) {
+            settle({
+              ok: false,
+              status: 413,
+              message: `Request body larger than ${options.maxBodyBytes} bytes.`,
+            });
+            return;
+          }
+          if (buffered + chunk.length > options.maxBufferedBytes) {
+            settle({
+              ok: false,
+              status: 503,
+              message: `The server is reading too many request bodies at once (${options.maxBufferedBytes} bytes); retry shortly.`,
+            });
+            return;
+          }
+          buffered += chunk.length;
+          size += chunk.length;
+          chunks.push(chunk);
+        };
+        const onEnd = () => {
+          const text = Buffer.concat(chunks, size).toString('utf8');
+          settle({ ok: true, text });
+        };
+        const onGone = () => settle({ ok: false, status: 0, message: 'The client went away.' });
+        const timer = setTimeout(
+          () =>
+            settle({
+              ok: false,
+              status: 408,
+              message: `The request body did not arrive within ${options.timeoutMs} ms.`,
+            }),
+          options.timeoutMs,
+        );
+        req.on('data', onData);
+        req.on('end', onEnd);
+        req.on('error', onGone);
+        req.on('close', onGone);
+      });
+    },
+  };
+}
