@@ -118,8 +118,12 @@ export interface ResolvedContainment extends ContainmentDescription {
 
 /** The mode a child gets, given the request (option, else `TOOLPACK_CONTAINMENT`, else auto). */
 export function resolveContainment(request?: ContainmentRequest): ResolvedContainment {
-  const requested = request ?? readContainmentRequest();
-  const source = request === undefined ? `${CONTAINMENT_ENV_VARIABLE}` : 'the mode option';
+  return request === undefined
+    ? resolveRequest(readContainmentRequest(), CONTAINMENT_ENV_VARIABLE)
+    : resolveRequest(request, 'the mode option');
+}
+
+function resolveRequest(requested: ContainmentRequest, source: string): ResolvedContainment {
   if (process.platform === 'win32') {
     return {
       mode: requested === 'off' ? 'off' : 'process-group',
@@ -155,14 +159,21 @@ export function resolveContainment(request?: ContainmentRequest): ResolvedContai
   };
 }
 
-/** What `mcp doctor` reports: the mode children get in this process, and why. Never throws. */
-export function describeContainment(request?: ContainmentRequest): ContainmentDescription {
+/**
+ * What `mcp doctor` reports: the mode children of a process with this environment get, and
+ * why. Never throws: a wrong or unavailable request is `usable: false` with the reason.
+ */
+export function describeContainment(
+  environment: NodeJS.ProcessEnv = process.env,
+): ContainmentDescription {
+  let requested: ContainmentRequest = 'auto';
   try {
-    const { mode, reason, usable } = resolveContainment(request);
+    requested = readContainmentRequest(environment);
+    const { mode, reason, usable } = resolveRequest(requested, CONTAINMENT_ENV_VARIABLE);
     return { mode, reason, usable };
   } catch (error) {
     return {
-      mode: 'namespace',
+      mode: requested === 'auto' ? 'namespace' : requested,
       reason: error instanceof Error ? error.message : String(error),
       usable: false,
     };
