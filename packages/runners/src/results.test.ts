@@ -4,6 +4,7 @@ import { createHeadBuffer, createTailBuffer } from './capped-output.ts';
 import {
   createResultFromOutput,
   createResultFromValue,
+  limitToolResult,
   sliceUtf8,
   truncateText,
 } from './results.ts';
@@ -86,5 +87,44 @@ describe('results', { timeout: fuzzTimeout() }, () => {
       ),
       { numRuns: fuzzRuns(1_000) },
     );
+  });
+});
+
+describe('limitToolResult', () => {
+  const limits = { maxItems: 3, maxBytes: 200 };
+
+  it('passes a result within both caps through as it is', () => {
+    const result = { content: [{ type: 'text' as const, text: 'ok' }] };
+    expect(limitToolResult(result, limits, 't')).toBe(result);
+  });
+
+  it('refuses too many items whole, naming the count, the cap and the setting', () => {
+    const result = {
+      content: Array.from({ length: 4 }, () => ({ type: 'text' as const, text: 'x' })),
+    };
+    const limited = limitToolResult(result, limits, 't');
+    expect(limited.isError).toBe(true);
+    expect(limited.content).toHaveLength(1);
+    expect(limited.content[0]).toMatchObject({
+      text: expect.stringContaining('returned 4 content items; the limit is 3'),
+    });
+    expect(JSON.stringify(limited)).toContain('maxResultItems');
+  });
+
+  it('refuses a result whose JSON is over the byte cap, counting structuredContent and UTF-8', () => {
+    const structured = limitToolResult(
+      { content: [], structuredContent: { text: 'y'.repeat(300) } },
+      limits,
+      't',
+    );
+    expect(structured.isError).toBe(true);
+    expect(JSON.stringify(structured)).toContain('maxResultBytes');
+    // 60 characters of 3 bytes each: 180 bytes of text, over 200 with the JSON around it.
+    expect(
+      limitToolResult({ content: [{ type: 'text', text: '€'.repeat(60) }] }, limits, 't').isError,
+    ).toBe(true);
+    expect(
+      limitToolResult({ content: [{ type: 'text', text: '€'.repeat(40) }] }, limits, 't').isError,
+    ).toBeUndefined();
   });
 });

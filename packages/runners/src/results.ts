@@ -97,3 +97,56 @@ export function sliceUtf8(buffer: Buffer, maxBytes: number): string {
   while (end > 0 && end > maxBytes - 4 && ((buffer[end] ?? 0) & 0xc0) === 0x80) end -= 1;
   return buffer.subarray(0, end).toString('utf8');
 }
+
+/** Caps on a whole result, whatever built it: every runner's answer passes `limitToolResult`. */
+export interface ResultLimits {
+  /** Content items in one result. */
+  maxItems: number;
+  /** The result as JSON, in UTF-8 bytes: what the client is sent. */
+  maxBytes: number;
+}
+
+/**
+ * The result as it is, or an error result saying which cap it broke. One result is refused
+ * whole rather than cut, so a model never reads a partial list as the full answer.
+ */
+export function limitToolResult(
+  result: ToolCallResult,
+  limits: ResultLimits,
+  toolName: string,
+): ToolCallResult {
+  const items = Array.isArray(result.content) ? result.content.length : 0;
+  if (items > limits.maxItems) {
+    return createErrorResult(
+      `Tool "${toolName}" returned ${items} content items; the limit is ${limits.maxItems} per result. ` +
+        'Return fewer, larger items or page through the data, or raise maxResultItems in the runner options.',
+    );
+  }
+  const bytes = measureJsonBytes(result, limits.maxBytes);
+  if (bytes > limits.maxBytes) {
+    return createErrorResult(
+      `Tool "${toolName}" returned a result of more than ${limits.maxBytes} bytes as JSON; ` +
+        `the limit is ${limits.maxBytes} bytes per result. Return less per call (page through the data), ` +
+        'or raise maxResultBytes in the runner options.',
+    );
+  }
+  return result;
+}
+
+/** UTF-8 bytes of `value` as JSON, or `cap + 1` once it is known to exceed `cap`. */
+export function measureJsonBytes(value: ToolCallResult, cap: number): number {
+  // The strings of the content alone (a lower bound) decide a huge result without building its JSON.
+  let floor = 0;
+  for (const item of Array.isArray(value.content) ? value.content : []) {
+    for (const field of ['text', 'data', 'blob'] as const) {
+      const text = (item as Partial<Record<typeof field, unknown>>)[field];
+      if (typeof text === 'string') floor += text.length;
+    }
+    if (floor > cap) return cap + 1;
+  }
+  const json = JSON.stringify(value, replaceBigInt) ?? '';
+  // Every UTF-16 unit is at most 3 UTF-8 bytes: most results are decided without encoding.
+  if (json.length * 3 <= cap) return Buffer.byteLength(json, 'utf8');
+  if (json.length > cap) return cap + 1;
+  return Buffer.byteLength(json, 'utf8');
+}

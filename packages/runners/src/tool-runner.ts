@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import type { ResourceLimits } from 'node:worker_threads';
 import {
   ToolpackError,
   createArgumentValidator,
@@ -9,10 +8,10 @@ import {
   type ToolLogLevel,
 } from '@toolpack/core';
 import { buildToolEnvironment } from './environment.ts';
-import { createNodeWorkerRunner } from './node-worker/node-worker-runner.ts';
+import { createNodeChildRunner } from './node-child/node-child-runner.ts';
 import { createProcessRunner } from './process/process-runner.ts';
 import { createPwshRunner } from './pwsh/pwsh-runner.ts';
-import { createErrorResult } from './results.ts';
+import { createErrorResult, limitToolResult, type ResultLimits } from './results.ts';
 import type { KindRunner, RunnerCall, StopReason, ToolProgress } from './runner-types.ts';
 import { describeStopReason } from './runner-types.ts';
 
@@ -23,6 +22,13 @@ export interface ToolRunnerOptions {
   defaultTimeoutMs?: number;
   /** Cap on a tool's output (stdout, returned text or JSON). Default 1 MiB. */
   maxOutputBytes?: number;
+  /**
+   * Cap on one whole result as JSON, every runner: a larger result becomes an error result.
+   * Default 16 MiB (16 of the largest single outputs).
+   */
+  maxResultBytes?: number;
+  /** Cap on the content items of one result, every runner. Default 10 000. */
+  maxResultItems?: number;
   /** Calls running at once per runner kind; further calls wait in a queue. */
   concurrency?: { process?: number; pwsh?: number; worker?: number };
   /** Extension -> argv prefix (`{ '.bas': ['basic', 'run'] }`); the script path is appended. */
@@ -42,8 +48,12 @@ export interface ToolRunnerOptions {
   stopGraceMs?: number;
   /** How long pwsh may take to start. Default 30 000 ms. */
   pwshStartTimeoutMs?: number;
-  /** Node worker settings: memory limits (default 512 MB old space) and Node flags. */
-  worker?: { resourceLimits?: ResourceLimits; execArgv?: string[] };
+  /**
+   * JS/TS module tools (a child process per module): its V8 heap limit (default 512 MB), the
+   * limit on the resident memory of the child and all it starts, watched from outside
+   * (default 1024 MB; over it the child is killed and the call fails), and Node flags.
+   */
+  worker?: { maxHeapMb?: number; maxResidentMb?: number; execArgv?: string[] };
 }
 
 export interface ToolCallOptions {
@@ -63,7 +73,7 @@ export interface ToolRunnerStats {
   pwshHostPid: number | undefined;
   /** PowerShell hosts started after the first (crashes, kills after a stuck call). */
   pwshRestarts: number;
-  /** Live Node workers (one per JS/TS module). */
+  /** Live Node child processes (one per JS/TS module). */
   workers: number;
 }
 
@@ -100,7 +110,13 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 const DEFAULT_STOP_GRACE_MS = 2_000;
 const DEFAULT_PWSH_START_TIMEOUT_MS = 30_000;
-const DEFAULT_WORKER_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 512 };
+// A result is sent whole to a client that hands it to a model: 16 MiB is 16 outputs at the
+// per-output cap, more than any context window takes, and small enough for the server to hold
+// a few at once. 10 000 items is far past any real list of content blocks.
+const DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_RESULT_ITEMS = 10_000;
+const DEFAULT_MAX_HEAP_MB = 512;
+const DEFAULT_MAX_RESIDENT_MB = 1024;
 // setTimeout fires at once for anything above 2^31 - 1 ms.
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -117,6 +133,10 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
   const maxOutputBytes =
     readPositive(options.maxOutputBytes, 'maxOutputBytes') ?? DEFAULT_MAX_OUTPUT_BYTES;
   const stopGraceMs = readPositive(options.stopGraceMs, 'stopGraceMs') ?? DEFAULT_STOP_GRACE_MS;
+  const resultLimits: ResultLimits = {
+    maxBytes: readPositive(options.maxResultBytes, 'maxResultBytes') ?? DEFAULT_MAX_RESULT_BYTES,
+    maxItems: readPositive(options.maxResultItems, 'maxResultItems') ?? DEFAULT_MAX_RESULT_ITEMS,
+  };
   const cores = availableParallelism();
   const environment = buildToolEnvironment({
     source: process.env,
@@ -132,14 +152,19 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     interpreters: options.interpreters ?? {},
     environment,
   });
-  const workerRunner = createNodeWorkerRunner({
+  const workerRunner = createNodeChildRunner({
     projectRoot,
     maxOutputBytes,
+    maxResultBytes: resultLimits.maxBytes,
+    maxResultItems: resultLimits.maxItems,
     concurrency:
       readPositive(options.concurrency?.worker, 'concurrency.worker') ?? Math.max(8, cores * 4),
     environment,
     stopGraceMs,
-    resourceLimits: options.worker?.resourceLimits ?? DEFAULT_WORKER_LIMITS,
+    maxHeapMb: readPositive(options.worker?.maxHeapMb, 'worker.maxHeapMb') ?? DEFAULT_MAX_HEAP_MB,
+    maxResidentMb:
+      readPositive(options.worker?.maxResidentMb, 'worker.maxResidentMb') ??
+      DEFAULT_MAX_RESIDENT_MB,
     ...(options.worker?.execArgv === undefined ? {} : { execArgv: options.worker.execArgv }),
   });
   const pwshRunner = createPwshRunner({
@@ -239,6 +264,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
 
     const execution = runner
       .execute(runnerCall)
+      .then((result) => limitToolResult(result, resultLimits, tool.name))
       .catch((error: unknown) =>
         createErrorResult(
           `Tool "${tool.name}" failed inside the runner: ${error instanceof Error ? error.message : String(error)}.`,
@@ -308,7 +334,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         inFlight: stoppers.size,
         pwshHostPid: pwshRunner.hostPid,
         pwshRestarts: pwshRunner.restarts,
-        workers: workerRunner.workerCount,
+        workers: workerRunner.childCount,
       };
     },
     close() {

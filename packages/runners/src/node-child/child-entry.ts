@@ -1,11 +1,20 @@
-// Runs inside a worker thread, one per JS/TS tool module. Self-contained on purpose: it is
-// bundled as its own entry, and it must load fast and without @toolpack/core (which would
-// pull in ajv and zod before the user's module even starts).
-import { parentPort, workerData } from 'node:worker_threads';
+// Runs in a child process, one per JS/TS tool module. Its fd 1 and 2 are pipes the runner
+// reads as logs; calls come and go as length-prefixed frames on CALL_CHANNEL_FD, so nothing a
+// tool prints or writes to fd 1 can reach the server's protocol channel. Self-contained on
+// purpose: it is bundled as its own entry, and it must load fast and without @toolpack/core
+// (which would pull in ajv and zod before the user's module even starts).
+import { Socket } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ToolCallResult, ToolContent, ToolLogLevel, ToolRunContext } from '@toolpack/core';
-import type { FromWorkerMessage, ToWorkerMessage, WorkerStartData } from './worker-protocol.ts';
+import { isPlainObject, limitToolResult, replaceBigInt, truncateText } from '../results.ts';
+import {
+  CHANNEL_FD,
+  type ChildStartData,
+  type FromChildMessage,
+  type ToChildMessage,
+} from './child-protocol.ts';
+import { createFrameReader, encodeFrame } from './frame-codec.ts';
 
 // The same registry-wide symbol core's defineTool brands its values with (see isDefinedTool).
 const TOOL_BRAND = Symbol.for('@toolpack/core/defined-tool');
@@ -14,13 +23,24 @@ interface RunnableTool {
   run(args: unknown, context: ToolRunContext): Promise<unknown>;
 }
 
-const port = parentPort;
-const start = workerData as WorkerStartData;
+const start = JSON.parse(process.argv[2] ?? '{}') as ChildStartData;
+const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
 const controllers = new Map<number, AbortController>();
 let loading: Promise<Record<string, unknown>> | undefined;
 
-function post(message: FromWorkerMessage): void {
-  port?.postMessage(message);
+function post(message: FromChildMessage): void {
+  let frame: Buffer;
+  try {
+    frame = encodeFrame(message);
+  } catch (error) {
+    if (!('id' in message)) return;
+    frame = encodeFrame({
+      type: 'error',
+      id: message.id,
+      message: `A message of the tool could not be sent: ${describeError(error)}`,
+    });
+  }
+  channel.write(frame);
 }
 
 function loadModule(): Promise<Record<string, unknown>> {
@@ -58,24 +78,15 @@ function describeError(error: unknown): string {
     ?.split('\n')
     .map((line) => line.trim())
     .find(
-      (line) => line.startsWith('at ') && !line.includes('node:') && !line.includes('worker-entry'),
+      (line) => line.startsWith('at ') && !line.includes('node:') && !line.includes('child-entry'),
     );
   const where =
     frame === undefined ? '' : ` (${frame.replace(/^at\s+/u, '').replace(/^.*\((.*)\)$/u, '$1')})`;
   return `${name}${error.message}${where}`;
 }
 
-function replaceBigInt(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
-}
-
 function truncate(text: string): string {
-  const limit = start.maxOutputBytes;
-  if (text.length * 3 <= limit || Buffer.byteLength(text, 'utf8') <= limit) return text;
-  const bytes = Buffer.from(text, 'utf8');
-  let end = limit;
-  while (end > 0 && end > limit - 4 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
-  return `${bytes.subarray(0, end).toString('utf8')}\n[output truncated: ${bytes.length - end} more bytes dropped; the limit is ${limit} bytes]`;
+  return truncateText(text, start.maxOutputBytes).text;
 }
 
 function isCallToolResult(value: unknown): value is ToolCallResult {
@@ -92,18 +103,26 @@ function isCallToolResult(value: unknown): value is ToolCallResult {
   );
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  return prototype === Object.prototype || prototype === null;
+/** Plain data only crosses back: JSON round trips drop functions, class instances' methods and cycles fail loudly. */
+function toResult(value: unknown, toolName: string): ToolCallResult {
+  // Capped here too, so a result over the caps is never built into a frame at all.
+  return limitToolResult(
+    buildResult(value),
+    {
+      maxItems: start.maxResultItems,
+      maxBytes: start.maxResultBytes,
+    },
+    toolName,
+  );
 }
 
-/** Plain, cloneable data only crosses back: JSON round trips drop functions, class instances' methods and cycles fail loudly. */
-function toResult(value: unknown): ToolCallResult {
+function buildResult(value: unknown): ToolCallResult {
   if (value === undefined || value === null) return { content: [] };
   if (typeof value === 'string')
     return value === '' ? { content: [] } : { content: [{ type: 'text', text: truncate(value) }] };
   if (isCallToolResult(value)) {
+    // Refused by the caps anyway: not worth a JSON round trip of every item first.
+    if (value.content.length > start.maxResultItems) return value;
     const result = JSON.parse(JSON.stringify(value, replaceBigInt)) as ToolCallResult;
     result.content = result.content.map((item: ToolContent) =>
       item.type === 'text' ? { ...item, text: truncate(String(item.text)) } : item,
@@ -120,7 +139,7 @@ function toResult(value: unknown): ToolCallResult {
   };
 }
 
-async function runCall(message: Extract<ToWorkerMessage, { type: 'call' }>): Promise<void> {
+async function runCall(message: Extract<ToChildMessage, { type: 'call' }>): Promise<void> {
   const controller = new AbortController();
   controllers.set(message.id, controller);
   const { id } = message;
@@ -165,7 +184,7 @@ async function runCall(message: Extract<ToWorkerMessage, { type: 'call' }>): Pro
     const value = await tool.run(message.args, context);
     let result: ToolCallResult;
     try {
-      result = toResult(value);
+      result = toResult(value, message.toolName);
     } catch (error) {
       post({
         type: 'error',
@@ -182,7 +201,7 @@ async function runCall(message: Extract<ToWorkerMessage, { type: 'call' }>): Pro
   }
 }
 
-port?.on('message', (message: ToWorkerMessage) => {
+function receive(message: ToChildMessage): void {
   switch (message.type) {
     case 'load':
       loadModule().then(
@@ -197,4 +216,25 @@ port?.on('message', (message: ToWorkerMessage) => {
       controllers.get(message.id)?.abort(message.reason);
       break;
   }
+}
+
+channel.on(
+  'data',
+  createFrameReader({
+    // Arguments were validated and bounded by the server; the cap only guards a broken channel.
+    maxFrameBytes: 256 * 1024 * 1024,
+    onMessage: (message) => receive(message as ToChildMessage),
+    onViolation: () => process.exit(70),
+  }),
+);
+// The server is gone (or closed the channel to retire this child): nothing more can be answered.
+channel.on('end', () => process.exit(0));
+channel.on('error', () => process.exit(0));
+
+// A throw from a timer would end the process with only a stack on stderr: say what it was first.
+process.on('uncaughtException', (error) => {
+  channel.write(encodeFrame({ type: 'crash', message: describeError(error) }), () =>
+    process.exit(70),
+  );
+  setTimeout(() => process.exit(70), 1_000).unref();
 });

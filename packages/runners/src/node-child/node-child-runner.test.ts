@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToolRunner, type ToolRunner } from '../index.ts';
 import type { ToolProgress } from '../runner-types.ts';
 import { firstText, makeTool, retainedBytes } from '../test-helpers.ts';
-import { resolveWorkerEntry } from './node-worker-runner.ts';
+import { resolveChildEntry } from './node-child-runner.ts';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 // The fixtures import @toolpack/core, which resolves to its sources only under this condition.
 const workerOptions = {
   execArgv: ['--conditions=@toolpack/source'],
-  resourceLimits: { maxOldGenerationSizeMb: 64 },
+  maxHeapMb: 64,
 };
 
 function workerTool(exportName: string, modulePath = 'tools.ts', timeoutMs?: number) {
@@ -20,7 +20,7 @@ function workerTool(exportName: string, modulePath = 'tools.ts', timeoutMs?: num
   });
 }
 
-describe('node worker runner', () => {
+describe('node child runner (a child process per module)', () => {
   let runner: ToolRunner;
 
   beforeAll(() => {
@@ -30,8 +30,8 @@ describe('node worker runner', () => {
     await runner.close();
   });
 
-  it('finds the worker entry next to the module (the .ts source here)', () => {
-    expect(resolveWorkerEntry().pathname.endsWith('/node-worker/worker-entry.ts')).toBe(true);
+  it('finds the child entry next to the module (the .ts source here)', () => {
+    expect(resolveChildEntry().pathname.endsWith('/node-child/child-entry.ts')).toBe(true);
   });
 
   it('returns a string as text', async () => {
@@ -185,14 +185,14 @@ describe('node worker runner', () => {
   it('survives an uncaught exception; the next call succeeds', async () => {
     const result = await runner.call(workerTool('explode'), {});
     expect(result.isError).toBe(true);
-    expect(firstText(result)).toContain('crashed (boom from a timer)');
+    expect(firstText(result)).toContain('crashed (boom from a timer');
     expect(firstText(await runner.call(workerTool('greet'), { name: 'C' }))).toBe('Hello, C!');
   });
 
   it('bounds worker memory: a tool that allocates without end dies, the next call succeeds', async () => {
     const result = await runner.call(workerTool('hog'), {}, { timeoutMs: 15_000 });
     expect(result.isError).toBe(true);
-    expect(firstText(result)).toContain('ran out of memory (limit 64 MB)');
+    expect(firstText(result)).toContain('ran out of memory (heap limit 64 MB)');
     expect(firstText(await runner.call(workerTool('greet'), { name: 'D' }))).toBe('Hello, D!');
   });
 
@@ -255,5 +255,95 @@ describe('node worker runner', () => {
     await fresh.close();
     expect(firstText(await pending)).toContain('shutting down');
     expect(fresh.stats().workers).toBe(0);
+  });
+});
+
+describe('node child runner against a hostile module (issue 14)', () => {
+  const hostile = (name: string) => workerTool(name, 'hostile.mjs');
+
+  it('reads a forged JSON-RPC line written to fd 1 as a log, never as output of the server', async () => {
+    const runner = createToolRunner({ projectRoot: fixtures, worker: workerOptions });
+    try {
+      const logs: string[] = [];
+      const result = await runner.call(hostile('forge'), {}, { onLog: (_l, m) => logs.push(m) });
+      // The write happened: the tool saw its bytes accepted.
+      expect((result.structuredContent as { written: number }).written).toBeGreaterThan(50);
+      expect(logs.join('\n')).toContain('"text":"forged"');
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it('kills a module whose off-heap memory passes its resident limit, names the limit, and starts afresh', async () => {
+    const runner = createToolRunner({
+      projectRoot: fixtures,
+      worker: { ...workerOptions, maxResidentMb: 200 },
+    });
+    try {
+      const result = await runner.call(
+        hostile('hoard_buffers'),
+        { count: 3, mb: 100 },
+        { timeoutMs: 20_000 },
+      );
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toMatch(
+        /used \d+ MB of resident memory, over its limit of 200 MB/u,
+      );
+      expect(firstText(result)).toContain('worker.maxResidentMb');
+      expect(firstText(await runner.call(workerTool('greet'), { name: 'E' }))).toBe('Hello, E!');
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it('refuses 200,000 content items of 1 KB, and 2 MB over a 1 MB cap, as a whole and keeps working', async () => {
+    const runner = createToolRunner({
+      projectRoot: fixtures,
+      worker: workerOptions,
+      maxResultBytes: 1024 * 1024,
+    });
+    try {
+      const result = await runner.call(hostile('many_items'), {}, { timeoutMs: 20_000 });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toContain('returned 200000 content items; the limit is 10000');
+      const bytes = await runner.call(
+        hostile('many_items'),
+        { count: 500, size: 4096 },
+        { timeoutMs: 20_000 },
+      );
+      expect(firstText(bytes)).toContain('the limit is 1048576 bytes per result');
+      const fine = await runner.call(hostile('many_items'), { count: 3, size: 10 });
+      expect(fine.content).toHaveLength(3);
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it('refuses a frame over the cap from its header, kills the child, and starts afresh', async () => {
+    const runner = createToolRunner({ projectRoot: fixtures, worker: workerOptions });
+    try {
+      const result = await runner.call(hostile('giant_frame'), {}, { timeoutMs: 20_000 });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toContain('sent a message of 1073741824 bytes');
+      expect(firstText(await runner.call(workerTool('greet'), { name: 'F' }))).toBe('Hello, F!');
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it('gives the module process the allow-listed environment only, as /proc/self/environ shows it', async () => {
+    const marker = `TOOLPACK_TEST_SECRET_${process.pid}`;
+    vi.stubEnv(marker, 'server-only');
+    const runner = createToolRunner({ projectRoot: fixtures, worker: workerOptions });
+    vi.unstubAllEnvs();
+    try {
+      const result = await runner.call(hostile('environ'), {});
+      const { environ, pid } = result.structuredContent as { environ: string[]; pid: number };
+      expect(pid).not.toBe(process.pid);
+      expect(environ.some((entry) => entry.startsWith('PATH='))).toBe(true);
+      expect(environ.some((entry) => entry.startsWith(`${marker}=`))).toBe(false);
+    } finally {
+      await runner.close();
+    }
   });
 });

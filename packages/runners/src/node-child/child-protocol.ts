@@ -1,13 +1,18 @@
 import type { ToolCallResult, ToolLogLevel } from '@toolpack/core';
 
-/** What the runner hands a module's worker when it starts it. */
-export interface WorkerStartData {
+/** What the runner hands a module's child on its command line. */
+export interface ChildStartData {
   modulePath: string;
   projectRoot: string;
   maxOutputBytes: number;
+  maxResultBytes: number;
+  maxResultItems: number;
 }
 
-export type ToWorkerMessage =
+/** The child's end of the call channel (a socket the runner passes as this fd). */
+export const CHANNEL_FD = 3;
+
+export type ToChildMessage =
   | { type: 'load' }
   | {
       type: 'call';
@@ -18,10 +23,12 @@ export type ToWorkerMessage =
     }
   | { type: 'abort'; id: number; reason: string };
 
-export type FromWorkerMessage =
+export type FromChildMessage =
   | { type: 'loaded' }
   | { type: 'load-error'; message: string }
   | { type: 'result'; id: number; result: ToolCallResult }
   | { type: 'error'; id: number; message: string }
   | { type: 'progress'; id: number; progress: number; total?: number; message?: string }
-  | { type: 'log'; id: number; level: ToolLogLevel; message: string };
+  | { type: 'log'; id: number; level: ToolLogLevel; message: string }
+  /** An uncaught exception: the child ends right after sending it. */
+  | { type: 'crash'; message: string };
