@@ -91,6 +91,14 @@ describe('createToolDispatcher', () => {
     });
   });
 
+  it('echoes at most 200 characters of an unknown name (it may be megabytes long)', async () => {
+    const error = (await dispatcher
+      .call('x'.repeat(1_000_000), {})
+      .catch((e: unknown) => e)) as Error;
+    expect(error.message.length).toBeLessThan(300);
+    expect(error.message).toMatch(/^Unknown tool: x{200}…\.$/u);
+  });
+
   it('hands every other tool to the runner', async () => {
     const result = await dispatcher.call('upper', { text: 'abc' });
     expect(result.structuredContent).toEqual({ text: 'ABC', length: 3 });

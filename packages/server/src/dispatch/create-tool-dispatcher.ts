@@ -17,6 +17,8 @@ export interface CreateToolDispatcherOptions {
   maxWorkflowDepth?: number;
 }
 
+const MAX_ECHOED_NAME = 200;
+
 /**
  * One place that knows how every kind of tool is called: built-ins answer from the
  * catalogue, workflows run their steps through this same dispatcher, everything else goes
@@ -43,7 +45,9 @@ export function createToolDispatcher(options: CreateToolDispatcherOptions): Tool
     const tool = byName.get(name);
     if (tool === undefined) {
       const suggestions = findTools(options.tools, name, 3).map((match) => match.name);
-      throw new ToolpackError('E_UNKNOWN_TOOL', `Unknown tool: ${name}.`, {
+      // The name is the client's, of any length: echo only enough of it to recognise.
+      const shown = name.length > MAX_ECHOED_NAME ? `${name.slice(0, MAX_ECHOED_NAME)}…` : name;
+      throw new ToolpackError('E_UNKNOWN_TOOL', `Unknown tool: ${shown}.`, {
         hint:
           suggestions.length > 0
             ? `Did you mean ${suggestions.join(', ')}? tools/list (or mcp list) shows every tool.`
