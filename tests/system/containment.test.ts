@@ -28,7 +28,7 @@ import {
 } from './system-helpers.ts';
 
 const linux = process.platform === 'linux';
-const namespaces = linux && describeContainment({}).mode === 'namespace';
+const namespaces = linux && describeContainment().mode === 'namespace';
 
 // The pack's hostile top level: writes the environment it got, and starts two grandchildren
 // meant to outlive the listing (one detached, one in a session of its own), named by a marker
