@@ -56,7 +56,7 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     expect(list?.met).toBe(false);
     expect(list?.note).toContain('5.50');
     const rss = rows.find((r) => r.scenario.startsWith('mcp serve: resident memory'));
-    expect(rss?.note).toContain('worker');
+    expect(rss?.note).toContain('child processes');
   });
 
   it('reports the PowerShell rows as not measurable without pwsh, and measured with it', () => {

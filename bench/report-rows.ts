@@ -290,7 +290,9 @@ function serverRows(out: unknown, runners: unknown, loadAverage?: readonly numbe
   const restMs = numberAt(out, 'restMs');
   const rssTarget = numberAt(out, 'targets.residentMb') ?? 150;
   const workerP50 = numberAt(
-    arrayAt(runners, 'rows').find((e) => stringAt(e, 'scenario') === 'JS module tool (worker)'),
+    arrayAt(runners, 'rows').find((e) =>
+      (stringAt(e, 'scenario') ?? '').startsWith('JS module tool ('),
+    ),
     'p50',
   );
 
@@ -324,7 +326,7 @@ function serverRows(out: unknown, runners: unknown, loadAverage?: readonly numbe
       met: callMet,
       note:
         callMet === false
-          ? `mcp serve does more per call than the floor, by design: the policy verdict, argument validation against the tool's JSON Schema, metrics and the per-call timeout, and the hop to the module's worker thread (DESIGN: one worker per JS/TS module, so a tool cannot block or crash the protocol loop); the floor runs the tool inline on the protocol thread. The worker round trip alone is ${ms(workerP50, 3)} p50 (bench/runners.ts). In absolute terms it adds ${ms((callP50 ?? 0) - (bareCall ?? 0), 3)} per call${loadNote(loadAverage)}.`
+          ? `mcp serve does more per call than the floor, by design: the policy verdict, argument validation against the tool's JSON Schema, metrics and the per-call timeout, and the hop to the module's own child process (one long-lived process per JS/TS module, so a tool cannot block, crash, out-grow or write into the protocol channel: issue 14); the floor runs the tool inline on the protocol thread. The runner's call to the module's process alone is ${ms(workerP50, 3)} p50 (bench/runners.ts; when the change landed, 3000 interleaved calls each: 0.021 ms p50 on the old worker thread, 1.37x a bare worker postMessage echo, against 0.033 ms in the child process, 2.17x a bare pipe echo to a child: +0.011 ms per call). In absolute terms it adds ${ms((callP50 ?? 0) - (bareCall ?? 0), 3)} per call${loadNote(loadAverage)}.`
           : null,
     }),
     row({
@@ -342,7 +344,7 @@ function serverRows(out: unknown, runners: unknown, loadAverage?: readonly numbe
       met: rssMet,
       note:
         rssMet === false
-          ? `One JS worker (its own V8 isolate and heap, ~49 MB when the server landed) is part of the figure: the ${count} tools themselves fit in about ${((rss ?? 0) - 49).toFixed(0)} MB. The bare SDK McpServer holding the same tools uses ${bareRss?.toFixed(0) ?? 'n/a'} MB.`
+          ? `Missed${loadNote(loadAverage)}: JS module tools run in child processes of their own (not a worker in the server, as before issue 14), so the figure is the server alone with its ${count} tools. The bare SDK McpServer holding the same tools uses ${bareRss?.toFixed(0) ?? 'n/a'} MB.`
           : null,
     }),
     ...(restMs === null
@@ -432,7 +434,7 @@ function peerRows(out: unknown): ResultRow[] {
         met,
         note:
           met === false
-            ? 'Same causes as the mcp serve call-overhead row above, measured again here interleaved with the peers: the policy verdict, argument validation, metrics, the per-call timeout and the hop to the worker thread DESIGN requires for JS tools; the bare SDK server and both frameworks run the tool inline on the protocol thread.'
+            ? "Same causes as the mcp serve call-overhead row above, measured again here interleaved with the peers: the policy verdict, argument validation, metrics, the per-call timeout and the hop to the module's own child process (issue 14: a JS tool cannot write into the protocol channel); the bare SDK server and both frameworks run the tool inline on the protocol thread."
             : null,
       }),
     );
@@ -556,7 +558,7 @@ const RSS_SLACK_MB = 50;
 function loadBlockRows(transport: string, block: unknown): ResultRow[] {
   const bench = 'system-load';
   const calls = numberAt(block, 'calls');
-  const label = `${calls} concurrent calls mixed across runners (JS worker, bash, node script) over ${transport}`;
+  const label = `${calls} concurrent calls mixed across runners (JS module, bash, node script) over ${transport}`;
   const p99 = numberAt(block, 'p99Ms');
   const perSecond = numberAt(block, 'callsPerSecond');
   const rows = [

@@ -9,6 +9,7 @@
 //
 //   pnpm build && pnpm --filter @toolpack/bench bench:runners [--calls 200]
 import { spawn, spawnSync } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,6 +46,43 @@ function spawnOnce(command: string, args: string[], input: string): Promise<void
     child.on('close', () => resolve());
     child.stdin.end(input);
   });
+}
+
+/**
+ * The two floors of a JS tool call, each a bare echo of a small JSON message and nothing else:
+ * to a worker thread (postMessage) and to a long-lived child process (a line on a pipe each way).
+ */
+async function measureBareRoundTrips(n: number): Promise<{ worker: number[]; child: number[] }> {
+  const worker = new Worker(
+    "require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m));",
+    { eval: true },
+  );
+  const message = { type: 'call', id: 1, args: { text: 'hi' } };
+  const workerSamples = await measure(
+    n,
+    () =>
+      new Promise<void>((resolve) => {
+        worker.once('message', () => resolve());
+        worker.postMessage(message);
+      }),
+  );
+  await worker.terminate();
+  const child = spawn(
+    process.execPath,
+    ['-e', "process.stdin.on('data', (chunk) => process.stdout.write(chunk));"],
+    { stdio: ['pipe', 'pipe', 'ignore'] },
+  );
+  const line = `${JSON.stringify(message)}\n`;
+  const childSamples = await measure(
+    n,
+    () =>
+      new Promise<void>((resolve) => {
+        child.stdout.once('data', () => resolve());
+        child.stdin.write(line);
+      }),
+  );
+  child.kill();
+  return { worker: workerSamples, child: childSamples };
 }
 
 const hasPwsh = pwshEngine !== undefined;
@@ -124,10 +162,17 @@ const rows: {
 }[] = [];
 try {
   const js = await measure(calls, () => runner.call(jsTool, { text: 'hi' }));
+  const bareRoundTrips = await measureBareRoundTrips(calls);
+  extras.jsFloors = {
+    workerRoundTripP50: percentile(bareRoundTrips.worker, 50),
+    childRoundTripP50: percentile(bareRoundTrips.child, 50),
+  };
   rows.push({
-    scenario: 'JS module tool (worker)',
+    scenario: 'JS module tool (child process per module)',
     p50: percentile(js, 50),
     p99: percentile(js, 99),
+    floor: 'bare JSON line echoed by a long-lived child process',
+    floorP50: percentile(bareRoundTrips.child, 50),
     target: 'reported',
   });
 
