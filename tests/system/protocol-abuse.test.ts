@@ -46,6 +46,33 @@ const invalidUtf8Call = (id: number): Buffer =>
     Buffer.from('"}}}'),
   ]);
 
+/** The lines the SDK used to drop unanswered, with the [id, code] each must get. */
+const rpcLine = (extra: string) => `{"jsonrpc":"2.0",${extra}}`;
+const droppedLineCases: [line: string, id: unknown, code: number][] = [
+  [rpcLine('"id":1.5,"method":"ping"'), null, -32600],
+  [rpcLine('"id":1e300,"method":"ping"'), null, -32600],
+  [rpcLine('"id":9007199254740993,"method":"ping"'), null, -32600],
+  [rpcLine('"id":null,"method":"ping"'), null, -32600],
+  [rpcLine('"id":"arr","method":"ping","params":[1]'), 'arr', -32602],
+  [rpcLine('"id":"meta","method":"ping","params":{"_meta":"x"}'), 'meta', -32602],
+  [
+    rpcLine(
+      '"id":"pt-object","method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{"progressToken":{}}}',
+    ),
+    'pt-object',
+    -32602,
+  ],
+  [
+    rpcLine(
+      '"id":"pt-float","method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{"progressToken":1.5}}',
+    ),
+    'pt-float',
+    -32602,
+  ],
+  [`\uFEFF${rpcLine('"id":"bom","method":"ping"')}`, null, -32700],
+  [rpcLine('"id":"extra","method":"ping","surplus":1'), 'extra', -32600],
+];
+
 let temp: string;
 beforeAll(() => {
   temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-system-abuse-'));
@@ -154,32 +181,7 @@ describe('protocol abuse over stdio', () => {
   });
 
   it('answers each line the SDK used to drop in silence with exactly one JSON-RPC error', async () => {
-    const request = (extra: string) => `{"jsonrpc":"2.0",${extra}}`;
-    const cases: [line: string, id: unknown, code: number][] = [
-      [request('"id":1.5,"method":"ping"'), null, -32600],
-      [request('"id":1e300,"method":"ping"'), null, -32600],
-      [request('"id":9007199254740993,"method":"ping"'), null, -32600],
-      [request('"id":null,"method":"ping"'), null, -32600],
-      [request('"id":"arr","method":"ping","params":[1]'), 'arr', -32602],
-      [request('"id":"meta","method":"ping","params":{"_meta":"x"}'), 'meta', -32602],
-      [
-        request(
-          '"id":"pt-object","method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{"progressToken":{}}}',
-        ),
-        'pt-object',
-        -32602,
-      ],
-      [
-        request(
-          '"id":"pt-float","method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{"progressToken":1.5}}',
-        ),
-        'pt-float',
-        -32602,
-      ],
-      [`\uFEFF${request('"id":"bom","method":"ping"')}`, null, -32700],
-      [request('"id":"extra","method":"ping","surplus":1'), 'extra', -32600],
-    ];
-    for (const [index, [line, id, code]] of cases.entries()) {
+    for (const [index, [line, id, code]] of droppedLineCases.entries()) {
       const before = server.messages.length;
       server.write(`${line}\n`);
       // Lines are answered in order: once the ping is answered, the line before it was too.
@@ -355,6 +357,18 @@ describe('protocol abuse over HTTP', () => {
     const answer = await session.post({ jsonrpc: '1.0', id: 2, method: 'ping' });
     expect(answer.messages).toHaveLength(1);
     expect(answer.messages[0]?.error?.code).toBe(-32600);
+    await ping();
+  });
+
+  it('answers the messages stdio used to drop with the same errors as stdio, status 400', async () => {
+    for (const [line, id, code] of droppedLineCases) {
+      const answer = await session.post(line);
+      expect(answer.status, line).toBe(400);
+      expect(
+        answer.messages.map((m) => [m.id, m.error?.code]),
+        line,
+      ).toEqual([[id, code]]);
+    }
     await ping();
   });
 

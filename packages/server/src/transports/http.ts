@@ -14,7 +14,7 @@ import { ToolpackError } from '@toolpack/core';
 import type { ToolpackServer } from '../toolpack-server.ts';
 import { createBodyReader } from './http-body-reader.ts';
 import { createSessionTable } from './http-session-table.ts';
-import { checkMessageDepth } from './json-rpc-envelope.ts';
+import { checkMessageDepth, checkMessageEnvelope } from './json-rpc-envelope.ts';
 import { createOriginCheck, normalizeOrigin } from './origin-check.ts';
 
 export interface StartHttpServerOptions {
@@ -234,10 +234,12 @@ export async function startHttpServer(
         writeJson(res, 400, rpcError(-32700, 'Parse error: the request body is not JSON.'));
         return;
       }
-      // The SDK re-serialises the body recursively; a deep one would overflow the stack.
-      const tooDeep = checkMessageDepth(body);
-      if (tooDeep !== undefined) {
-        writeJson(res, 400, rpcError(tooDeep.code, tooDeep.message, tooDeep.id));
+      // The same envelope rules as stdio, so both transports give a bad message the same
+      // answer; a batch is left to the SDK, but not nested deep enough to overflow the stack
+      // of its recursive re-serialising.
+      const rejected = Array.isArray(body) ? checkMessageDepth(body) : checkMessageEnvelope(body);
+      if (rejected !== undefined) {
+        writeJson(res, 400, rpcError(rejected.code, rejected.message, rejected.id));
         return;
       }
     }
