@@ -69,9 +69,15 @@ describe('mcp doctor', () => {
       'pwsh',
       'python3',
       'bash',
+      'containment',
       'cache',
       'registry',
     ]);
+    // How tool children are contained here: namespaces where Linux allows them, else a fallback.
+    expect(checks.find((c) => c.name === 'containment')).toMatchObject({
+      status: expect.stringMatching(/^(ok|warn)$/),
+      detail: expect.stringMatching(/^(namespace|process-group|off): /),
+    });
     expect(checks[0]?.status).toBe('ok');
     // The pwsh line says what the probe found: a full PowerShell, the bare engine, or none.
     const pwsh = checks[1];
@@ -96,6 +102,17 @@ describe('mcp doctor', () => {
       status: 'warn',
       hint: expect.stringContaining('pnpm registry'),
     });
+  });
+
+  it('fails on a containment mode it does not know', () => {
+    const { code, stdout } = mcp(['doctor'], examples, {
+      TOOLPACK_REGISTRY: 'http://127.0.0.1:9',
+      TOOLPACK_CONTAINMENT: 'sandbox',
+    });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(
+      /FAIL\s+containment\s+TOOLPACK_CONTAINMENT=sandbox is not a containment mode/,
+    );
   });
 
   it('fails on a configured interpreter that does not exist', () => {
