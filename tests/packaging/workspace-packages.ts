@@ -19,6 +19,12 @@ export interface WorkspacePackage {
 export const WORKSPACE_PACKAGES: readonly WorkspacePackage[] = [
   { name: '@toolpack/core', dir: 'packages/core', assets: [], entries: ['dist/index.mjs'] },
   {
+    name: '@toolpack/containment',
+    dir: 'packages/containment',
+    assets: [],
+    entries: ['dist/index.mjs'],
+  },
+  {
     name: '@toolpack/discovery',
     dir: 'packages/discovery',
     assets: ['assets/list-module-tools.mjs'],
