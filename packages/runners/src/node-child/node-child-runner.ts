@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { spawnContained, type ContainedProcess } from '@toolpack/containment';
 import {
@@ -195,7 +196,7 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
     };
     const contained = spawnContained({
       command: process.execPath,
-      args: [...nodeFlags, decodeURIComponent(entry.pathname), JSON.stringify(startData)],
+      args: [...nodeFlags, fileURLToPath(entry), JSON.stringify(startData)],
       cwd: options.projectRoot,
       env: { ...options.environment, TOOLPACK_PROJECT_ROOT: options.projectRoot },
       // fd 1 and 2 are the child's own pipes (read as logs); calls travel on a socket as fd 3.
