@@ -7,7 +7,6 @@ import {
   type PackManifest,
   type TarballFile,
 } from '@toolpack/packs';
-import { checkFileNames } from './check-file-names.ts';
 
 export interface PackUpload {
   manifest: PackManifest;
@@ -19,8 +18,8 @@ export type ReadPackUploadResult =
 
 /**
  * Checks an uploaded `.tgz` with the same code `mcp pack add` unpacks with (gzip only, size
- * and ratio caps, no links, every path safe under `package/`), refuses file names that
- * display as something else (`checkFileNames`), then reads its manifest as a pack's. Every
+ * and ratio caps, no links, every path safe under `package/` and free of characters that
+ * make it look like another name), then reads its manifest as a pack's. Every
  * problem is returned; nothing is written anywhere.
  */
 export function readPackUpload(
@@ -29,8 +28,6 @@ export function readPackUpload(
 ): ReadPackUploadResult {
   const inspected = inspectTarball(bytes, { limits, label: 'The tarball' });
   if (inspected.files === undefined) return { ok: false, problems: inspected.problems };
-  const nameProblems = checkFileNames(inspected.files, 'The tarball');
-  if (nameProblems.length > 0) return { ok: false, problems: nameProblems };
   const manifestFile = inspected.files.find((file) => file.path === MANIFEST_FILE);
   if (manifestFile === undefined) {
     return {

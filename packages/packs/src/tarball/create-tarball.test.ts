@@ -159,3 +159,17 @@ describe('createPackTarball', () => {
     ]);
   });
 });
+
+describe('createPackTarball and deceptive file names', () => {
+  it('refuses to pack a file whose name holds a bidirectional control, and names it escaped', async () => {
+    const dir = path.join(work, 'sample');
+    cpSync(sample, dir, { recursive: true });
+    writeFileSync(path.join(dir, 'report\u202Efdp.sh'), 'echo hi\n');
+    const packed = await createPackTarball({ dir });
+    expect(packed.tarball).toBeUndefined();
+    const problem = packed.diagnostics.find((d) => d.code === 'E_TARBALL_PATH_CHARACTER');
+    expect(problem?.message).toMatch(
+      /^report\\u\{202E\}fdp\.sh has U\+202E RIGHT-TO-LEFT OVERRIDE/,
+    );
+  });
+});

@@ -5,6 +5,11 @@ import { createDiagnostic, type Diagnostic } from '@toolpack/core';
 import { computeIntegrity } from '../integrity/integrity.ts';
 import { MANIFEST_FILE, readManifest } from '../manifest/parse-manifest.ts';
 import type { PackManifest } from '../manifest/manifest-schema.ts';
+import {
+  NAME_CHARACTERS_RULE,
+  describeNameCharacters,
+  escapeFileName,
+} from './file-name-characters.ts';
 import { formatBytes, resolveLimits, type PackLimits } from './limits.ts';
 import { listPackFiles } from './list-pack-files.ts';
 
@@ -78,6 +83,17 @@ export async function createPackTarball(options: CreatePackOptions): Promise<Pac
       `The pack's files total ${formatBytes(unpackedSize)}; the limit is ${formatBytes(limits.maxTotalBytes)}.`,
     );
   for (const file of listed.files) {
+    const deceptive = describeNameCharacters(file.path);
+    if (deceptive !== undefined)
+      diagnostics.push(
+        createDiagnostic(
+          'error',
+          'E_TARBALL_PATH_CHARACTER',
+          `${escapeFileName(file.path)} ${deceptive}: ${NAME_CHARACTERS_RULE}`,
+          { path: options.dir },
+          'Rename the file with visible characters, or leave it out with .toolpackignore.',
+        ),
+      );
     if (file.size > limits.maxFileBytes)
       over(
         'E_PACK_FILE_TOO_LARGE',

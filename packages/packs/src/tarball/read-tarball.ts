@@ -1,6 +1,11 @@
 import { gunzipSync } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
 import { createDiagnostic, ToolpackError, type Diagnostic } from '@toolpack/core';
+import {
+  NAME_CHARACTERS_RULE,
+  describeNameCharacters,
+  escapeFileName,
+} from './file-name-characters.ts';
 import { formatBytes, resolveLimits, type PackLimits } from './limits.ts';
 
 /** One file of a pack, read into memory and checked, not yet written anywhere. */
@@ -34,7 +39,8 @@ const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)
  * only, caps on the compressed size, on the decompression ratio, on entries, on each file
  * and on the total; regular files and folders only (no symbolic or hard links, devices,
  * FIFOs); every path under `package/`, relative, without `..`, without characters that mean
- * something else on Windows, and unique (case-insensitively, as on macOS and Windows).
+ * something else on Windows or look like another name (bidirectional controls, invisible
+ * characters), and unique (ignoring case and Unicode normalisation, as macOS does).
  */
 export function inspectTarball(
   bytes: Uint8Array,
@@ -143,6 +149,13 @@ export function inspectTarball(
       entry.resume();
       return;
     }
+    const deceptive = describeNameCharacters(entryPath);
+    if (deceptive !== undefined) {
+      const shown = escapeFileName(entryPath);
+      fail('E_TARBALL_PATH_CHARACTER', `${shown} ${deceptive}: ${NAME_CHARACTERS_RULE}`, shown);
+      entry.resume();
+      return;
+    }
     const relative = checkEntryPath(entryPath, type === 'Directory');
     if (typeof relative !== 'string') {
       fail('E_TARBALL_PATH', `${JSON.stringify(entryPath)} ${relative.problem}.`, entryPath);
@@ -150,14 +163,15 @@ export function inspectTarball(
       return;
     }
     if (relative !== '') {
-      const key = relative.toLowerCase();
+      // macOS folds case and Unicode normalisation; Windows folds case.
+      const key = relative.normalize('NFC').toLowerCase();
       const earlier = seen.get(key);
       if (earlier !== undefined) {
         fail(
           'E_TARBALL_DUPLICATE',
           earlier === relative
             ? `${relative} appears twice.`
-            : `${relative} and ${earlier} differ only in case; they would overwrite each other on macOS and Windows.`,
+            : `${relative} and ${earlier} differ only in ${relative.toLowerCase() === earlier.toLowerCase() ? 'case' : 'Unicode normalisation (composed or decomposed letters)'}; they would overwrite each other on macOS${relative.toLowerCase() === earlier.toLowerCase() ? ' and Windows' : ''}.`,
           entryPath,
         );
       }

@@ -1,6 +1,3 @@
-import { createDiagnostic, type Diagnostic } from '@toolpack/core';
-import type { TarballFile } from '@toolpack/packs';
-
 /**
  * Characters a pack's file names may not hold, because a reader cannot see them or sees
  * something else: bidirectional controls (`report\u{202E}fdp.sh` displays as
@@ -9,7 +6,7 @@ import type { TarballFile } from '@toolpack/packs';
  * line and paragraph separators, spaces other than U+0020, variation selectors, the combining
  * grapheme joiner, blank letters (Hangul fillers, the blank Braille pattern), and U+FFFD,
  * which stands for bytes that were not UTF-8. Letters of any script stay allowed, look-alikes
- * included: a registry cannot judge which script a name should be in. Emoji joined with
+ * included: Toolpack cannot judge which script a name should be in. Emoji joined with
  * U+200D are refused with the joiners.
  */
 const BIDI_CONTROLS = new Set([
@@ -71,50 +68,23 @@ function formatCodePoint(char: string, prefixed = true): string {
 }
 
 /**
- * One problem per file whose path holds a refused character, naming the entry (escaped) and
- * each kind of character found; and one per pair of paths that are the same name once
- * Unicode-normalised and lower-cased (macOS would write them as one file).
+ * What is wrong with the characters of `name` ("has U+202E RIGHT-TO-LEFT OVERRIDE (a
+ * bidirectional control), ..."), or undefined when a pack may hold a file of that name.
  */
-export function checkFileNames(files: readonly TarballFile[], label: string): Diagnostic[] {
-  const problems: Diagnostic[] = [];
-  const seen = new Map<string, string>();
-  for (const file of files) {
-    const shown = `package/${escapeFileName(file.path)}`;
-    const found = new Map<string, string>();
-    for (const char of file.path) {
-      const kind = classifyNameCharacter(char);
-      if (kind === undefined) continue;
-      const name = NAMES.get(char.codePointAt(0) ?? 0);
-      found.set(
-        formatCodePoint(char),
-        `${formatCodePoint(char)}${name === undefined ? '' : ` ${name}`} (${kind})`,
-      );
-    }
-    if (found.size > 0) {
-      problems.push(
-        createDiagnostic(
-          'error',
-          'E_TARBALL_PATH_CHARACTER',
-          `${shown} has ${[...found.values()].join(', ')} in its name: such characters make a name look like another one. File names in a pack may not hold bidirectional controls, control characters, zero-width or other invisible characters, or spaces other than U+0020.`,
-          { path: `${label}:${shown}` },
-          'Rename the file with visible characters and publish again.',
-        ),
-      );
-      continue;
-    }
-    const key = file.path.normalize('NFC').toLowerCase();
-    const earlier = seen.get(key);
-    if (earlier === undefined) seen.set(key, file.path);
-    else
-      problems.push(
-        createDiagnostic(
-          'error',
-          'E_TARBALL_DUPLICATE',
-          `${shown} and package/${earlier} are the same name written with different Unicode code points; they would be one file on macOS and look alike everywhere.`,
-          { path: `${label}:${shown}` },
-          'Keep one of them, its name in NFC (composed) form.',
-        ),
-      );
+export function describeNameCharacters(name: string): string | undefined {
+  const found = new Map<string, string>();
+  for (const char of name) {
+    const kind = classifyNameCharacter(char);
+    if (kind === undefined) continue;
+    const known = NAMES.get(char.codePointAt(0) ?? 0);
+    found.set(
+      formatCodePoint(char),
+      `${formatCodePoint(char)}${known === undefined ? '' : ` ${known}`} (${kind})`,
+    );
   }
-  return problems;
+  return found.size === 0 ? undefined : `has ${[...found.values()].join(', ')} in its name`;
 }
+
+/** Says why such names are refused; ends every message about them. */
+export const NAME_CHARACTERS_RULE =
+  'such characters make a name look like another one. File names in a pack may not hold bidirectional controls, control characters, zero-width or other invisible characters, or spaces other than U+0020.';

@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { checkFileNames, classifyNameCharacter, escapeFileName } from './check-file-names.ts';
+import { buildTarball, packManifestText } from '../testing/build-tarball.ts';
+import { classifyNameCharacter, escapeFileName } from './file-name-characters.ts';
+import { inspectTarball } from './read-tarball.ts';
 
-const file = (path: string) => ({ path, data: Buffer.from('x') });
+function inspect(names: string[]) {
+  return inspectTarball(
+    buildTarball([
+      { path: 'package/toolpack.yaml', data: packManifestText('names', '1.0.0') },
+      ...names.map((name) => ({ path: `package/${name}`, data: 'x' })),
+    ]),
+    { label: 'The tarball' },
+  );
+}
 const range = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-describe('checkFileNames', () => {
+describe('file names a pack may hold', () => {
   it('refuses every bidirectional control, as one', () => {
     const bidi = [0x061c, 0x200e, 0x200f, ...range(0x202a, 0x202e), ...range(0x2066, 0x2069)];
     for (const code of bidi)
@@ -59,14 +69,11 @@ describe('checkFileNames', () => {
       'docs/café.md',
       'docs/😀.md',
     ];
-    expect(checkFileNames(names.map(file), 'The tarball')).toEqual([]);
+    expect(inspect(names).problems).toEqual([]);
   });
 
   it('names the entry, each character found and what it is, and escapes the name', () => {
-    const [problem, ...others] = checkFileNames(
-      [file('ok.sh'), file('scripts/a\u202Eb\u200Bc\u202E.sh')],
-      'The tarball',
-    );
+    const [problem, ...others] = inspect(['ok.sh', 'scripts/a\u202Eb\u200Bc\u202E.sh']).problems;
     expect(others).toEqual([]);
     expect(problem).toMatchObject({
       severity: 'error',
@@ -79,8 +86,18 @@ describe('checkFileNames', () => {
     expect(escapeFileName('plain name.md')).toBe('plain name.md');
   });
 
+  it('refuses a folder entry with such a name too', () => {
+    const result = inspectTarball(
+      buildTarball([
+        { path: 'package/toolpack.yaml', data: packManifestText('names', '1.0.0') },
+        { path: 'package/doc\u202Es/', type: 'Directory' },
+      ]),
+    );
+    expect(result.problems.map((p) => p.code)).toEqual(['E_TARBALL_PATH_CHARACTER']);
+  });
+
   it('refuses two names that are one once normalised', () => {
-    const problems = checkFileNames([file('caf\u00e9.md'), file('CAFE\u0301.md')], 'The tarball');
+    const { problems } = inspect(['caf\u00e9.md', 'CAFE\u0301.md']);
     expect(problems.map((p) => p.code)).toEqual(['E_TARBALL_DUPLICATE']);
   });
 });
