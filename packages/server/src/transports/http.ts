@@ -222,7 +222,9 @@ export async function startHttpServer(
         if (read.status === 0) return;
         // The rest of the body is not read: close the connection once answered.
         res.once('finish', () => req.destroy());
-        writeJson(res, read.status, rpcError(-32600, read.message), {
+        // 413 is the request's fault (-32600); 408 and 503 are the server protecting itself.
+        const code = read.status === 413 ? -32600 : -32000;
+        writeJson(res, read.status, rpcError(code, read.message), {
           connection: 'close',
           ...(read.status === 503 ? { 'retry-after': '1' } : {}),
         });
@@ -257,7 +259,7 @@ export async function startHttpServer(
           404,
           rpcError(
             -32001,
-            'Session not found: it expired or the server restarted. Initialize again.',
+            'Session not found: it expired, was closed to make room for a new one, or the server restarted. Initialize again.',
           ),
         );
         return;
