@@ -49,7 +49,7 @@ export function readContainmentRequest(
 }
 
 /**
- * The argv prefix that starts a command in fresh namespaces:
+ * The argv prefix that starts a command in fresh namespaces (the command follows it):
  * - `setpriv --pdeathsig KILL`: the outer process dies when the thread that spawned it does,
  *   even by SIGKILL, where no exit hook runs;
  * - `unshare --user --map-current-user --pid --fork --kill-child --mount-proc`: the command is
@@ -59,7 +59,7 @@ export function readContainmentRequest(
  *   namespace could otherwise unmount the fresh /proc and read the host's again. Other users
  *   lose their capabilities at exec anyway.
  */
-function buildNamespacePrefix(setpriv: string, unshare: string): string[] {
+function buildNamespacePrefix(setpriv: string, unshare: string, sh: string): string[] {
   const prefix = [
     setpriv,
     '--pdeathsig',
@@ -75,8 +75,20 @@ function buildNamespacePrefix(setpriv: string, unshare: string): string[] {
   ];
   if (process.getuid?.() === 0)
     prefix.push(setpriv, '--bounding-set', '-all', '--inh-caps', '-all', '--');
+  prefix.push(sh, '-c', NAMESPACE_INIT_SCRIPT, 'toolpack-init');
   return prefix;
 }
+
+/**
+ * PID 1 of the namespace, so that the command is not: the kernel drops every signal PID 1
+ * sends itself (or gets from its namespace) without a handler, so a tool running `kill $$`,
+ * `process.kill(process.pid)` or `kill -SEGV $$` as PID 1 would not die. This `sh` runs the
+ * command as PID 2 and exits with its status, 128 + N for a death by signal N (which
+ * `spawnContained` reports as that signal again). stdin is saved first (a background job's
+ * is /dev/null), and the shell's own stderr goes to /dev/null so that its "Terminated" or
+ * "Segmentation fault" never mixes into the command's.
+ */
+const NAMESPACE_INIT_SCRIPT = 'exec 8<&0 9>&2 2>/dev/null; "$@" <&8 2>&9 8<&- 9>&- & wait $!';
 
 /** Tries the namespace prefix once per process (a few milliseconds) and remembers the answer. */
 function probeNamespaces(): NamespaceProbe {
@@ -90,11 +102,11 @@ function runNamespaceProbe(): NamespaceProbe {
     return { reason: `namespaces are Linux-only (this is ${process.platform})` };
   const setpriv = findSystemTool('setpriv');
   const unshare = findSystemTool('unshare');
-  if (setpriv === undefined || unshare === undefined)
-    return { reason: 'setpriv and unshare (util-linux) were not found' };
-  const prefix = buildNamespacePrefix(setpriv, unshare);
+  const sh = findSystemTool('sh');
+  if (setpriv === undefined || unshare === undefined || sh === undefined)
+    return { reason: 'setpriv and unshare (util-linux) or sh were not found' };
+  const prefix = buildNamespacePrefix(setpriv, unshare, sh);
   const [command = setpriv, ...args] = prefix;
-  // The probe's command checks what the tools rely on: PID 1 of a /proc that shows only the namespace.
   const check = spawnSync(command, [...args, setpriv, '--dump'], {
     encoding: 'utf8',
     timeout: 5_000,

@@ -116,7 +116,7 @@ describe
 );
 
 describe.skipIf(!namespaces || !hasProc)('namespace mode', () => {
-  it('runs the child as PID 1 of a namespace whose /proc shows neither this process nor its environment', async () => {
+  it('runs the child below the init of a namespace whose /proc shows neither this process nor its environment', async () => {
     const secret = uniqueMarker('secret');
     process.env.TOOLPACK_CONTAINMENT_TEST_SECRET = secret;
     try {
@@ -132,14 +132,28 @@ describe.skipIf(!namespaces || !hasProc)('namespace mode', () => {
       });
       const { stdout } = await collect(contained);
       const [pid, ppid, readable, hit] = stdout.trim().split(/\s+/u);
-      expect(pid).toBe('1');
-      expect(ppid).toBe('0');
+      // PID 1 is the namespace's init sh; its parent is outside, so its PPID is 0.
+      expect(pid).toBe('2');
+      expect(ppid).toBe('1');
       expect(Number(readable)).toBeGreaterThan(0);
       expect(hit).toBe('0');
       expect(stdout).not.toContain('parent-visible');
     } finally {
       delete process.env.TOOLPACK_CONTAINMENT_TEST_SECRET;
     }
+  });
+
+  it('lets the child end itself with a signal, and reports that signal', async () => {
+    const contained = spawnContained({
+      command: 'bash',
+      args: ['-c', 'kill -SEGV $$; echo survived'],
+      env,
+      mode: 'namespace',
+    });
+    const result = await collect(contained);
+    expect(result).toMatchObject({ stdout: '', code: null, signal: 'SIGSEGV' });
+    // Nothing from the init sh ("Segmentation fault") mixes into the child's stderr.
+    expect(result.stderr).not.toMatch(/Segmentation/u);
   });
 
   it('cannot get the host /proc back by unmounting the fresh one', async () => {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { constants } from 'node:os';
 import path from 'node:path';
 import {
   resolveContainment,
@@ -67,6 +68,7 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
     detached: !windows,
     windowsHide: true,
   });
+  if (resolved.mode === 'namespace') reportSignalDeaths(child);
   const pid = child.pid;
   const watchdog = resolved.mode === 'process-group' && !windows ? getGroupWatchdog() : undefined;
   if (pid !== undefined) {
@@ -89,6 +91,30 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
         killProcessTree(pid);
     },
   };
+}
+
+/**
+ * In a namespace the command runs below an init `sh`, which can only pass a death by signal N
+ * on as exit status 128 + N. Turned back into the signal for 'exit' and 'close' listeners, as
+ * a shell reports it (a command that exits with 130 on its own reads as SIGINT too).
+ */
+function reportSignalDeaths(child: ChildProcess): void {
+  const emit = child.emit.bind(child);
+  child.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if ((event === 'exit' || event === 'close') && args[1] === null) {
+      const signal = readSignalOfStatus(args[0]);
+      if (signal !== undefined) return emit(event, null, signal, ...args.slice(2));
+    }
+    return emit(event, ...args);
+  }) as ChildProcess['emit'];
+}
+
+function readSignalOfStatus(status: unknown): NodeJS.Signals | undefined {
+  if (typeof status !== 'number' || status <= 128) return undefined;
+  const number = status - 128;
+  return (Object.keys(constants.signals) as NodeJS.Signals[]).find(
+    (name) => constants.signals[name] === number,
+  );
 }
 
 /** A normal exit of the server still kills what it started, in every mode. */
@@ -115,7 +141,7 @@ function findExecutable(
         .map((dir) => path.resolve(cwd ?? process.cwd(), dir, command));
   for (const candidate of candidates) {
     try {
-      accessSync(candidate, constants.X_OK);
+      accessSync(candidate, fsConstants.X_OK);
       if (statSync(candidate).isFile()) return candidate;
     } catch {
       // Not here.
