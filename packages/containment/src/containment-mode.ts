@@ -83,12 +83,15 @@ function buildNamespacePrefix(setpriv: string, unshare: string, sh: string): str
  * PID 1 of the namespace, so that the command is not: the kernel drops every signal PID 1
  * sends itself (or gets from its namespace) without a handler, so a tool running `kill $$`,
  * `process.kill(process.pid)` or `kill -SEGV $$` as PID 1 would not die. This `sh` runs the
- * command as PID 2 and exits with its status, 128 + N for a death by signal N (which
- * `spawnContained` reports as that signal again). stdin is saved first (a background job's
- * is /dev/null), and the shell's own stderr goes to /dev/null so that its "Terminated" or
- * "Segmentation fault" never mixes into the command's.
+ * command in a subshell (PID 2, which execs it) and exits with its status, 128 + N for a
+ * death by signal N (which `spawnContained` reports as that signal again). The shell's own
+ * stderr goes to /dev/null, so that its "Segmentation fault" or "Terminated" never mixes into
+ * the command's; fd 9 carries the real one across (so a child may get at most fds 0-8).
  */
-const NAMESPACE_INIT_SCRIPT = 'exec 8<&0 9>&2 2>/dev/null; "$@" <&8 2>&9 8<&- 9>&- & wait $!';
+const NAMESPACE_INIT_SCRIPT = 'exec 9>&2 2>/dev/null; ("$@" 2>&9 9>&-); exit $?';
+
+/** The highest fd a child may be given in namespace mode: the init `sh` borrows fd 9. */
+export const MAX_NAMESPACE_FD = 8;
 
 /** Tries the namespace prefix once per process (a few milliseconds) and remembers the answer. */
 function probeNamespaces(): NamespaceProbe {

@@ -156,6 +156,17 @@ describe.skipIf(!namespaces || !hasProc)('namespace mode', () => {
     expect(result.stderr).not.toMatch(/Segmentation/u);
   });
 
+  it('refuses more stdio entries than the init sh leaves free', () => {
+    expect(() =>
+      spawnContained({
+        command: 'true',
+        env,
+        stdio: Array.from({ length: 10 }, () => 'ignore' as const),
+        mode: 'namespace',
+      }),
+    ).toThrow(expect.objectContaining({ code: 'E_CONTAINMENT_STDIO' }));
+  });
+
   it('cannot get the host /proc back by unmounting the fresh one', async () => {
     const contained = spawnContained({
       command: 'bash',

@@ -2,7 +2,9 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
+import { ToolpackError } from '@toolpack/core';
 import {
+  MAX_NAMESPACE_FD,
   resolveContainment,
   type ContainmentMode,
   type ContainmentRequest,
@@ -51,6 +53,16 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
   let command = options.command;
   let argv: string[] = [...args];
   if (resolved.prefix !== undefined) {
+    const stdio = options.stdio;
+    if (Array.isArray(stdio) && stdio.length > MAX_NAMESPACE_FD + 1) {
+      throw new ToolpackError(
+        'E_CONTAINMENT_STDIO',
+        `A contained child may be given fds 0-${MAX_NAMESPACE_FD}; this one asks for ${stdio.length}.`,
+        {
+          hint: 'Pass fewer stdio entries (multiplex over one socket), or set mode: "process-group".',
+        },
+      );
+    }
     const executable = findExecutable(options.command, options.env, options.cwd);
     // A missing or non-executable command is left to spawn itself, so the caller sees the
     // same ENOENT/EACCES 'error' event as without containment (and nothing starts).
