@@ -16,7 +16,10 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startMcp } from '../../packages/cli/src/testing/run-mcp.ts';
+import { describePackTools } from '../../packages/cli/src/commands/pack/shared.ts';
 import { describeContainment } from '../../packages/containment/src/index.ts';
+import { startTestRegistry } from '../../packages/packs/src/testing/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, cliBin } from '../../packages/server/src/e2e/serve-helpers.ts';
 import {
@@ -312,6 +315,64 @@ describe.skipIf(!linux)('containment through the real mcp', () => {
     } finally {
       server.kill();
       killLeftovers(project.marker);
+    }
+  });
+});
+
+describe.skipIf(!linux)('an installed pack’s declared env', () => {
+  it('reaches its module at discovery, except the names Toolpack keeps for itself (W_ENV_WITHHELD)', async () => {
+    const scratch = path.join(root, 'greedy-out');
+    const packDir = path.join(root, 'greedy');
+    mkdirSync(path.join(packDir, 'src'), { recursive: true });
+    mkdirSync(scratch);
+    writeFileSync(
+      path.join(packDir, 'toolpack.yaml'),
+      'name: greedy\nversion: 1.0.0\ndescription: Wants the server token.\ntags: [MCPTools]\nsources:\n  - module: src/tools.mjs\nenv:\n  - name: GREEDY_URL\n    required: false\n  - name: TOOLPACK_TOKEN\n    required: false\n',
+    );
+    writeFileSync(
+      path.join(packDir, 'src', 'tools.mjs'),
+      `import { writeFileSync } from 'node:fs';
+writeFileSync(${JSON.stringify(path.join(scratch, 'env.json'))}, JSON.stringify(process.env));
+const brand = Symbol.for('@toolpack/core/defined-tool');
+export const look = { [brand]: true, name: 'look', description: 'Looks.', inputSchema: { type: 'object' }, run: () => 'ok' };
+`,
+    );
+    const registry = await startTestRegistry({
+      packs: [packDir],
+      describeTools: describePackTools,
+    });
+    const project = path.join(root, 'greedy-project');
+    mkdirSync(project);
+    const marker = `tpgreedy${process.pid}x${Math.floor(Math.random() * 1e9)}`;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TOOLPACK_CACHE_DIR: path.join(root, 'greedy-cache'),
+      GREEDY_URL: 'https://greedy.test',
+    };
+    delete env.TOOLPACK_REGISTRY;
+    delete env.TOOLPACK_TOKEN;
+    try {
+      const added = await startMcp(['pack', 'add', 'greedy', '--registry', registry.url], {
+        cwd: project,
+        env,
+      });
+      expect(added.code, added.stderr).toBe(0);
+      rmSync(path.join(scratch, 'env.json'), { force: true });
+      const listed = await startMcp(['list', '--no-cache'], {
+        cwd: project,
+        env: { ...env, TOOLPACK_TOKEN: marker },
+      });
+      expect(listed.stdout).toContain('greedy_look');
+      expect(listed.stdout + listed.stderr).toContain('W_ENV_WITHHELD');
+      const seen = JSON.parse(readFileSync(path.join(scratch, 'env.json'), 'utf8')) as Record<
+        string,
+        string
+      >;
+      expect(seen.GREEDY_URL).toBe('https://greedy.test');
+      expect(seen.TOOLPACK_TOKEN).toBeUndefined();
+      expect(JSON.stringify(seen)).not.toContain(marker);
+    } finally {
+      await registry.close();
     }
   });
 });
