@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -154,6 +154,21 @@ describe.skipIf(!namespaces || !hasProc)('namespace mode', () => {
     expect(result).toMatchObject({ stdout: '', code: null, signal: 'SIGSEGV' });
     // Nothing from the init sh ("Segmentation fault") mixes into the child's stderr.
     expect(result.stderr).not.toMatch(/Segmentation/u);
+  });
+
+  it('never runs uncontained what it could not find: no PATH finds nothing', async () => {
+    const folder = mkdtempSync(path.join(scratch, 'nopath-'));
+    const ran = path.join(folder, 'ran');
+    writeFileSync(path.join(folder, 'mytool'), `#!/bin/sh\necho yes > ${ran}\n`, { mode: 0o755 });
+    const contained = spawnContained({
+      command: 'mytool',
+      cwd: folder,
+      env: {},
+      mode: 'namespace',
+    });
+    const [error] = (await once(contained.child, 'error')) as [NodeJS.ErrnoException];
+    expect(error.code).toBe('ENOENT');
+    expect(existsSync(ran)).toBe(false);
   });
 
   it('refuses more stdio entries than the init sh leaves free', () => {

@@ -38,6 +38,9 @@ export interface ContainedProcess {
   kill(): void;
 }
 
+/** A PATH that finds nothing: an unset PATH would make spawn search a built-in default. */
+const NO_PATH = '/nonexistent/toolpack-no-path';
+
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
@@ -52,6 +55,7 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
   const args = options.args ?? [];
   let command = options.command;
   let argv: string[] = [...args];
+  let env: Record<string, string> = { ...options.env };
   if (resolved.prefix !== undefined) {
     const stdio = options.stdio;
     if (Array.isArray(stdio) && stdio.length > MAX_NAMESPACE_FD + 1) {
@@ -64,17 +68,20 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
       );
     }
     const executable = findExecutable(options.command, options.env, options.cwd);
-    // A missing or non-executable command is left to spawn itself, so the caller sees the
-    // same ENOENT/EACCES 'error' event as without containment (and nothing starts).
     if (executable !== undefined) {
       const [launcher = '', ...prefix] = resolved.prefix;
       command = launcher;
       argv = [...prefix, executable, ...args];
+    } else {
+      // A missing or non-executable command is left to spawn itself, so the caller sees the
+      // same ENOENT/EACCES 'error' event as without containment. It searches the same PATH
+      // (never a built-in default), so it cannot find and run uncontained what was not found.
+      env = { ...env, PATH: options.env.PATH || NO_PATH };
     }
   }
   const child = spawn(command, argv, {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    env: { ...options.env },
+    env,
     stdio: options.stdio ?? ['pipe', 'pipe', 'pipe'],
     // Its own process group (POSIX): one signal reaches all it started. On Windows `detached` opens a console.
     detached: !windows,
@@ -147,10 +154,11 @@ function findExecutable(
 ): string | undefined {
   const candidates = command.includes('/')
     ? [path.resolve(cwd ?? process.cwd(), command)]
-    : (env.PATH ?? '')
-        .split(path.delimiter)
-        .filter((dir) => dir !== '')
-        .map((dir) => path.resolve(cwd ?? process.cwd(), dir, command));
+    : env.PATH === undefined || env.PATH === ''
+      ? []
+      : env.PATH.split(path.delimiter)
+          // An empty entry means the working folder, as for execvp.
+          .map((dir) => path.resolve(cwd ?? process.cwd(), dir, command));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, fsConstants.X_OK);
