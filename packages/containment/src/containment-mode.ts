@@ -139,7 +139,8 @@ export function resolveContainment(request?: ContainmentRequest): ResolvedContai
 }
 
 function resolveRequest(requested: ContainmentRequest, source: string): ResolvedContainment {
-  if (process.platform === 'win32') {
+  // Windows has no namespaces: a forced `namespace` falls through to the probe's refusal below.
+  if (process.platform === 'win32' && requested !== 'namespace') {
     return {
       mode: requested === 'off' ? 'off' : 'process-group',
       reason:
