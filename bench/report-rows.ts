@@ -120,6 +120,22 @@ function row(input: RowInput): ResultRow {
   };
 }
 
+/**
+ * A bash tool's process starts in its own PID and mount namespace where Linux allows it
+ * (issue 14), which the bare spawn does not pay; the same run measures the bare spawn through
+ * the same launcher, so the note says how much is containment and how much the runner.
+ */
+function explainBash(entry: unknown, loadAverage: readonly number[] | undefined): string {
+  const p50 = numberAt(entry, 'p50');
+  const contained = numberAt(entry, 'containedFloorP50');
+  const mode = stringAt(entry, 'containment');
+  const runnerWork =
+    "the runner's own work per spawn (JSON on stdin, stdout/stderr capture with caps, a timeout watch)";
+  if (p50 === null || contained === null || mode === null)
+    return `Missed${loadNote(loadAverage)}: a process per call is what contention hurts most, and the rest is ${runnerWork}.`;
+  return `Missed${loadNote(loadAverage)}: every tool process starts contained (${mode} mode: ${mode === 'namespace' ? 'setpriv, unshare and an init shell before bash, so nothing the tool starts outlives it or sees the server' : 'its own process group, watched'}), which the bare spawn does not pay. In the same run the bare spawn through the same launcher took ${ms(contained)} p50, so against that floor the runner is ${(p50 / contained).toFixed(2)}x: the rest is ${runnerWork}.`;
+}
+
 function loadNote(loadAverage: readonly number[] | undefined): string {
   const one = loadAverage?.[0];
   return one === undefined
@@ -220,7 +236,7 @@ function runnerRows(out: unknown, loadAverage?: readonly number[]): ResultRow[] 
       met !== false
         ? null
         : scenario.startsWith('bash')
-          ? `Missed on a loaded machine${loadNote(loadAverage)}: a process per call is what contention hurts most, and the runner does more per spawn than the bare spawn (its own process group, JSON on stdin, stdout/stderr capture with caps, a timeout watch), so the gap widens when the cores are busy; a quieter run when the runners landed measured 1.18x.`
+          ? explainBash(entry, loadAverage)
           : scenario.startsWith('8 parallel')
             ? (explainParallel() ??
               `${OPEN_NOTE_PREFIX} missed in this run${loadNote(loadAverage)}; see bench/runners.ts output for the samples.`)

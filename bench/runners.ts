@@ -14,6 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { buildToolEnvironment, describeContainment, spawnContained } from '@toolpack/containment';
 import type { DiscoveredTool } from '@toolpack/core';
 import { discoverTools } from '@toolpack/discovery';
 import { pwshEngine } from '@toolpack/pwsh-probe';
@@ -36,6 +37,25 @@ async function measure(n: number, once: () => Promise<unknown>): Promise<number[
     samples.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   return samples;
+}
+
+/**
+ * The same spawn through the launcher every tool process gets (a PID and mount namespace
+ * where Linux allows it, issue 14): the floor of a contained process call.
+ */
+function spawnContainedOnce(command: string, args: string[], input: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const { child } = spawnContained({
+      command,
+      args,
+      env: buildToolEnvironment({ source: process.env }),
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    child.stdout?.resume();
+    child.on('error', reject);
+    child.on('close', () => resolve());
+    child.stdin?.end(input);
+  });
 }
 
 function spawnOnce(command: string, args: string[], input: string): Promise<void> {
@@ -159,6 +179,9 @@ const rows: {
   floorP50?: number;
   target: string;
   met?: boolean;
+  /** Bash rows: the containment mode tools got, and the bare spawn through its launcher. */
+  containment?: string;
+  containedFloorP50?: number;
 }[] = [];
 try {
   const js = await measure(calls, () => runner.call(jsTool, { text: 'hi' }));
@@ -180,6 +203,9 @@ try {
   const bareBash = await measure(calls, () =>
     spawnOnce('bash', [path.join(fixtures, 'echo_script.sh')], '{"text":"hi"}'),
   );
+  const containedBash = await measure(calls, () =>
+    spawnContainedOnce('bash', [path.join(fixtures, 'echo_script.sh')], '{"text":"hi"}'),
+  );
   const bashRatio = percentile(bash, 50) / percentile(bareBash, 50);
   rows.push({
     scenario: 'bash script tool (process per call)',
@@ -189,6 +215,8 @@ try {
     floorP50: percentile(bareBash, 50),
     target: `within 2x of the floor (${bashRatio.toFixed(2)}x)`,
     met: bashRatio <= 2,
+    containment: describeContainment().mode,
+    containedFloorP50: percentile(containedBash, 50),
   });
 
   if (hasPwsh && psScript && psModule) {
