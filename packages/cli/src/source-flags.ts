@@ -69,6 +69,8 @@ export interface ResolvedSources {
   diagnostics: Diagnostic[];
   /** Where the sources came from, for messages. */
   origin: 'flags' | 'project' | 'none';
+  /** The project's installed packs (their required env decides whether their tools can run). */
+  packs: InstalledPack[];
 }
 
 /**
@@ -91,6 +93,7 @@ export async function resolveSources(
     return {
       origin: 'flags',
       envAllowList: [],
+      packs: [],
       diagnostics: [],
       options: {
         ...common,
@@ -105,6 +108,7 @@ export async function resolveSources(
     return {
       origin: 'none',
       envAllowList: [],
+      packs: [],
       diagnostics: [],
       options: { ...common, sources: [] },
     };
@@ -120,6 +124,7 @@ export async function resolveSources(
     origin: 'project',
     ...(interpreters === undefined ? {} : { interpreters }),
     envAllowList,
+    packs: packs.packs,
     diagnostics: [
       ...project.diagnostics,
       ...packs.diagnostics,
