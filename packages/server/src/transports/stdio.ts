@@ -1,8 +1,9 @@
-import type { Readable, Writable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ToolpackServer } from '../toolpack-server.ts';
 import { JsonRpcLineGuard } from './json-rpc-line-guard.ts';
 import { createLifecycleGate } from './stdio-lifecycle-gate.ts';
+import { createInFlightRequests } from './stdio-in-flight-requests.ts';
 
 const STDIO_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -36,26 +37,49 @@ export function startStdioServer(
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
-  // The transport closes itself on stdin's end, but only tells the pinned instance; watch
-  // the stream too so a client that exits before initializing still ends the server.
-  const onEnd = () => resolveClosed();
-  stdin.once('end', onEnd);
-  stdin.once('close', onEnd);
+  // The SDK's transport aborts every request still in flight when its input ends, so a
+  // client that writes its requests and closes stdin (`printf ... | mcp serve`) would lose
+  // the answers. The transport reads from a relay instead, which ends only once every
+  // request that got through has been answered (or cancelled).
+  const inFlight = createInFlightRequests();
+  const relay = new PassThrough();
+  let inputEnded = false;
+  const onEnd = () => {
+    if (inputEnded) return;
+    inputEnded = true;
+    // A client that exits before initializing still ends the server: nothing is in flight.
+    void inFlight.whenAllAnswered().then(() => {
+      relay.end();
+      resolveClosed();
+    });
+  };
+  const lifecycleGate = createLifecycleGate();
   // Every line the SDK would drop silently (not JSON, not a JSON-RPC message, too long) is
   // answered here with its JSON-RPC error instead, so no client waits for an answer forever.
   const guard = new JsonRpcLineGuard({
     maxLineBytes: STDIO_MAX_LINE_BYTES,
-    admit: createLifecycleGate(),
+    admit: (message) => {
+      const rejected = lifecycleGate(message);
+      if (rejected === undefined) inFlight.noteIncoming(message);
+      return rejected;
+    },
     reject: ({ id, code, message }) => {
       if (stdout.writableEnded || stdout.destroyed) return;
       stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`);
     },
   });
-  stdin.pipe(guard);
+  // The guard's end comes after its last line was passed on, so every request is counted.
+  guard.once('end', onEnd);
+  // A stdin destroyed without an end (an error) does not end the pipe: end it here.
+  const onStdinClose = () => {
+    if (!guard.writableEnded) guard.end();
+  };
+  stdin.once('close', onStdinClose);
+  stdin.pipe(guard).pipe(relay, { end: false });
   // The SDK's 10 MiB line limit would refuse a 10 MB argument object. Not much more: the
   // SDK's line buffer grows by copying, so its cost is quadratic in the line's length.
   // The guard already refuses longer lines; the SDK's limit sits just above it.
-  const wire = new StdioServerTransport(guard, stdout, {
+  const wire = new StdioServerTransport(relay, stdout, {
     maxBufferSize: STDIO_MAX_LINE_BYTES + 1024,
   });
   // A line over the limit makes the transport close itself without ending stdin: without
@@ -65,12 +89,13 @@ export function startStdioServer(
     await closeWire();
     resolveClosed();
   };
-  const send = wire.send.bind(wire);
+  const sendThroughSdk = wire.send.bind(wire);
   // The tool list is serialized once per reload, not once per request (1,000 tools are a
   // third of a megabyte of JSON); everything else goes through the SDK as usual.
-  wire.send = (message) => {
+  const send: typeof wire.send = (message) => {
     const line = toolpack.serializeToolsListResponse(message);
-    if (line === undefined || stdout.writableEnded || stdout.destroyed) return send(message);
+    if (line === undefined || stdout.writableEnded || stdout.destroyed)
+      return sendThroughSdk(message);
     return new Promise<void>((resolve, reject) => {
       const onError = (error: Error) => reject(error);
       stdout.once('error', onError);
@@ -82,6 +107,8 @@ export function startStdioServer(
       else stdout.once('drain', done);
     });
   };
+  // A request counts as answered once its answer was handed to stdout (or could not be).
+  wire.send = (message) => send(message).finally(() => inFlight.noteOutgoing(message));
   const handle = serveStdio(() => toolpack.createMcpServer(), {
     transport: wire,
     ...(options.onError === undefined ? {} : { onerror: options.onError }),
@@ -89,8 +116,8 @@ export function startStdioServer(
   return {
     closed,
     async close() {
-      stdin.off('end', onEnd);
-      stdin.off('close', onEnd);
+      guard.off('end', onEnd);
+      stdin.off('close', onStdinClose);
       stdin.unpipe(guard);
       await handle.close();
       resolveClosed();
