@@ -5,6 +5,17 @@
 # HINTS readOnly, idempotent, openWorld: false
 set -euo pipefail
 input=$(cat)
-text=$(printf '%s' "$input" | python3 -c 'import json,sys; print(json.load(sys.stdin)["text"], end="")')
-printf '{"lines": %d, "words": %d, "chars": %d}\n' \
-  "$(printf '%s' "$text" | wc -l)" "$(printf '%s' "$text" | wc -w)" "$(printf '%s' "$text" | wc -m)"
+field() { printf '%s' "$input" | python3 -c 'import json,sys; print(json.load(sys.stdin).get(sys.argv[1], ""), end="")' "$1"; }
+# The x keeps the text's trailing newlines, which $(...) would strip.
+text=$(field text; printf x)
+text=${text%x}
+unit=$(field unit)
+# wc -l counts newline characters, so a last line without one is added here.
+lines=$(printf '%s' "$text" | wc -l)
+if [[ -n $text && $text != *$'\n' ]]; then lines=$((lines + 1)); fi
+words=$(printf '%s' "$text" | wc -w)
+chars=$(printf '%s' "$text" | wc -m)
+case $unit in
+  lines | words | chars) printf '{"%s": %d}\n' "$unit" "${!unit}" ;;
+  *) printf '{"lines": %d, "words": %d, "chars": %d}\n' "$lines" "$words" "$chars" ;;
+esac
