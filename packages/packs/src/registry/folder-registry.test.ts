@@ -93,5 +93,9 @@ describe('choosing the registry', () => {
     expect(() => openRegistry({ location: path.join(dir, 'missing') })).toThrow(
       /neither an http\(s\) URL nor a folder/,
     );
+    // The hint must not suggest a relative folder that only exists in a Toolpack clone.
+    expect(() => openRegistry({ location: './no-such-folder/packs' })).toThrow(
+      expect.objectContaining({ hint: expect.not.stringContaining('./registry/packs') }),
+    );
   });
 });

@@ -146,6 +146,7 @@ describe('the HTTP registry client against the loopback registry', () => {
     await expect(client.search({})).rejects.toMatchObject({
       code: 'E_REGISTRY_UNREACHABLE',
       message: `Cannot reach the registry at ${url}: ECONNREFUSED.`,
+      hint: expect.not.stringContaining('./registry/packs'),
     });
   });
 

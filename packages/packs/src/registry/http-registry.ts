@@ -96,7 +96,7 @@ export function createHttpRegistry(options: HttpRegistryOptions): HttpRegistryCl
         'E_REGISTRY_UNREACHABLE',
         `Cannot reach the registry at ${location}: ${reason}.`,
         {
-          hint: 'Check the URL (--registry or TOOLPACK_REGISTRY), or use a folder of packs: --registry ./registry/packs.',
+          hint: 'Check the URL (--registry or TOOLPACK_REGISTRY), or use a folder of packs: --registry <path to the folder> (each pack a subfolder with its toolpack.yaml).',
           cause: error,
         },
       );

@@ -82,7 +82,7 @@ export function openRegistry(options: OpenRegistryOptions): RegistryClient {
       'E_USAGE',
       `The registry ${options.location} is neither an http(s) URL nor a folder.`,
       {
-        hint: 'Pass --registry http://host:port or --registry ./registry/packs (a folder of packs).',
+        hint: 'Pass --registry http://host:port, or the path of a folder of packs that exists (each pack a subfolder with its toolpack.yaml; a Toolpack clone has one in registry/packs).',
       },
     );
   }

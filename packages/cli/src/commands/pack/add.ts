@@ -27,7 +27,7 @@ export function createAddCommand(io: CliIo, done: (code: number) => void): Comma
 Examples:
   mcp pack add jira                         # the latest version, recorded as ^<version>
   mcp pack add jira@~1.2 --as tracker       # tools served as tracker_*
-  mcp pack add json --registry ./registry/packs
+  mcp pack add json --registry ~/my-packs
 
 Writes toolpack.yaml (the range), toolpack.lock (the exact version and its integrity) and
 .toolpack/packs/<alias>/. Nothing changes when anything fails.

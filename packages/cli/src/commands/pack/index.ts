@@ -34,7 +34,7 @@ export function createPackCommand(io: CliIo, done: (code: number) => void): Comm
     `
 Examples:
   mcp pack search --tag MCPTools
-  mcp pack add jira --registry ./registry/packs
+  mcp pack add jira --registry ~/my-packs
   mcp pack list
   mcp pack install --frozen
 

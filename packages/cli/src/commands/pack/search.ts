@@ -29,7 +29,7 @@ export function createSearchCommand(io: CliIo, done: (code: number) => void): Co
     `
 Examples:
   mcp pack search --tag MCPTools
-  mcp pack search jira issues --registry ./registry/packs
+  mcp pack search jira issues --registry ~/my-packs
   mcp pack search --tag MCPTools --tag jira --json
 
 Exit codes: 0 the registry answered (matches or not), 1 it could not be reached.`,
