@@ -320,7 +320,7 @@ async function jiraRequest(method, path, { body, query, signal } = {}) {
       throw new Error(
         `Jira did not answer ${method} ${path} within ${REQUEST_TIMEOUT_MS / 1000} s.`,
       );
-    throw new Error(`Cannot reach Jira at ${config.base}: ${error.cause?.code ?? error.message}.`);
+    throw new Error(describeUnreachable(config.base, error));
   }
   const text = await response.text();
   if (!response.ok) throw new Error(describeJiraError(response.status, method, path, text));
@@ -332,6 +332,40 @@ async function jiraRequest(method, path, { body, query, signal } = {}) {
       `Jira answered ${method} ${path} with something other than JSON (is JIRA_BASE_URL the site's root?).`,
     );
   }
+}
+
+/** What to do about each way a connection fails; the rest gets the generic advice. */
+const UNREACHABLE_HINTS = {
+  ECONNREFUSED:
+    'nothing accepts connections there. Check JIRA_BASE_URL (your site, e.g. https://acme.atlassian.net) and that any proxy or tunnel it names is running.',
+  ENOTFOUND:
+    "the host name does not resolve. Check JIRA_BASE_URL's spelling and this machine's DNS.",
+  EAI_AGAIN: "the host name could not be resolved right now. Check this machine's DNS, then retry.",
+  ECONNRESET:
+    'the connection was cut. A proxy or firewall may be refusing it; retry, or check the network.',
+};
+const GENERIC_UNREACHABLE_HINT =
+  'Check JIRA_BASE_URL (your site, e.g. https://acme.atlassian.net) and that this machine can reach it.';
+
+/**
+ * fetch only says "fetch failed"; the reason is in its cause (an AggregateError when every
+ * address of the host was tried), and the user needs it to know what to fix.
+ */
+function describeUnreachable(base, error) {
+  const cause = error.cause;
+  const attempts = Array.isArray(cause?.errors) ? cause.errors : cause ? [cause] : [];
+  const reasons = attempts.map((attempt) => {
+    if (typeof attempt?.code !== 'string') return String(attempt?.message ?? attempt);
+    if (attempt.address !== undefined && attempt.port !== undefined)
+      return `${attempt.code} ${attempt.address.includes(':') ? `[${attempt.address}]` : attempt.address}:${attempt.port}`;
+    return attempt.hostname === undefined ? attempt.code : `${attempt.code} ${attempt.hostname}`;
+  });
+  const reason = [...new Set(reasons)].join(', ') || error.message;
+  const code = attempts.find((attempt) => typeof attempt?.code === 'string')?.code ?? cause?.code;
+  const hint = UNREACHABLE_HINTS[code];
+  return hint === undefined
+    ? `Cannot reach Jira at ${base} (${reason}). ${GENERIC_UNREACHABLE_HINT}`
+    : `Cannot reach Jira at ${base} (${reason}): ${hint}`;
 }
 
 function describeJiraError(status, method, path, text) {

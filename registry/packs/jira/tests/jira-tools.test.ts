@@ -232,4 +232,24 @@ describe('the jira pack tools', () => {
     await expect(tools.getIssue!.run({ key: 'PROJ-1' }, context)).rejects.toThrow(/must use https/);
     process.env.JIRA_BASE_URL = base;
   });
+
+  it('names the refused address and what to check when nothing listens at JIRA_BASE_URL', async () => {
+    // A port that was just free on loopback: bound, then closed, so connecting is refused.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const base = process.env.JIRA_BASE_URL;
+    process.env.JIRA_BASE_URL = `http://127.0.0.1:${port}`;
+    try {
+      const error = await tools.getIssue!.run({ key: 'PROJ-1' }, context).catch((e: unknown) => e);
+      // The request really was refused (the cause fetch hides), not stopped before it left.
+      expect((error as Error).message).toBe(
+        `Cannot reach Jira at http://127.0.0.1:${port} (ECONNREFUSED 127.0.0.1:${port}): nothing accepts connections there. Check JIRA_BASE_URL (your site, e.g. https://acme.atlassian.net) and that any proxy or tunnel it names is running.`,
+      );
+      expect(seen).toEqual([]);
+    } finally {
+      process.env.JIRA_BASE_URL = base;
+    }
+  });
 });
