@@ -147,3 +147,47 @@ describe('bounded problem reports', () => {
     if (!result.valid) expect(result.errors).toHaveLength(3);
   });
 });
+
+describe('unknown argument names', () => {
+  const closed = {
+    type: 'object',
+    properties: {
+      title: { type: 'string' },
+      max_length: { type: 'integer' },
+      options: {
+        type: 'object',
+        properties: { keep_case: { type: 'boolean' } },
+        additionalProperties: false,
+      },
+    },
+    additionalProperties: false,
+  } as const;
+
+  it('suggests the declared name a near miss meant (maxlength -> max_length), at any depth', () => {
+    const result = validateArguments(closed, {
+      title: 'a',
+      maxlength: 3,
+      options: { keepcase: true },
+      zzz: 1,
+    });
+    expect(result.valid).toBe(false);
+    if (result.valid) return;
+    expect(result.errors.map((e) => e.message)).toEqual([
+      '/maxlength is not an accepted argument (did you mean max_length?)',
+      '/zzz is not an accepted argument',
+      '/options/keepcase is not an accepted argument (did you mean keep_case?)',
+    ]);
+  });
+
+  it('suggests names also when there are too many unknown keys to hand to Ajv', () => {
+    const args: Record<string, unknown> = { Title: 'x' };
+    for (let i = 0; i < MAX_REPORTED_ARGUMENT_ERRORS + 5; i += 1) args[`junk_${i}`] = i;
+    const result = validateArguments(closed, args);
+    expect(result.valid).toBe(false);
+    if (result.valid) return;
+    expect(result.errors[0]?.message).toBe(
+      '/Title is not an accepted argument (did you mean title?)',
+    );
+    expect(result.moreErrors).toBe(6);
+  });
+});

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type addFormatsModule from 'ajv-formats';
+import { findClosestName } from './closest-name.ts';
 import { ToolpackError } from './errors.ts';
 import type { JsonSchema } from './tool-model.ts';
 
@@ -85,13 +86,15 @@ export function createArgumentValidator(schema: JsonSchema): ArgumentValidator {
     if (closedObject !== undefined) {
       const unknown = findUnknownKeys(args, closedObject);
       if (unknown !== undefined && unknown.count > MAX_REPORTED_ARGUMENT_ERRORS) {
-        const errors = unknown.first.map((key) => describeUnknownKey(key));
+        const errors = unknown.first.map((key) => describeUnknownKey(key, '', closedObject));
         return summarize(errors, unknown.count - errors.length);
       }
     }
     if (check(args)) return { valid: true };
     const all = check.errors ?? [];
-    const errors = all.slice(0, MAX_REPORTED_ARGUMENT_ERRORS).map(describeAjvError);
+    const errors = all
+      .slice(0, MAX_REPORTED_ARGUMENT_ERRORS)
+      .map((error) => describeAjvError(error, schema));
     return summarize(errors, all.length - errors.length);
   };
 }
@@ -138,9 +141,39 @@ function clip(text: string): string {
   return text.length <= MAX_ECHOED_CHARS ? text : `${text.slice(0, MAX_ECHOED_CHARS)}…`;
 }
 
-function describeUnknownKey(key: string, base = ''): ArgumentError {
+/** `known`: the names accepted beside it, so a near miss (`maxlength`) gets its fix (`max_length`). */
+function describeUnknownKey(
+  key: string,
+  base: string,
+  known: Iterable<string> = [],
+): ArgumentError {
   const path = clip(`${base}/${escapePointer(key)}`);
-  return { path, rule: 'additionalProperties', message: `${path} is not an accepted argument` };
+  const closest = key.length > MAX_ECHOED_CHARS ? undefined : findClosestName(key, known);
+  return {
+    path,
+    rule: 'additionalProperties',
+    message: `${path} is not an accepted argument${closest === undefined ? '' : ` (did you mean ${closest}?)`}`,
+  };
+}
+
+/**
+ * The property names declared beside an `additionalProperties` that failed: the schema
+ * object that holds it, found by the error's schema path (`#/properties/opts/additionalProperties`).
+ */
+function readSiblingProperties(schema: JsonSchema, schemaPath: string): string[] {
+  const segments = schemaPath
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((segment) => segment !== '')
+    .slice(0, -1)
+    .map((segment) => decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~'));
+  let node: unknown = schema;
+  for (const segment of segments) {
+    if (typeof node !== 'object' || node === null) return [];
+    node = (node as Record<string, unknown>)[segment];
+  }
+  const properties = (node as { properties?: unknown } | null | undefined)?.properties;
+  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
 }
 
 /** One-shot form of `createArgumentValidator` (the compiled schema is cached per object). */
@@ -170,7 +203,7 @@ export function findSchemaProblems(schema: unknown): string[] {
   return [];
 }
 
-function describeAjvError(error: ErrorObject): ArgumentError {
+function describeAjvError(error: ErrorObject, schema: JsonSchema): ArgumentError {
   const base = clip(error.instancePath === '' ? '' : error.instancePath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -179,7 +212,11 @@ function describeAjvError(error: ErrorObject): ArgumentError {
       return { path, rule: 'required', message: `${path} is required` };
     }
     case 'additionalProperties':
-      return describeUnknownKey(String(params.additionalProperty), base);
+      return describeUnknownKey(
+        String(params.additionalProperty),
+        base,
+        readSiblingProperties(schema, error.schemaPath),
+      );
     case 'enum': {
       const path = base || '/';
       const allowed = (params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ');
