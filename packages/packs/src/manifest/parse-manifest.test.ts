@@ -158,3 +158,43 @@ describe('parseManifest', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe('typos in a project manifest', () => {
+  it('an unknown top-level key is an error with its line and the key it meant (every tool would be gone)', () => {
+    const text = '# my project\nsoruces:\n  - scripts: scripts\n';
+    // Without the error the typo is harmless-looking: the manifest parses with no sources at all.
+    const { manifest, diagnostics } = parseManifest(text, { path: 'toolpack.yaml' });
+    expect(manifest).toBeUndefined();
+    expect(diagnostics).toEqual([
+      {
+        severity: 'error',
+        code: 'E_MANIFEST_UNKNOWN_KEY',
+        message: 'soruces: unknown key.',
+        path: 'toolpack.yaml',
+        line: 2,
+        hint: 'Did you mean sources?',
+      },
+    ]);
+  });
+
+  it("a pack's unknown key stays a warning, so a pack written for a newer Toolpack still installs", () => {
+    const text =
+      'name: p\nversion: 1.0.0\ndescription: d\nsources: [{ tools: tools }]\nfuture: 1\n';
+    const { manifest, diagnostics } = parseManifest(text, { path: 'toolpack.yaml', kind: 'pack' });
+    expect(manifest?.name).toBe('p');
+    expect(diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual([
+      'warning W_MANIFEST_UNKNOWN_KEY',
+    ]);
+  });
+
+  it('a policy typo gets the hint about policies, not the one about sources', () => {
+    const { diagnostics } = parseManifest('policy:\n  alow: ["*"]\n', { path: 'toolpack.yaml' });
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatchObject({
+      line: 2,
+      message: expect.stringMatching(/^policy: unknown key "alow"/),
+    });
+    expect(diagnostics[0]?.hint).toMatch(/^A policy is \{ allow: \[wildcards\]/);
+    expect(diagnostics[0]?.hint).not.toMatch(/source/);
+  });
+});

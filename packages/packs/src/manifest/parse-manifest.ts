@@ -80,12 +80,21 @@ export function parseManifest(text: string, options: ParseManifestOptions): Mani
             ? (issue.issues[0]?.message ?? issue.message)
             : issue.message.replace(/^Invalid input: /, '');
       diagnostics.push(
-        createDiagnostic('error', 'E_MANIFEST_FIELD', `${where}: ${message}`, at(issue.path)),
+        createDiagnostic(
+          'error',
+          'E_MANIFEST_FIELD',
+          `${where}: ${message}`,
+          // An unknown key points at its own line, not at its parent's.
+          at(
+            issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path,
+          ),
+          hintForKey(issue.path),
+        ),
       );
     }
   }
   diagnostics.push(
-    ...findUnknownKeys(located, file),
+    ...findUnknownKeys(located, file, options.kind ?? 'project'),
     ...findDuplicateTags(value, at),
     ...findDroppedPackKeys(value, parsed.success ? parsed.data.packs : undefined, at),
   );
@@ -160,16 +169,43 @@ function describeKnownKeys(path: readonly PropertyKey[]): string {
   return '';
 }
 
-function findUnknownKeys(located: LocatedYaml, file: string): Diagnostic[] {
+/** How to fix a problem under the top-level key `path[0]`, so a policy typo is not told about sources. */
+function hintForKey(path: readonly PropertyKey[]): string | undefined {
+  switch (path[0]) {
+    case 'sources':
+      return 'Each source is one of `tools: DIR`, `scripts: DIR`, `module: PATH` or `workflows: DIR`, with optional include:, exclude:, prefix:.';
+    case 'policy':
+      return 'A policy is { allow: [wildcards], deny: [wildcards], readOnly: true|false }, e.g. policy: { deny: ["*_delete*"] }.';
+    case 'env':
+      return 'An env entry is { name: VAR_NAME, required: true|false, secret: true|false, description: text }.';
+    case 'packs':
+      return 'Each pack entry is `name: range` (e.g. jira: ^1.2.0) or `alias: name@range`.';
+    case 'interpreters':
+      return 'Map an extension to a command: interpreters: { ".bas": ["my-basic", "--run"] }.';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Unknown top-level keys. In a project they are errors: a typo such as `soruces:` would
+ * otherwise drop every tool while `mcp check` passes. In a pack (installed from a registry,
+ * maybe written for a newer Toolpack) they stay warnings, so the pack still loads.
+ */
+function findUnknownKeys(
+  located: LocatedYaml,
+  file: string,
+  kind: 'project' | 'pack',
+): Diagnostic[] {
   return located
     .keysOf([])
     .filter(({ key }) => !MANIFEST_KEYS.includes(key))
     .map(({ key, line }) => {
       const closest = findClosestName(key, MANIFEST_KEYS);
       return createDiagnostic(
-        'warning',
-        'W_MANIFEST_UNKNOWN_KEY',
-        `${key}: unknown key, ignored.`,
+        kind === 'project' ? 'error' : 'warning',
+        kind === 'project' ? 'E_MANIFEST_UNKNOWN_KEY' : 'W_MANIFEST_UNKNOWN_KEY',
+        kind === 'project' ? `${key}: unknown key.` : `${key}: unknown key, ignored.`,
         { path: file, ...(line === undefined ? {} : { line }) },
         closest === undefined
           ? `Known keys: ${MANIFEST_KEYS.join(', ')}.`
