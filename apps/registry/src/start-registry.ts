@@ -62,6 +62,11 @@ export interface StartRegistryOptions {
    * then are aborted and remove the tarball they wrote.
    */
   drainTimeoutMs?: number;
+  /**
+   * Called with the public URL as soon as the registry listens, before seeding ends (until
+   * then `/health` answers 503 and searches answer 503 with `Retry-After`).
+   */
+  onListening?: (url: string) => void;
 }
 
 export interface CloseRegistryOptions {
@@ -130,6 +135,14 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     throw error;
   }
 
+  const seedDir =
+    options.seedDir === undefined
+      ? existsSync(DEFAULT_SEED_DIR)
+        ? DEFAULT_SEED_DIR
+        : false
+      : options.seedDir;
+  // Requests are answered while seed packs are published; this tells them they are early.
+  let seeding = seedDir !== false;
   const drain = createRequestDrain();
   const handler = createRegistryHandler({
     store,
@@ -141,6 +154,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     trustProxy: options.trustProxy === true,
     log,
     drain,
+    isSeeding: () => seeding,
     ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
   });
   const server = createServer(handler);
@@ -172,6 +186,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   const port = (server.address() as AddressInfo).port;
   if (publicUrl === '') publicUrl = defaultPublicUrl(host, port);
   publicUrl = publicUrl.replace(/\/+$/, '');
+  options.onListening?.(publicUrl);
 
   let closing: Promise<void> | undefined;
   const close = (closeOptions: CloseRegistryOptions = {}): Promise<void> => {
@@ -195,12 +210,6 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     return closing;
   };
 
-  const seedDir =
-    options.seedDir === undefined
-      ? existsSync(DEFAULT_SEED_DIR)
-        ? DEFAULT_SEED_DIR
-        : false
-      : options.seedDir;
   let seed: SeedReport = { published: [], unchanged: [], problems: [] };
   if (seedDir !== false) {
     try {
@@ -208,6 +217,8 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     } catch (error) {
       await close();
       throw error;
+    } finally {
+      seeding = false;
     }
     if (seed.published.length > 0) log(`seeded ${seed.published.join(', ')}`);
     for (const problem of seed.problems)

@@ -13,11 +13,33 @@ import { encodeCursor, parseSearchParams } from './search-params.ts';
 
 const MAX_ACTION_BODY_BYTES = 16 * 1024;
 
+/** How long a client is told to wait while seed packs are published (a few seconds in all). */
+export const SEEDING_RETRY_AFTER_SECONDS = 2;
+const SEEDING_HEADERS = { 'retry-after': String(SEEDING_RETRY_AFTER_SECONDS) };
+
+/** An empty or missing answer from a registry still seeding is not the truth: say so. */
+function sendSeeding(response: ServerResponse): void {
+  sendError(
+    response,
+    503,
+    {
+      code: 'E_REGISTRY_SEEDING',
+      message:
+        'The registry is still publishing its seed packs, so this answer would be incomplete.',
+      hint: `Retry in ${SEEDING_RETRY_AFTER_SECONDS} s; /health answers 200 once it is ready.`,
+    },
+    SEEDING_HEADERS,
+  );
+}
+
 export async function handleHealth(
   context: RegistryContext,
   response: ServerResponse,
 ): Promise<void> {
   const counts = await context.store.countPacks();
+  // Not ready while seeding: a load balancer or a test waiting for the gallery waits on.
+  if (context.isSeeding())
+    return sendJson(response, 503, { status: 'seeding', ...counts }, SEEDING_HEADERS);
   sendJson(response, 200, { status: 'ok', ...counts });
 }
 
@@ -35,6 +57,7 @@ export async function handleSearch(
     return;
   }
   const { query } = parsed;
+  if (context.isSeeding()) return sendSeeding(response);
   const page = await context.store.search(query);
   sendJson(response, 200, {
     packs: page.packs,
@@ -79,12 +102,14 @@ export async function handlePackRoute(
   if (route.kind === 'pack') {
     if (!reading) return sendMethodNotAllowed(response, 'GET, HEAD');
     const pack = await context.store.getPack(route.name);
+    if (pack === undefined && context.isSeeding()) return sendSeeding(response);
     if (pack === undefined) return sendPackNotFound(response, route.name);
     return sendJson(response, 200, toPackDoc(context, pack));
   }
   if (route.kind === 'version') {
     if (!reading) return sendMethodNotAllowed(response, 'GET, HEAD');
     const stored = await context.store.getVersion(route.name, route.version);
+    if (stored === undefined && context.isSeeding()) return sendSeeding(response);
     if (stored === undefined)
       return sendVersionNotFound(context, response, route.name, route.version);
     return sendJson(response, 200, toVersionDoc(context, stored));

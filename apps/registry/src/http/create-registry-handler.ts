@@ -58,6 +58,8 @@ export interface RegistryHandlerOptions {
    * drains, new requests get 503 with `Retry-After`, and publishes it aborts give up cleanly.
    */
   drain?: RequestDrain;
+  /** True while seed packs are still being published (`startRegistry`); default never. */
+  isSeeding?: () => boolean;
 }
 
 export type RegistryRequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -84,6 +86,7 @@ export function createRegistryHandler(options: RegistryHandlerOptions): Registry
     publishLimiter: rateLimits === undefined ? undefined : createRateLimiter(rateLimits.publish),
     trustProxy: options.trustProxy === true,
     log,
+    isSeeding: options.isSeeding ?? (() => false),
     ...(options.drain === undefined ? {} : { signal: options.drain.signal }),
   };
   const { drain } = options;

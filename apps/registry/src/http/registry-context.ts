@@ -18,6 +18,11 @@ export interface RegistryContext {
   publishLimiter: RateLimiter | undefined;
   trustProxy: boolean;
   log(message: string): void;
+  /**
+   * True while the registry publishes its seed packs on start: searches and lookups would
+   * answer from a partial gallery, so they say so instead.
+   */
+  isSeeding(): boolean;
   /** Aborted when a closing registry stops waiting for requests in flight. */
   signal?: AbortSignal;
 }

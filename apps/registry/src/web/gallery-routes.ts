@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isValidPackName } from '@toolpack/packs';
-import { takeSearchToken } from '../http/api-routes.ts';
+import { SEEDING_RETRY_AFTER_SECONDS, takeSearchToken } from '../http/api-routes.ts';
 import { sendText } from '../http/http-io.ts';
 import type { RegistryContext } from '../http/registry-context.ts';
 import { encodeCursor, parseSearchParams } from '../http/search-params.ts';
@@ -69,13 +69,22 @@ export async function handleSearchPage(
     return sendText(response, 400, 'text/html; charset=utf-8', page, PAGE_HEADERS);
   }
   const result = await context.store.search(parsed.query);
+  // While seeding, the page shows what is published so far and says that more is coming;
+  // the status tells scripts the same.
+  const seeding = context.isSeeding();
   const page = renderSearchPage({
     q,
     tags,
     packs: result.packs,
     topTags,
     nextCursor: result.hasMore ? encodeCursor(parsed.query.offset + parsed.query.limit) : null,
+    seeding,
   });
+  if (seeding)
+    return sendText(response, 503, 'text/html; charset=utf-8', page, {
+      ...PAGE_HEADERS,
+      'retry-after': String(SEEDING_RETRY_AFTER_SECONDS),
+    });
   sendText(response, 200, 'text/html; charset=utf-8', page, PAGE_HEADERS);
 }
 

@@ -57,6 +57,8 @@ export interface SearchPageInput {
   nextCursor: string | null;
   /** A problem with the query (a bad cursor), shown instead of results. */
   problem?: string;
+  /** The registry is still publishing its seed packs: the results may be incomplete. */
+  seeding?: boolean;
 }
 
 export function renderSearchPage(input: SearchPageInput): string {
@@ -106,10 +108,13 @@ ${chips.map((chip) => {
 <section aria-labelledby="results-heading">
 <h2 id="results-heading">${heading}</h2>
 ${input.problem === undefined ? '' : markup`<p class="banner warning" role="alert">${input.problem}</p>`}
+${input.seeding === true ? markup`<p class="banner warning" role="status">The gallery is still loading its packs, so this list may be incomplete. Reload in a few seconds.</p>` : ''}
 ${
-  input.packs.length === 0
-    ? markup`<p>No pack matches. Try fewer words${input.tags.length > 0 ? markup` or <a href="${link([])}">remove the tags</a>` : ''}.</p>`
-    : markup`<ol class="results">
+  input.packs.length === 0 && input.seeding === true
+    ? ''
+    : input.packs.length === 0
+      ? markup`<p>No pack matches. Try fewer words${input.tags.length > 0 ? markup` or <a href="${link([])}">remove the tags</a>` : ''}.</p>`
+      : markup`<ol class="results">
 ${input.packs.map(
   (pack) => markup`<li class="card">
 <h3><a href="/packs/${pack.name}">${pack.name}</a><span class="version">${pack.version}</span></h3>
