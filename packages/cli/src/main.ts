@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
+import { findCliPackage } from './find-cli-package.ts';
 import { createPainter, type CliIo } from './io.ts';
 import { routeCommandOutput } from './route-command-output.ts';
 
@@ -58,7 +58,7 @@ export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<n
   };
   const program = new Command('mcp')
     .description('Turn folders of scripts, modules and workflows into MCP tools.')
-    .version(await readVersion(), '-v, --version')
+    .version((await findCliPackage()).version, '-v, --version')
     .option('-C, --dir <dir>', 'run as if mcp was started in <dir>')
     .showSuggestionAfterError()
     .addHelpText(
@@ -98,11 +98,4 @@ export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<n
     io.stderr.write(`${paint('red', 'error')} ${(error as Error)?.stack ?? String(error)}\n`);
     return EXIT_FAILURE;
   }
-}
-
-async function readVersion(): Promise<string> {
-  const manifest = JSON.parse(
-    await readFile(new URL('../package.json', import.meta.url), 'utf8'),
-  ) as { version: string };
-  return manifest.version;
 }

@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { ToolpackError, isToolpackError } from '@toolpack/core';
 import { EXIT_OK, EXIT_USAGE } from '../exit-codes.ts';
+import { findCliPackage } from '../find-cli-package.ts';
 import { createPainter, type CliIo } from '../io.ts';
 
 export const CONFIG_CLIENTS = ['claude', 'vscode', 'cursor'] as const;
@@ -105,10 +105,11 @@ export function resolveServerLaunch(options: {
   projectDir: string;
   version: string;
   npx?: boolean;
-  binPath?: string;
+  /** This package's `mcp` bin (findCliPackage). */
+  binPath: string;
   nodePath?: string;
 }): ServerLaunch {
-  const binPath = options.binPath ?? fileURLToPath(new URL('../../bin/mcp.js', import.meta.url));
+  const { binPath } = options;
   const serveArgs = ['-C', options.projectDir, 'serve'];
   const fromNpxCache = /[\\/]_npx[\\/]/.test(binPath);
   if (options.npx === true || fromNpxCache || !existsSync(binPath)) {
@@ -211,13 +212,6 @@ export async function mergeServerEntry(
   return existing === undefined ? 'added' : 'updated';
 }
 
-async function readCliVersion(): Promise<string> {
-  const manifest = JSON.parse(
-    await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
-  ) as { version: string };
-  return manifest.version;
-}
-
 export function createConfigCommand(io: CliIo, done: (code: number) => void): Command {
   const command = new Command('config')
     .description(
@@ -245,9 +239,11 @@ Exit codes: 0 printed or written, 2 an unknown client or a config file that is n
   );
   command.action(async (client: ConfigClient, flags: ConfigFlags) => {
     const projectDir = path.resolve(io.cwd);
+    const cli = await findCliPackage();
     const launch = resolveServerLaunch({
       projectDir,
-      version: await readCliVersion(),
+      version: cli.version,
+      binPath: cli.binPath,
       ...(flags.npx ? { npx: true } : {}),
     });
     const target = findClientConfig(client, {
