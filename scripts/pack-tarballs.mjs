@@ -146,7 +146,8 @@ const tarballs = packages.map((pkg) => {
         'npm cannot install that. Pack with pnpm (it resolves workspace ranges), not npm.',
     );
   }
-  return { name: pkg.name, version: manifest.version, file };
+  const files = report.files.map((entry) => entry.path).sort();
+  return { name: pkg.name, version: manifest.version, file, files };
 });
 
 const cliTarballs = closureOf('@toolpack/cli', packages).map(
@@ -160,9 +161,8 @@ const installCliLine = `npm install -g ${cliTarballs.map(quoteForShell).join(' '
 const overrides = Object.fromEntries(tarballs.map((tarball) => [tarball.name, `$${tarball.name}`]));
 
 if (flags.json) {
-  process.stdout.write(
-    `${JSON.stringify({ outDir, tarballs, cliTarballs, installLine, installCliLine, overrides }, null, 2)}\n`,
-  );
+  const result = { outDir, tarballs, cliTarballs, installLine, installCliLine, overrides };
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } else {
   process.stdout.write(
     `Packed ${tarballs.length} packages into ${outDir}:\n` +

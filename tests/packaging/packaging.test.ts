@@ -1,10 +1,11 @@
 // Every package usable on its own (DESIGN.md "Packages"): each one is packed as it would be
-// published, the tarballs are installed with npm into a project outside the workspace, and
-// that project uses them from plain Node — examples/embed included, spoken to over MCP.
+// published, by `pnpm pack-tarballs` (the way the READMEs give), the tarballs are installed
+// with npm into a project outside the workspace, and that project uses them from plain Node:
+// examples/embed spoken to over MCP, and the installed `mcp` running the CLI's e2e suites.
 //
 // The packages are packed from their built dist/. CI's `pnpm check` builds before
 // `pnpm test`; elsewhere ensureBuilt() builds whatever is missing or older than its sources.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,8 +35,21 @@ const EMBED_PACKAGES = [
   '@toolpack/server',
 ];
 
+const packScriptFile = path.join(repoRoot, 'scripts', 'pack-tarballs.mjs');
+
+/** What `pnpm pack-tarballs --json` prints. */
+interface PackScriptOutput {
+  outDir: string;
+  tarballs: { name: string; version: string; file: string; files: string[] }[];
+  cliTarballs: string[];
+  installLine: string;
+  installCliLine: string;
+  overrides: Record<string, string>;
+}
+
 let work = '';
 let project = '';
+let packScript: PackScriptOutput;
 let buildFailures = new Map<string, string>();
 const packed = new Map<string, PackedPackage>();
 
@@ -69,9 +83,25 @@ beforeAll(() => {
   work = mkdtempSync(path.join(os.tmpdir(), 'toolpack-packaging-'));
   const tarballs = path.join(work, 'tarballs');
   mkdirSync(tarballs);
-  // A package that does not build fails its own tests; the others are still checked.
+  packScript = JSON.parse(
+    runCommand({
+      command: process.execPath,
+      args: [packScriptFile, '--no-build', '--json', '--out', tarballs],
+      cwd: repoRoot,
+      timeoutMs: 120_000,
+    }),
+  ) as PackScriptOutput;
   for (const pkg of WORKSPACE_PACKAGES) {
-    if (!buildFailures.has(pkg.name)) packed.set(pkg.name, packPackage(pkg, tarballs));
+    // A package that does not build fails its own tests; the others are still checked.
+    if (buildFailures.has(pkg.name)) continue;
+    const fromScript = packScript.tarballs.find((tarball) => tarball.name === pkg.name);
+    // The script packs what users install; private apps (the registry) are packed here alone.
+    packed.set(
+      pkg.name,
+      fromScript === undefined
+        ? packPackage(pkg, tarballs)
+        : { pkg, tarball: fromScript.file, files: fromScript.files },
+    );
   }
 
   project = path.join(work, 'project');
@@ -80,11 +110,11 @@ beforeAll(() => {
     filter: (source) => !/[\\/](node_modules|\.toolpack)$/.test(source),
   });
   cpSync(path.join(fixtures, 'consumer'), project, { recursive: true });
-  // Every tarball is a dependency, and the overrides (`$name`: that dependency's own spec)
-  // make the packages' `^0.1.0` ranges on each other resolve to the tarballs too, so npm never
-  // asks the registry about names that are not published (a mirror that refuses them
-  // instead of answering 404 made npm retry each for a minute and the install time out).
-  // Third-party dependencies come from the npm registry.
+  // Every tarball is a dependency, and the overrides (`$name`: that dependency's own spec,
+  // as the script prints them) make the packages' `^0.1.0` ranges on each other resolve to
+  // the tarballs too, so npm never asks the registry about names that are not published (a
+  // mirror that refuses them instead of answering 404 made npm retry each for a minute and
+  // the install time out). Third-party dependencies come from the npm registry.
   const dependencies = Object.fromEntries(
     [...packed].map(([name, entry]) => [name, `file:${entry.tarball}`]),
   );
@@ -95,7 +125,10 @@ beforeAll(() => {
       private: true,
       type: 'module',
       dependencies,
-      overrides: Object.fromEntries(Object.keys(dependencies).map((name) => [name, `$${name}`])),
+      overrides: {
+        ...packScript.overrides,
+        ...Object.fromEntries(Object.keys(dependencies).map((name) => [name, `$${name}`])),
+      },
     }),
   );
   runCommand({
@@ -108,6 +141,32 @@ beforeAll(() => {
 
 afterAll(() => {
   if (work !== '') rmSync(work, { recursive: true, force: true });
+});
+
+describe('pnpm pack-tarballs', () => {
+  it('packs every public package and prints the npm lines that install them', () => {
+    const publicNames = WORKSPACE_PACKAGES.filter(
+      (pkg) =>
+        readJson<{ private?: boolean }>(path.join(repoRoot, pkg.dir, 'package.json')).private !==
+        true,
+    ).map((pkg) => pkg.name);
+    const names = packScript.tarballs.map((tarball) => tarball.name);
+    expect([...names].sort()).toEqual([...publicNames].sort());
+    for (const { name, version, file } of packScript.tarballs) {
+      expect(path.dirname(file)).toBe(packScript.outDir);
+      expect(path.basename(file)).toBe(`${name.replace('@', '').replace('/', '-')}-${version}.tgz`);
+    }
+    const files = packScript.tarballs.map((tarball) => tarball.file);
+    expect(packScript.installLine).toBe(`npm install ${files.join(' ')}`);
+    // The CLI needs every other public package; each comes before what depends on it.
+    expect(packScript.cliTarballs).toEqual(files);
+    expect(packScript.installCliLine).toBe(`npm install -g ${files.join(' ')}`);
+    expect(names.indexOf('@toolpack/core')).toBeLessThan(names.indexOf('@toolpack/server'));
+    expect(names.at(-1)).toBe('@toolpack/cli');
+    expect(packScript.overrides).toEqual(
+      Object.fromEntries(names.map((name) => [name, `$${name}`])),
+    );
+  });
 });
 
 describe('published tarballs', () => {
@@ -325,4 +384,61 @@ describe('examples/embed', () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
   }, 60_000);
+});
+
+describe('the CLI installed from its tarball', () => {
+  const installedBin = () => {
+    const dir = installedDir('@toolpack/cli');
+    const { bin } = readJson<PublishedManifest>(path.join(dir, 'package.json'));
+    return path.join(dir, bin?.mcp ?? 'missing-bin');
+  };
+
+  it('mcp --version and mcp config claude run from the bundle, outside the workspace', () => {
+    packedOf('@toolpack/cli');
+    const home = path.join(work, 'home');
+    mkdirSync(home);
+    const env = createPlainEnv({ HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') });
+    const run = (args: string[]) =>
+      execFileSync(process.execPath, [installedBin(), ...args], {
+        cwd: project,
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    expect(run(['--version']).trim()).toBe('0.1.0');
+    const printed = JSON.parse(run(['config', 'claude'])) as {
+      mcpServers: Record<string, { command: string; args: string[] }>;
+    };
+    expect(Object.values(printed.mcpServers)).toEqual([
+      { command: process.execPath, args: [installedBin(), '-C', project, 'serve'] },
+    ]);
+  }, 60_000);
+
+  // The same suites the sources pass, with every `mcp` they start being the installed bin
+  // (run-mcp.ts reads TOOLPACK_E2E_MCP_BIN). Left out to keep CI's time: new.e2e (the
+  // slowest; scaffolding is file writing that `mcp check`/`list` here already cover).
+  const SUITES = [
+    'packages/cli/src/cli.e2e.test.ts',
+    'packages/cli/src/commands/config.e2e.test.ts',
+    'packages/cli/src/commands/call.e2e.test.ts',
+    'packages/cli/src/commands/inspect-doctor.e2e.test.ts',
+    'packages/cli/src/commands/test.e2e.test.ts',
+    'packages/cli/src/commands/pack/pack-commands.e2e.test.ts',
+  ];
+
+  it('passes the CLI end-to-end suites run against the installed bin', () => {
+    packedOf('@toolpack/cli');
+    const vitest = path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
+    // Its own reporter, so the nested run never writes over this run's .vitest/results.json.
+    const result = spawnSync(process.execPath, [vitest, 'run', ...SUITES, '--reporter=dot'], {
+      cwd: repoRoot,
+      env: createPlainEnv({ TOOLPACK_E2E_MCP_BIN: installedBin() }),
+      encoding: 'utf8',
+      timeout: 280_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const output = `${result.stdout}\n${result.stderr}`;
+    expect(result.status, output.slice(-8000)).toBe(0);
+    expect(output).toMatch(new RegExp(`Test Files\\s+\\S*${SUITES.length} passed`));
+  }, 300_000);
 });
