@@ -1,6 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runMcp } from '../../packages/cli/src/testing/run-mcp.ts';
+import { startRegistry } from '../../apps/registry/src/start-registry.ts';
+import { runMcp, startMcp } from '../../packages/cli/src/testing/run-mcp.ts';
 import { repo } from './system-helpers.ts';
 
 const scripts = path.join(repo, 'examples', 'scripts');
@@ -30,5 +33,46 @@ describe('the word_count example', () => {
 
   it('counts only the unit asked for', () => {
     expect(countWords(['--args', '{"text": "one two", "unit": "words"}'])).toEqual({ words: 2 });
+  });
+});
+
+/** Ports and hashes differ from run to run; what the example shows must not. */
+function normalizeLock(text: string): string {
+  return text
+    .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
+    .replace(/sha512\/[0-9a-f]{128}/g, 'sha512/HEX')
+    .replace(/sha512-[A-Za-z0-9+/]{86}==/g, 'sha512-BASE64');
+}
+
+describe("the packs README's toolpack.lock example", () => {
+  it('is what `mcp pack add jira` writes from an HTTP registry', async () => {
+    const readme = readFileSync(path.join(repo, 'packages', 'packs', 'README.md'), 'utf8');
+    const example = /\*\*`toolpack\.lock`\*\*[^`]*```json\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example, 'the README shows a toolpack.lock').toBeDefined();
+    const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-readme-lock-'));
+    const registry = await startRegistry({
+      port: 0,
+      dataDir: path.join(temp, 'registry'),
+      rateLimits: false,
+      sweep: false,
+    });
+    try {
+      const project = path.join(temp, 'project');
+      // Not runMcp: its spawnSync would block the registry that must answer this process.
+      const run = await startMcp(
+        ['-C', project, 'pack', 'add', 'jira', '--registry', registry.url],
+        {
+          cwd: temp,
+          env: { ...process.env, TOOLPACK_CACHE_DIR: path.join(temp, 'cache') },
+        },
+      );
+      expect(run.stderr).not.toMatch(/error/i);
+      expect(run.code).toBe(0);
+      const written = readFileSync(path.join(project, 'toolpack.lock'), 'utf8');
+      expect(normalizeLock(example ?? '')).toBe(normalizeLock(written));
+    } finally {
+      await registry.close();
+      rmSync(temp, { recursive: true, force: true });
+    }
   });
 });
