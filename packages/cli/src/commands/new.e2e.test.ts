@@ -184,6 +184,20 @@ describe('mcp new tool', () => {
     },
   );
 
+  it('says how to get @toolpack/core for a module with none near it: packed tarballs, not the registry', async () => {
+    const dir = await mkdtemp(path.join(temp, 'bare-module-'));
+    const { code, stdout, stderr } = await mcp(
+      ['new', 'tool', 'bare_tool', '--kind', 'module', '--lang', 'js'],
+      dir,
+    );
+    expect(code).toBe(0);
+    const output = `${stdout}${stderr}`;
+    expect(output).toContain('@toolpack/core is not on the npm registry yet');
+    expect(output).toContain('run `pnpm pack-tarballs` in a Toolpack clone');
+    expect(output).toContain('npm install zod <clone>/dist-tarballs/toolpack-core-<version>.tgz');
+    expect(output).not.toContain('npm install @toolpack/core');
+  });
+
   it('goes into --dir, creating it, and prints --json', async () => {
     const { code, stdout } = await mcp(
       [

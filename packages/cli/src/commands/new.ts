@@ -101,7 +101,8 @@ function describeNeeds(plan: ToolPlan, env: NodeJS.ProcessEnv): string[] {
       notes.push(`Running it needs ${need}, which is not on PATH.`);
     } else if (need === 'toolpack-core' && !hasPackagesNear(path.dirname(plan.source.path))) {
       notes.push(
-        'The module imports @toolpack/core and zod: install them next to it (npm install @toolpack/core zod).',
+        'The module imports @toolpack/core and zod, not installed next to it. @toolpack/core is not on the npm registry yet: ' +
+          'run `pnpm pack-tarballs` in a Toolpack clone, then here `npm install zod <clone>/dist-tarballs/toolpack-core-<version>.tgz`.',
       );
     } else if (need === 'basic-interpreter') {
       notes.push(
