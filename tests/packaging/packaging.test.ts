@@ -167,6 +167,38 @@ describe('pnpm pack-tarballs', () => {
       Object.fromEntries(names.map((name) => [name, `$${name}`])),
     );
   });
+
+  it('each package README installs its tarball and those of the packages it needs, as packed', () => {
+    const byName = new Map(WORKSPACE_PACKAGES.map((pkg) => [pkg.name, pkg]));
+    const readManifest = (name: string) =>
+      readJson<{ dependencies?: Record<string, string> }>(
+        path.join(repoRoot, byName.get(name)?.dir ?? '', 'package.json'),
+      );
+    const closureOf = (name: string, seen = new Set<string>()): Set<string> => {
+      seen.add(name);
+      for (const dependency of Object.keys(readManifest(name).dependencies ?? {})) {
+        if (byName.has(dependency) && !seen.has(dependency)) closureOf(dependency, seen);
+      }
+      return seen;
+    };
+    const shortName = (name: string) => name.split('/')[1];
+    for (const { name } of packScript.tarballs) {
+      const readme = readFileSync(
+        path.join(repoRoot, byName.get(name)?.dir ?? '', 'README.md'),
+        'utf8',
+      );
+      const install = readme.match(/^```sh\n(cd \S+ && pnpm pack-tarballs[\s\S]*?)^```$/m)?.[1];
+      expect(install, `${name}: README has no pnpm pack-tarballs block`).toBeDefined();
+      expect(readme).not.toMatch(/npm (install|i) (-g |--global )?@toolpack\//);
+      const named = [
+        ...(install ?? '').matchAll(/dist-tarballs\/toolpack-(?:([a-z]+)-)?\*\.tgz/g),
+      ].map((match) => match[1] ?? '*');
+      // `toolpack-*` (every tarball) covers any closure; otherwise exactly the closure.
+      if (!named.includes('*')) {
+        expect(new Set(named), name).toEqual(new Set([...closureOf(name)].map(shortName)));
+      }
+    }
+  });
 });
 
 describe('published tarballs', () => {
