@@ -32,11 +32,11 @@ export async function readProjectConfig(dir: string): Promise<ProjectConfig | un
     const first = errors[0];
     throw new ToolpackError(
       'E_MANIFEST',
-      `${PROJECT_FILE} has ${errors.length === 1 ? 'a problem' : `${errors.length} problems`}:\n${errors.map((d) => `  ${formatDiagnostic(d)}`).join('\n')}`,
+      `${PROJECT_FILE} has ${errors.length === 1 ? 'a problem' : `${errors.length} problems`}:\n${errors.map(({ hint: _hint, ...d }) => `  ${formatDiagnostic(d)}`).join('\n')}`,
       {
         hint:
           first?.hint ??
-          'Each source is one of `tools: DIR`, `scripts: DIR`, `module: PATH` or `workflows: DIR`.',
+          `Fix the lines above; \`mcp check\` lists every problem of ${PROJECT_FILE}.`,
       },
     );
   }
@@ -54,4 +54,14 @@ export async function readProjectConfig(dir: string): Promise<ProjectConfig | un
   if (manifest.strict !== undefined) config.strict = manifest.strict;
   if (manifest.interpreters !== undefined) config.interpreters = manifest.interpreters;
   return config;
+}
+
+/**
+ * The errors of `toolpack.yaml` in `dir` as diagnostics, each with its line (empty when the
+ * file is fine or absent): `mcp check` reports them one by one and exits 1 instead of
+ * stopping at the first, as the other commands do.
+ */
+export async function readProjectProblems(dir: string): Promise<Diagnostic[]> {
+  const read = await readManifest(dir);
+  return read.diagnostics.filter((d) => d.severity === 'error');
 }

@@ -18,6 +18,7 @@ import {
   type SourceFlagValues,
 } from '../source-flags.ts';
 import { collect, parseTimeout } from '../option-parsers.ts';
+import { describeUnknownTool } from '../suggest-tool-names.ts';
 
 interface CallFlags extends SourceFlagValues {
   args?: string;
@@ -77,7 +78,12 @@ Exit codes: 0 the tool succeeded, 1 the result is an error (isError), 2 bad flag
         );
       }
     }
-    const args = tool === undefined ? {} : readArguments(tool, flags);
+    if (tool === undefined) {
+      throw new ToolpackError('E_UNKNOWN_TOOL', `No tool is named ${name}.`, {
+        hint: describeUnknownTool(tools, name),
+      });
+    }
+    const args = readArguments(tool, flags);
 
     const abort = new AbortController();
     const onInterrupt = () => abort.abort();

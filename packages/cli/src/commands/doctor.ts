@@ -5,7 +5,10 @@ import { Command } from 'commander';
 import { describeContainment } from '@toolpack/runners';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.ts';
 import { createPainter, type CliIo } from '../io.ts';
-import { readProjectConfig } from '../project-config.ts';
+import { discoverTools } from '@toolpack/discovery';
+import { findUnrunnableTools, groupUnrunnableTools } from '../find-unrunnable-tools.ts';
+import { PROJECT_FILE, readProjectConfig } from '../project-config.ts';
+import { resolveSources, type ResolvedSources } from '../source-flags.ts';
 import { checkPwsh } from './doctor/check-pwsh.ts';
 
 type Status = 'ok' | 'warn' | 'fail';
@@ -109,6 +112,45 @@ async function commandExists(command: string, io: CliIo): Promise<boolean> {
   return false;
 }
 
+/**
+ * One line per thing this machine lacks that a tool of the project (./toolpack.yaml) needs:
+ * pwsh, an interpreter, a pack's required env variable; each names its tools.
+ */
+async function checkProjectTools(io: CliIo): Promise<Check[]> {
+  let resolved: ResolvedSources;
+  try {
+    resolved = await resolveSources([], {}, io);
+  } catch (error) {
+    return [
+      {
+        name: 'tools',
+        status: 'warn',
+        detail: `${PROJECT_FILE} cannot be read, so its tools were not checked`,
+        hint: `mcp check shows every problem of ${PROJECT_FILE} with its line (${(error as Error).message.split('\n')[0]})`,
+      },
+    ];
+  }
+  if (resolved.origin !== 'project') return [];
+  const tools = (await discoverTools(resolved.options)).tools.filter(
+    (tool) => tool.source.kind !== 'builtin',
+  );
+  const unrunnable = findUnrunnableTools({
+    tools,
+    env: io.env,
+    cwd: io.cwd,
+    packs: resolved.packs,
+    ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
+  });
+  if (unrunnable.length === 0)
+    return [{ name: 'tools', status: 'ok', detail: `all ${tools.length} tools can run here` }];
+  return groupUnrunnableTools(unrunnable).map((group) => ({
+    name: 'tools',
+    status: 'warn',
+    detail: `${group.tools.length} cannot run (${group.reason}): ${group.tools.join(', ')}`,
+    hint: group.fix,
+  }));
+}
+
 /** How tool and pack children are contained here (TOOLPACK_CONTAINMENT, docs/containment.md). */
 function checkContainment(env: NodeJS.ProcessEnv): Check {
   const { mode, reason, usable } = describeContainment(env);
@@ -196,7 +238,7 @@ async function checkRegistry(io: CliIo): Promise<Check> {
 export function createDoctorCommand(io: CliIo, done: (code: number) => void): Command {
   return new Command('doctor')
     .description(
-      'Check what running tools needs here: Node, pwsh, Python, bash, configured interpreters, the cache, the registry',
+      'Check what running tools needs here: Node, pwsh, Python, bash, configured interpreters, which project tools cannot run here, the cache, the registry',
     )
     .option('--json', 'print {"checks": [{ name, status, detail, hint? }]}')
     .addHelpText(
@@ -217,6 +259,7 @@ Exit codes: 0 nothing failed (warnings allowed), 1 a check failed.`,
           checkCommand('bash', ['--version'], '.sh tools', io.env),
         ])),
         ...(await checkInterpreters(io)),
+        ...(await checkProjectTools(io)),
         checkContainment(io.env),
         await checkCache(io),
         await checkRegistry(io),

@@ -64,15 +64,23 @@ describe('mcp doctor', () => {
     const { checks } = JSON.parse(stdout) as {
       checks: { name: string; status: string; detail: string; hint?: string }[];
     };
-    expect(checks.map((c) => c.name)).toEqual([
+    expect([...new Set(checks.map((c) => c.name))]).toEqual([
       'node',
       'pwsh',
       'python3',
       'bash',
+      'tools',
       'containment',
       'cache',
       'registry',
     ]);
+    // examples/ configures no .bas interpreter: the doctor names the tool that cannot run.
+    expect(checks.filter((c) => c.name === 'tools')).toContainEqual({
+      name: 'tools',
+      status: 'warn',
+      detail: '1 cannot run (no interpreter is configured for .bas files): book_meeting',
+      hint: expect.stringContaining('interpreters: { ".bas"'),
+    });
     // How tool children are contained here: namespaces where Linux allows them, else a fallback.
     expect(checks.find((c) => c.name === 'containment')).toMatchObject({
       status: expect.stringMatching(/^(ok|warn)$/),

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { ToolpackError, formatDiagnostic, type JsonSchema } from '@toolpack/core';
-import { discoverTools, findTools, type SourceSpec } from '@toolpack/discovery';
+import { discoverTools, type SourceSpec } from '@toolpack/discovery';
 import { EXIT_OK } from '../exit-codes.ts';
 import { createPainter, type CliIo } from '../io.ts';
 import { renderTable } from '../render-table.ts';
@@ -10,6 +10,7 @@ import {
   resolveSources,
   type SourceFlagValues,
 } from '../source-flags.ts';
+import { describeUnknownTool } from '../suggest-tool-names.ts';
 import { toDiagnosticView, toToolView } from '../tool-view.ts';
 
 const CONSTRAINT_KEYS = [
@@ -67,12 +68,8 @@ Exit codes: 0 shown, 2 unknown tool or bad flags.`,
     });
     const tool = tools.find((t) => t.name === name);
     if (tool === undefined) {
-      const suggestions = findTools(tools, name, 3).map((m) => m.name);
       throw new ToolpackError('E_UNKNOWN_TOOL', `No tool is named ${name}.`, {
-        hint:
-          suggestions.length > 0
-            ? `Did you mean ${suggestions.join(', ')}?`
-            : 'mcp list shows every tool.',
+        hint: describeUnknownTool(tools, name),
       });
     }
     const view = toToolView(tool, io.cwd);

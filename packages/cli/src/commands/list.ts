@@ -8,29 +8,53 @@ import {
   addSourceFlags,
   describeNoSources,
   resolveSources,
+  type ResolvedSources,
   type SourceFlagValues,
 } from '../source-flags.ts';
-import { toDiagnosticView, toToolView } from '../tool-view.ts';
+import { displayPath, toDiagnosticView, toToolView } from '../tool-view.ts';
+import {
+  findUnrunnableTools,
+  renderUnrunnableTools,
+  type UnrunnableTool,
+} from '../find-unrunnable-tools.ts';
 
 export interface ListReport {
   tools: ReturnType<typeof toToolView>[];
   diagnostics: Diagnostic[];
 }
 
+export interface SourcesReport {
+  /** What `list --json` prints: the same on every machine the project is checked out on. */
+  report: ListReport;
+  /** Tools this machine cannot run (pwsh missing, no interpreter, a pack's env unset). */
+  unrunnable: UnrunnableTool[];
+  resolved: ResolvedSources;
+}
+
 /** Discovery as `list` and `check` present it: paths relative to the project. */
-export async function collectListReport(
+export async function collectSourcesReport(
   sources: SourceSpec[],
   flags: SourceFlagValues,
   io: CliIo,
-): Promise<ListReport> {
+): Promise<SourcesReport> {
   const resolved = await resolveSources(sources, flags, io);
-  if (resolved.origin === 'none') io.stderr.write(describeNoSources());
   const result = await discoverTools(resolved.options);
+  const unrunnable = findUnrunnableTools({
+    tools: result.tools,
+    env: io.env,
+    cwd: io.cwd,
+    packs: resolved.packs,
+    ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
+  }).map((entry) => ({ ...entry, path: displayPath(entry.path, io.cwd) }));
   return {
-    tools: result.tools.map((tool) => toToolView(tool, io.cwd)),
-    diagnostics: [...resolved.diagnostics, ...result.diagnostics].map((d) =>
-      toDiagnosticView(d, io.cwd),
-    ),
+    resolved,
+    unrunnable,
+    report: {
+      tools: result.tools.map((tool) => toToolView(tool, io.cwd)),
+      diagnostics: [...resolved.diagnostics, ...result.diagnostics].map((d) =>
+        toDiagnosticView(d, io.cwd),
+      ),
+    },
   };
 }
 
@@ -48,14 +72,22 @@ Examples:
   mcp list --script-root ./scripts --module ./Widgets/Widgets.psd1 --include 'Get-*'
   mcp list --tools-dir '.bot/workflows/*/tools' --json
 
+Tools this machine cannot run (pwsh missing, no interpreter for .bas, a pack's required
+env variable unset) are named after the table, with the fix; --json leaves them out, so
+the listing is the same on every machine (mcp check --json has them as cannotRunHere).
+
 Exit codes: 0 the sources were read (problems or not), 2 bad flags or a missing source.`,
   );
   command.action(async (flags: SourceFlagValues & { json?: boolean }) => {
-    const report = await collectListReport(sources, flags, io);
+    const { report, resolved, unrunnable } = await collectSourcesReport(sources, flags, io);
+    if (resolved.origin === 'none') io.stderr.write(describeNoSources());
     if (flags.json) {
       io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
       io.stdout.write(renderListReport(report, io));
+      const paint = createPainter(io.stdout, io.env);
+      const lines = renderUnrunnableTools(unrunnable, { total: report.tools.length, paint });
+      if (lines.length > 0) io.stdout.write(`\n${lines.join('\n')}\n`);
     }
     done(EXIT_OK);
   });

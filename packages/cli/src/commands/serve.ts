@@ -23,6 +23,7 @@ import { createPainter, type CliIo } from '../io.ts';
 import { PROJECT_FILE } from '../project-config.ts';
 import { addSourceFlags, resolveSources, type SourceFlagValues } from '../source-flags.ts';
 import { displayPath } from '../tool-view.ts';
+import { findUnrunnableTools, renderUnrunnableTools } from '../find-unrunnable-tools.ts';
 import { collect, parseCount, parseTimeout } from '../option-parsers.ts';
 
 interface ServeFlags extends SourceFlagValues {
@@ -206,6 +207,10 @@ Examples:
 Logs go to stderr; stdout carries only the protocol. The server stops on stdin's end
 (stdio), SIGINT or SIGTERM.
 
+At start, stderr names each tool this machine cannot run (pwsh missing, no interpreter
+for .bas, a pack's required env unset) with the fix; those tools are still listed to
+clients, and a call to one fails saying why.
+
 Exit codes: 0 stopped cleanly, 2 bad flags, a bad policy, a missing source, more tools
 than maxTools, or two tools of one name where a pack is involved (or any two under --strict).`,
   );
@@ -295,6 +300,17 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
         process.off('SIGINT', onSignal);
       });
     });
+
+    // Said once at start: a client would otherwise learn it only from a failed call.
+    const unrunnable = findUnrunnableTools({
+      tools: toolpack.tools,
+      env: io.env,
+      cwd: io.cwd,
+      packs: resolved.packs,
+      ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
+    }).map((entry) => ({ ...entry, path: displayPath(entry.path, io.cwd) }));
+    for (const line of renderUnrunnableTools(unrunnable, { total: toolpack.tools.length }))
+      say(line);
 
     const policy = loaded.policy;
     const summary = `${toolpack.tools.length} ${toolpack.tools.length === 1 ? 'tool' : 'tools'}${

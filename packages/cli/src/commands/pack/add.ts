@@ -11,6 +11,7 @@ import {
   plural,
 } from './shared.ts';
 import { createStagedPackCheck } from './check-staged-packs.ts';
+import { withPackNameSuggestion } from './suggest-pack-name.ts';
 
 export function createAddCommand(io: CliIo, done: (code: number) => void): Command {
   const command = new Command('add')
@@ -40,17 +41,26 @@ Exit codes: 0 added, 1 it could not be added, 2 bad input.`,
     const progress = createDownloadProgress(io);
     let report;
     try {
-      report = await addPack({
-        projectDir: io.cwd,
-        name,
-        ...(range === undefined ? {} : { range }),
-        ...(flags.as === undefined ? {} : { alias: flags.as }),
-        registry,
-        cache: createCommandCache(io),
-        checkTools: createStagedPackCheck(io),
-        onDownload: progress.onDownload,
-        env: io.env,
-      });
+      report = await withPackNameSuggestion(
+        {
+          registry,
+          name,
+          retry: (closest) =>
+            `mcp pack add ${closest}${range === undefined ? '' : `@${range}`}${flags.as === undefined ? '' : ` --as ${flags.as}`}`,
+        },
+        () =>
+          addPack({
+            projectDir: io.cwd,
+            name,
+            ...(range === undefined ? {} : { range }),
+            ...(flags.as === undefined ? {} : { alias: flags.as }),
+            registry,
+            cache: createCommandCache(io),
+            checkTools: createStagedPackCheck(io),
+            onDownload: progress.onDownload,
+            env: io.env,
+          }),
+      );
     } finally {
       progress.stop();
     }

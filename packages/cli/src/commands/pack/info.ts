@@ -9,6 +9,7 @@ import {
 import { EXIT_OK } from '../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../io.ts';
 import { addRegistryOption, openCommandRegistry, plural } from './shared.ts';
+import { withPackNameSuggestion } from './suggest-pack-name.ts';
 
 export function createInfoCommand(io: CliIo, done: (code: number) => void): Command {
   const command = new Command('info')
@@ -28,7 +29,10 @@ Exit codes: 0 shown, 1 no such pack or version, 2 bad input.`,
   command.action(async (specifier: string, flags: { json?: boolean; registry?: string }) => {
     const { name, range } = parsePackSpecifier(specifier);
     const registry = await openCommandRegistry(io, flags.registry);
-    const pack = await registry.getPack(name);
+    const pack = await withPackNameSuggestion(
+      { registry, name, retry: (closest) => `mcp pack info ${closest}` },
+      () => registry.getPack(name),
+    );
     // An exact version shows even when yanked; a range shows what `mcp pack add` would install.
     const chosen =
       range === undefined
