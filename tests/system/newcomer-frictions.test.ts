@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +73,63 @@ describe("the packs README's toolpack.lock example", () => {
       expect(normalizeLock(example ?? '')).toBe(normalizeLock(written));
     } finally {
       await registry.close();
+      rmSync(temp, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the test summary', () => {
+  it('lists the skipped tests grouped by the reason their titles give', () => {
+    const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-summary-'));
+    try {
+      const test = (ancestorTitles: string[], title: string, status: string) => ({
+        ancestorTitles,
+        title,
+        fullName: [...ancestorTitles, title].join(' '),
+        status,
+      });
+      const results = path.join(temp, 'results.json');
+      writeFileSync(
+        results,
+        JSON.stringify({
+          numPassedTests: 1,
+          numFailedTests: 0,
+          numPendingTests: 4,
+          numTodoTests: 0,
+          testResults: [
+            {
+              status: 'passed',
+              assertionResults: [
+                test([], 'runs anywhere', 'passed'),
+                test([], 'runs a Python script [needs python3]', 'skipped'),
+                test(['kills trees [needs /proc]'], 'at the timeout', 'pending'),
+                test(['kills trees [needs /proc]'], 'on abort', 'pending'),
+                test([], '[pwsh] runs a module', 'skipped'),
+              ],
+            },
+          ],
+        }),
+      );
+      const run = spawnSync(
+        process.execPath,
+        [path.join(repo, 'scripts', 'print-test-summary.mjs'), results],
+        { cwd: repo, encoding: 'utf8' },
+      );
+      expect(run.stderr).toBe('');
+      const lines = run.stdout.split('\n');
+      expect(lines.slice(0, 9)).toEqual([
+        'skipped tests (4), by reason:',
+        '  needs /proc (2):',
+        '    - kills trees [needs /proc] at the timeout',
+        '    - kills trees [needs /proc] on abort',
+        '  needs python3 (1):',
+        '    - runs a Python script [needs python3]',
+        expect.stringMatching(/^ {2}needs PowerShell \(.+\) \(1\):$/),
+        '    - [pwsh] runs a module',
+        expect.stringMatching(/^PowerShell tests: 0 passed, 0 failed, 1 skipped, on /),
+      ]);
+      expect(lines.at(-2)).toBe('1 passed, 0 failed, 4 skipped');
+    } finally {
       rmSync(temp, { recursive: true, force: true });
     }
   });
