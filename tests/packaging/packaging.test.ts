@@ -6,7 +6,15 @@
 // The packages are packed from their built dist/. CI's `pnpm check` builds before
 // `pnpm test`; elsewhere ensureBuilt() builds whatever is missing or older than its sources.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -442,7 +450,11 @@ describe('the CLI installed from its tarball', () => {
       mcpServers: Record<string, { command: string; args: string[] }>;
     };
     expect(Object.values(printed.mcpServers)).toEqual([
-      { command: process.execPath, args: [installedBin(), '-C', project, 'serve'] },
+      // Real paths: the CLI reports where Node loaded it from (macOS's tmpdir is a symlink).
+      {
+        command: process.execPath,
+        args: [realpathSync(installedBin()), '-C', realpathSync(project), 'serve'],
+      },
     ]);
   }, 60_000);
 
