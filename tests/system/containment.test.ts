@@ -184,7 +184,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-describe.skipIf(!linux)('containment through the real mcp', () => {
+describe.skipIf(!linux)('containment through the real mcp [needs Linux]', () => {
   it('mcp serve --http imports a JS module pack without handing it TOOLPACK_TOKEN', async () => {
     const project = makeProject();
     const server = await startHttpServe(SERVE_ARGS, {

@@ -306,7 +306,7 @@ describe("a JS module tool cannot reach the server's stdout through /proc (issue
   }
 
   it.runIf(namespaces)(
-    'in its own PID namespace it sees no server to write to; unconfined, the same tool forges',
+    'in its own PID namespace it sees no server to write to; unconfined, the same tool forges [needs user namespaces]',
     async () => {
       // The attack works where nothing confines the tool: the server's fd 1 is open to it.
       const unconfined = await attack('off');

@@ -17,7 +17,7 @@ function startMarkedGroup(marker: string) {
   return child;
 }
 
-describe.skipIf(process.platform === 'win32' || !hasProc)('group watchdog', () => {
+describe.skipIf(process.platform === 'win32' || !hasProc)('group watchdog [needs /proc]', () => {
   it('kills registered groups, not unregistered ones, when its stdin ends; INT/TERM/HUP do not stop it', async () => {
     const kept = `kept${process.pid}${Date.now()}`;
     const killed = `killed${process.pid}${Date.now()}`;

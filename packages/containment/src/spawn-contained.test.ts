@@ -41,7 +41,7 @@ async function collect(contained: ContainedProcess, stdin = '') {
 describe
   .skipIf(!posix)
   .each(namespaces ? (['namespace', 'process-group'] as const) : (['process-group'] as const))(
-  'spawnContained in %s mode',
+  'spawnContained in %s mode [needs a POSIX system]',
   (mode) => {
     it('passes stdin, stdout, stderr, the exit code and the working folder through', async () => {
       const contained = spawnContained({
@@ -91,7 +91,7 @@ describe
     });
 
     it.skipIf(!hasProc)(
-      'sweeps a background child of the same group when the child exits',
+      'sweeps a background child of the same group when the child exits [needs /proc]',
       async () => {
         const marker = uniqueMarker('bgsweep');
         const pidFile = path.join(scratch, `${marker}.pid`);
@@ -115,7 +115,7 @@ describe
   },
 );
 
-describe.skipIf(!namespaces || !hasProc)('namespace mode', () => {
+describe.skipIf(!namespaces || !hasProc)('namespace mode [needs user namespaces and /proc]', () => {
   it('runs the child below the init of a namespace whose /proc shows neither this process nor its environment', async () => {
     const secret = uniqueMarker('secret');
     process.env.TOOLPACK_CONTAINMENT_TEST_SECRET = secret;
@@ -239,7 +239,7 @@ setInterval(() => {}, 1000);
   });
 });
 
-describe.skipIf(!posix || !hasProc)('process-group mode', () => {
+describe.skipIf(!posix || !hasProc)('process-group mode [needs a POSIX system and /proc]', () => {
   it('kills the registered groups through its watchdog when the owner is SIGKILLed', async () => {
     const marker = uniqueMarker('watched');
     const owner = path.join(scratch, `${marker}.mjs`);

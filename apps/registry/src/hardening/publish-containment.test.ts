@@ -72,7 +72,7 @@ export const never = 1;
   return packFolder(dir);
 }
 
-describe.skipIf(!linux)('publish-time import of a JS module pack', () => {
+describe.skipIf(!linux)('publish-time import of a JS module pack [needs Linux]', () => {
   it('gets the allow-listed environment, and nothing it started survives kill -9 of the registry', async () => {
     const scratch = await makeTempDir('toolpack-publish-contain-');
     const marker = `tppublish${process.pid}x${Math.floor(Math.random() * 1e9)}`;

@@ -70,7 +70,7 @@ async function openPage(
 }
 
 describe.skipIf(!hasChromium)(
-  `the gallery in Chromium (skipped when ${CHROMIUM} is missing)`,
+  `the gallery in a real Chromium [needs ${CHROMIUM} on this machine]`,
   () => {
     beforeAll(async () => {
       mkdirSync(OUTPUT, { recursive: true });

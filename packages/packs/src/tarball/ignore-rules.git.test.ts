@@ -26,7 +26,7 @@ describe('.toolpackignore against git itself', () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it.skipIf(!canRun)(
-    'ignores exactly the files `git ls-files --ignored` lists (needs git on PATH)',
+    'ignores exactly the files `git ls-files --ignored` lists [needs git on PATH]',
     () => {
       execFileSync('git', ['init', '-q', root], { env: gitEnv });
       const files: string[] = [];

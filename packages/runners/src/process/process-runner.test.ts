@@ -97,7 +97,7 @@ describe('process runner', () => {
     expect(result.structuredContent).toEqual({ words: 3 });
   });
 
-  it.skipIf(!hasPython)('runs a Python script (skipped: python3 not installed)', async () => {
+  it.skipIf(!hasPython)('runs a Python script [needs python3]', async () => {
     const result = await runner.call(processTool('sum.py'), { a: 2, b: 40 });
     expect(result.structuredContent).toEqual({ sum: 42 });
   });
@@ -144,7 +144,7 @@ describe('process runner', () => {
     expect(firstText(result)).toBe('ignored the input');
   });
 
-  it.skipIf(!hasProc)('kills a hanging tool and its grandchildren at the timeout', async () => {
+  it.skipIf(!hasProc)('kills a hung tool and all it started on timeout [needs /proc]', async () => {
     const pidFile = join(scratch, 'hang.pids');
     const before = new Set(listDescendants());
     const started = Date.now();
@@ -167,7 +167,7 @@ describe('process runner', () => {
     expect(firstText(byCall)).toContain('timed out after 200 ms');
   });
 
-  it.skipIf(!hasProc)('stops a call when its signal aborts, killing its processes', async () => {
+  it.skipIf(!hasProc)('stops a call on abort, killing its processes [needs /proc]', async () => {
     const pidFile = join(scratch, 'hang3.pids');
     const before = new Set(listDescendants());
     const controller = new AbortController();
@@ -286,7 +286,7 @@ describe('process runner limits and shutdown', () => {
   });
 
   it.skipIf(!hasProc)(
-    'close() kills running tools and leaves no child process behind',
+    'close() kills running tools and leaves no child process behind [needs /proc]',
     async () => {
       const runner = createToolRunner({ projectRoot: fixtures });
       const before = new Set(listDescendants());

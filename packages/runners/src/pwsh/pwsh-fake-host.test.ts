@@ -33,7 +33,7 @@ function moduleTool(name: string, modulePath: string) {
   });
 }
 
-describe.skipIf(isWindows)('PowerShell runner against a stand-in host (runs without pwsh)', () => {
+describe.skipIf(isWindows)('PowerShell runner on a stand-in host, no pwsh [needs POSIX]', () => {
   let runner: ToolRunner;
 
   beforeAll(() => {
@@ -265,7 +265,7 @@ describe.skipIf(isWindows)('PowerShell runner against a stand-in host (runs with
   });
 });
 
-describe.skipIf(isWindows)('PowerShell host start-up failures (stand-in host)', () => {
+describe.skipIf(isWindows)('PowerShell host start-up failures, stand-in host [needs POSIX]', () => {
   beforeAll(() => chmodSync(fakePwsh, 0o755));
 
   it('explains a host that dies on start, with its stderr', async () => {
@@ -313,7 +313,7 @@ describe.skipIf(isWindows)('PowerShell host start-up failures (stand-in host)', 
     }
   });
 
-  it.skipIf(!hasProc)('close() ends the host and leaves no child process', async () => {
+  it.skipIf(!hasProc)('close() ends the host, no child process left [needs /proc]', async () => {
     const runner = createToolRunner({ projectRoot: fixtures, pwshPath: fakePwsh });
     const before = new Set(listDescendants());
     await runner.warm();

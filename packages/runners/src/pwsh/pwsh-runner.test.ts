@@ -47,7 +47,7 @@ const addCount = makeTool({
 
 describe('PowerShell runner without pwsh', () => {
   it.skipIf(hasPwsh)(
-    'says how to install PowerShell 7 and keeps other runners working',
+    'says how to install PowerShell 7 and keeps other runners working [needs no pwsh on PATH]',
     async () => {
       const runner = createToolRunner({ projectRoot: fixtures });
       try {

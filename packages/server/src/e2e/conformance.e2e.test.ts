@@ -114,7 +114,7 @@ describe('mcp serve --http with the conformance fixture tools', () => {
 });
 
 describe.skipIf(conformanceCli === undefined)(
-  `official MCP conformance suite ${CONFORMANCE_VERSION} (skipped unless @modelcontextprotocol/conformance@${CONFORMANCE_VERSION} is installed)`,
+  `official MCP conformance suite ${CONFORMANCE_VERSION} [needs @modelcontextprotocol/conformance@${CONFORMANCE_VERSION} installed]`,
   () => {
     it('passes every scenario except the baselined ones that do not apply to a tools-only server', async () => {
       const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-conformance-run-'));

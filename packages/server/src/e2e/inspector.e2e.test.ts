@@ -126,7 +126,7 @@ const calls: ExampleCall[] = [
 
 const missingPwsh = /PowerShell 7 \(pwsh\) is not installed/;
 
-describe.skipIf(!hasInspector)('MCP Inspector CLI against mcp serve (stdio)', () => {
+describe.skipIf(!hasInspector)('Inspector CLI against mcp serve (stdio) [needs Inspector]', () => {
   it.each(calls.map((c) => c.example))('%s: tools/list matches mcp list', (example) => {
     const { code, json, stderr } = runInspector(example, ['--method', 'tools/list']);
     expect(code, stderr).toBe(0);
@@ -166,7 +166,7 @@ describe.skipIf(!hasInspector)('MCP Inspector CLI against mcp serve (stdio)', ()
   for (const call of calls.filter((c) => c.unavailable !== undefined || c.needsPwsh)) {
     it.skipIf(call.unavailable === undefined && hasPwsh)(
       `${call.example}: tools/call ${call.tool} answers isError saying how to make it run${
-        call.unavailable === undefined ? ' (only without pwsh on PATH)' : ''
+        call.unavailable === undefined ? ' [needs no pwsh on PATH]' : ''
       }`,
       () => {
         const { code, json, stderr } = runInspector(call.example, callArgs(call));

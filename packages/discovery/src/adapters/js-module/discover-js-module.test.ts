@@ -154,7 +154,7 @@ describe('discoverJsModule', () => {
   });
 
   it.skipIf(!hasProc)(
-    'imports with the allow-listed environment only, and what the module starts dies with the listing',
+    'imports with the allow-listed environment only, and what the module starts dies with the listing [needs /proc]',
     async () => {
       const scratch = mkdtempSync(path.join(tmpdir(), 'toolpack-js-contain-'));
       const marker = `secret-${process.pid}-${Date.now()}`;
