@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { describe, expect, it } from 'vitest';
@@ -123,10 +125,23 @@ describe('mcp call', () => {
   });
 
   it('runs a .bas tool with the interpreter configured in toolpack.yaml', () => {
-    const dir = path.join(import.meta.dirname, '..', 'fixtures', 'interpreted');
-    expect(mcp(['greet', '--arg', 'name=Ada'], dir)).toMatchObject({
-      code: 0,
-      stdout: '{"interpreted":true,"greeting":"Hello, Ada"}\n',
-    });
+    // Run on a copy: mcp writes its discovery cache into the project, and tests never write
+    // under src/.
+    const fixture = path.join(import.meta.dirname, '..', 'fixtures', 'interpreted');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'toolpack-interpreted-'));
+    try {
+      cpSync(fixture, dir, {
+        recursive: true,
+        filter: (source) => path.basename(source) !== '.toolpack',
+      });
+      expect(mcp(['greet', '--arg', 'name=Ada'], dir)).toMatchObject({
+        code: 0,
+        stdout: '{"interpreted":true,"greeting":"Hello, Ada"}\n',
+      });
+      expect(existsSync(path.join(dir, '.toolpack', 'cache'))).toBe(true);
+      expect(existsSync(path.join(fixture, '.toolpack'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
