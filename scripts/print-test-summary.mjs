@@ -10,26 +10,36 @@ import { PWSH_TEST_TAG, pwshEngine } from '@toolpack/pwsh-probe';
 
 const NEEDS = /\[needs ([^\]]+)\]/g;
 
-/** The reasons a skipped test's title gives, or undefined when it gives none. */
-export function describeSkipReason(fullName, pwshDescription) {
-  const needs = [...fullName.matchAll(NEEDS)].map((match) => match[1].trim());
-  if (fullName.includes(PWSH_TEST_TAG))
+function readNeeds(title, pwshDescription) {
+  const needs = [...title.matchAll(NEEDS)].map((match) => match[1].trim());
+  if (title.includes(PWSH_TEST_TAG))
     needs.unshift(`PowerShell (${pwshDescription ?? 'none on PATH'})`);
+  return needs;
+}
+
+/**
+ * The reason a skipped test's title gives, else the one its describes give (a test that
+ * needs pwsh inside a suite that needs the Inspector was skipped for pwsh when it has the
+ * Inspector), or undefined when none does.
+ */
+export function describeSkipReason(test, pwshDescription) {
+  let needs = readNeeds(test.title, pwshDescription);
+  if (needs.length === 0) needs = readNeeds(test.ancestorTitles.join(' '), pwshDescription);
   return needs.length === 0 ? undefined : `needs ${[...new Set(needs)].join(' and ')}`;
 }
 
 /** The skipped tests' lines, grouped by reason (the most common first). */
-export function formatSkipped(names, pwshDescription) {
+export function formatSkipped(tests, pwshDescription) {
   const byReason = new Map();
-  for (const name of names) {
+  for (const test of tests) {
     const reason =
-      describeSkipReason(name, pwshDescription) ??
+      describeSkipReason(test, pwshDescription) ??
       'no reason in the title (not selected by a filter, or add [needs …] to the title)';
-    byReason.set(reason, [...(byReason.get(reason) ?? []), name]);
+    byReason.set(reason, [...(byReason.get(reason) ?? []), test.fullName]);
   }
   const groups = [...byReason].sort((a, b) => b[1].length - a[1].length);
   return [
-    `skipped tests (${names.length}), by reason:`,
+    `skipped tests (${tests.length}), by reason:`,
     ...groups.flatMap(([reason, tests]) => [
       `  ${reason} (${tests.length}):`,
       ...tests.map((name) => `    - ${name}`),
@@ -48,12 +58,10 @@ function printSummary(file) {
   }
   const skipped = report.numPendingTests + report.numTodoTests;
   const tests = report.testResults.flatMap((file) => file.assertionResults);
-  const skippedNames = tests
-    .filter(
-      (test) => test.status === 'pending' || test.status === 'skipped' || test.status === 'todo',
-    )
-    .map((test) => test.fullName);
-  if (skippedNames.length > 0) console.log(formatSkipped(skippedNames, pwshEngine?.description));
+  const skippedTests = tests.filter(
+    (test) => test.status === 'pending' || test.status === 'skipped' || test.status === 'todo',
+  );
+  if (skippedTests.length > 0) console.log(formatSkipped(skippedTests, pwshEngine?.description));
   // Which PowerShell ran how many PowerShell tests (titles carry PWSH_TEST_TAG).
   const pwshTests = tests.filter((test) => test.fullName.includes(PWSH_TEST_TAG));
   const count = (status) => pwshTests.filter((test) => test.status === status).length;

@@ -203,7 +203,7 @@ describe('load', () => {
   );
 
   it.skipIf(process.env.TOOLPACK_SOAK !== '1')(
-    'soaks at a steady rate without losing answers or growing (opt-in: set TOOLPACK_SOAK=1)',
+    'soaks at a steady rate without losing answers or growing [needs TOOLPACK_SOAK=1, opt-in]',
     { timeout: (soakSeconds + 120) * 1000 },
     async () => {
       const RATE_PER_SECOND = 50;
