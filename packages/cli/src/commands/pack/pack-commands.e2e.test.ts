@@ -88,7 +88,7 @@ describe('mcp pack search', { timeout: 60_000 }, () => {
     expect(code).toBe(0);
     expect(stdout.split('\n')[0]).toMatch(/^NAME\s+VERSION\s+TOOLS\s+TAGS\s+DESCRIPTION$/);
     expect(stdout).toMatch(
-      /^jira\s+1\.0\.0\s+5\s+MCPTools, jira, atlassian, issues\s+Jira issue tools/m,
+      /^jira\s+1\.0\.1\s+5\s+MCPTools, jira, atlassian, issues\s+Jira issue tools/m,
     );
     expect(stdout).toMatch(/^json\s+1\.0\.0\s+3\s+MCPTools, json, data\s+JSON tools/m);
   });
@@ -150,7 +150,7 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
     );
     expect(added.code).toBe(0);
     expect(added.stdout).toBe(
-      'added jira@1.0.0 (^1.0.0) in .toolpack/packs/jira: 5 tools\n  jira_add_comment\n  jira_create_issue\n  jira_get_issue\n  jira_search_issues\n  jira_transition_issue\n',
+      'added jira@1.0.1 (^1.0.1) in .toolpack/packs/jira: 5 tools\n  jira_add_comment\n  jira_create_issue\n  jira_get_issue\n  jira_search_issues\n  jira_transition_issue\n',
     );
     expect(
       tree(project).filter(
@@ -170,12 +170,12 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
       'toolpack.yaml',
     ]);
     expect(readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')).toBe(
-      'packs:\n  jira: ^1.0.0\n',
+      'packs:\n  jira: ^1.0.1\n',
     );
     const lock = JSON.parse(readFileSync(path.join(project, 'toolpack.lock'), 'utf8'));
     expect(lock.packs.jira).toEqual({
       name: 'jira',
-      version: '1.0.0',
+      version: '1.0.1',
       resolved: `file:${path.relative(project, path.join(officialPacks, 'jira')).split(path.sep).join('/')}`,
       integrity: expect.stringMatching(/^sha512-/),
     });
@@ -229,18 +229,18 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
     rmSync(path.join(project, '.toolpack', 'cache'), { recursive: true, force: true });
 
     const list = mcp(['pack', 'list'], project);
-    expect(list.stdout).toMatch(/^jira\s+jira\s+\^1\.0\.0\s+1\.0\.0\s+installed$/m);
+    expect(list.stdout).toMatch(/^jira\s+jira\s+\^1\.0\.1\s+1\.0\.1\s+installed$/m);
 
     const removed = mcp(['pack', 'remove', 'jira'], project);
-    expect(removed).toMatchObject({ code: 0, stdout: 'removed jira@1.0.0\n' });
+    expect(removed).toMatchObject({ code: 0, stdout: 'removed jira@1.0.1\n' });
     expect(tree(project)).toEqual([]);
   });
 
   it('shows a pack with its versions, env and each tool with its schema', () => {
     const info = mcp(['pack', 'info', 'jira', '--registry', officialPacks], repo);
     expect(info.code).toBe(0);
-    expect(info.stdout).toMatch(/^jira@1\.0\.0 {2}Jira issue tools/);
-    expect(info.stdout).toContain('versions: 1.0.0 (latest)');
+    expect(info.stdout).toMatch(/^jira@1\.0\.1 {2}Jira issue tools/);
+    expect(info.stdout).toContain('versions: 1.0.1 (latest)');
     expect(info.stdout).toContain('  JIRA_API_TOKEN (required, secret) An API token');
     expect(info.stdout).toMatch(/ {2}search_issues {2}Finds Jira issues with a JQL query/);
     expect(info.stdout).toMatch(
@@ -451,7 +451,7 @@ describe('mcp pack pack and publish', { timeout: 60_000 }, () => {
       repo,
     );
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^jira@1\.0\.0 {2}Jira issue tools/);
+    expect(first.stdout).toMatch(/^jira@1\.0\.1 {2}Jira issue tools/);
     expect(first.stdout).toContain(
       '5 tools: add_comment, create_issue, get_issue, search_issues, transition_issue',
     );
