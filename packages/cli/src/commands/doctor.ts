@@ -38,16 +38,18 @@ function probe(
   });
 }
 
+// Node 22 runs TypeScript modules without a flag from 22.18 and chokidar needs 22.22; Node
+// 23's SQLite has no full-text search. Keep in step with `engines` and bin/mcp.js.
 async function checkNode(): Promise<Check> {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  const ok = major > 22 || (major === 22 && minor >= 13);
+  const ok = major === 22 ? minor >= 22 : major >= 24;
   return ok
     ? { name: 'node', status: 'ok', detail: `Node ${process.version}` }
     : {
         name: 'node',
         status: 'fail',
-        detail: `Node ${process.version} is older than 22.13`,
-        hint: 'Install Node 22.13 or newer (Node 24 LTS is tested).',
+        detail: `Node ${process.version} is not supported (Toolpack needs 24+, or 22.22+ on the 22 line)`,
+        hint: 'Install Node 24 LTS, or run scripts/install-mcp.sh in a Toolpack clone: its mcp brings a Node.',
       };
 }
 
