@@ -1,12 +1,15 @@
-# Source this file (bash or zsh): puts Node >= 22.13 and the pinned pnpm on PATH, installing
-# them from the npm registry into .tools/ when the machine lacks them. Used by README and .ci/run.
+# Source this file (bash or zsh): puts a supported Node (24+, or 22.22+ on the 22 line: the
+# `engines` range in package.json) and the pinned pnpm on PATH, installing them from the npm
+# registry into .tools/ when the machine lacks them. Used by README and .ci/run.
 if [ -n "${ZSH_VERSION:-}" ]; then
   # shellcheck disable=SC2296
   _toolpack_here=${(%):-%x}
 else
   _toolpack_here=${BASH_SOURCE[0]}
 fi
-_toolpack_root=$(cd "$(dirname "$_toolpack_here")/.." && pwd)
+# cd prints the folder when CDPATH picks it, and zsh runs chpwd hooks (auto-ls, version
+# managers) that may print too: only pwd may write into the result.
+_toolpack_root=$(CDPATH='' cd -- "$(dirname -- "$_toolpack_here")/.." >/dev/null 2>&1 && pwd)
 _toolpack_tools="$_toolpack_root/.tools"
 
 # The one package that holds this platform's binary, installed directly: the wrapper packages
@@ -28,15 +31,14 @@ _toolpack_node_bin="$_toolpack_tools/node/node_modules/node-$_toolpack_os-$_tool
 _toolpack_pnpm_bin="$_toolpack_tools/pnpm/node_modules/@pnpm/exe.$_toolpack_os-$_toolpack_arch$_toolpack_libc"
 
 _toolpack_node_ok() {
-  command -v node >/dev/null 2>&1 &&
-    node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 13) ? 0 : 1)'
+  command -v node >/dev/null 2>&1 && node "$_toolpack_root/scripts/check-node.mjs" 2>/dev/null
 }
 
 if [ -x "$_toolpack_node_bin/node" ]; then
   export PATH="$_toolpack_node_bin:$PATH"
 fi
 if ! _toolpack_node_ok; then
-  echo "toolchain: Node $(node --version 2>/dev/null || echo '(none)') is older than 22.13; installing Node 24 into .tools/node" >&2
+  echo "toolchain: Node $(node --version 2>/dev/null || echo '(none)') is not supported (Toolpack needs 24+, or 22.22+ on the 22 line); installing Node 24 into .tools/node" >&2
   npm install --prefix "$_toolpack_tools/node" --no-audit --no-fund --loglevel=error "node-$_toolpack_os-$_toolpack_arch@24" >&2 &&
     export PATH="$_toolpack_node_bin:$PATH"
 fi
