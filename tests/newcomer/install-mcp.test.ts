@@ -15,6 +15,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { walkNewcomerPath } from './newcomer-walk.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const script = path.join(root, 'scripts/install-mcp.sh');
@@ -126,6 +127,14 @@ describe.skipIf(!posix)('scripts/install-mcp.sh [needs a POSIX shell]', () => {
     expect([result.status, result.stderr]).toEqual([0, '']);
     expect(result.stdout.trim()).toBe('{"greeting":"hello newcomer"}');
   });
+
+  it(
+    'walks the newcomer path in a new bash: new tool, check, gallery, pack add, list, config, pack remove',
+    { timeout: 180_000 },
+    async () => {
+      await walkNewcomerPath({ prefix, home, work });
+    },
+  );
 
   it('refuses to overwrite an mcp it did not write', () => {
     const other = path.join(work, 'other-prefix');
