@@ -118,6 +118,10 @@ system_node=$(PATH=$user_path command -v node || true)
 
 # shellcheck source=toolchain.sh
 source "$root/scripts/toolchain.sh"
+# toolchain.sh reports its own failures (no network, a certificate problem) and carries on;
+# without its Node and pnpm nothing below can work.
+command -v pnpm >/dev/null 2>&1 && node "$root/scripts/check-node.mjs" ||
+  die 'scripts/toolchain.sh could not provide a supported Node and pnpm (see its messages above); fix that, then run this again.'
 if [ ! -d "$root/node_modules" ]; then
   (cd "$root" && pnpm install --frozen-lockfile) >&2
 fi
