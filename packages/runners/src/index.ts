@@ -7,16 +7,20 @@ export type {
 } from './tool-runner.ts';
 export type { ToolProgress } from './runner-types.ts';
 
+// The allow-list and the containment mode live in @toolpack/containment, with the rest of
+// what a child may inherit; re-exported so `@toolpack/runners` keeps its public names.
 export {
   DEFAULT_ENV_ALLOW_LIST,
   WITHHELD_ENV_NAMES,
   buildToolEnvironment,
+  describeContainment,
   findWithheldAllowListEntries,
-} from './environment.ts';
-export type { BuildToolEnvironmentOptions } from './environment.ts';
-// How this process contains the children it starts, for `mcp doctor`.
-export { describeContainment } from '@toolpack/containment';
-export type { ContainmentDescription, ContainmentMode } from '@toolpack/containment';
+} from '@toolpack/containment';
+export type {
+  BuildToolEnvironmentOptions,
+  ContainmentDescription,
+  ContainmentMode,
+} from '@toolpack/containment';
 
 export { getDefaultInterpreters } from './process/process-runner.ts';
 export { formatMissingPwshMessage } from './pwsh/pwsh-runner.ts';

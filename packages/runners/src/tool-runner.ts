@@ -7,7 +7,7 @@ import {
   type ToolCallResult,
   type ToolLogLevel,
 } from '@toolpack/core';
-import { buildToolEnvironment } from './environment.ts';
+import { buildToolEnvironment } from '@toolpack/containment';
 import { createNodeChildRunner } from './node-child/node-child-runner.ts';
 import { createProcessRunner } from './process/process-runner.ts';
 import { createPwshRunner } from './pwsh/pwsh-runner.ts';
