@@ -38,6 +38,32 @@ async function collect(contained: ContainedProcess, stdin = '') {
   return { stdout, stderr, code, signal };
 }
 
+/**
+ * Starts an owner process that spawns `script` (two marked sleeps) contained in `mode`,
+ * SIGKILLs the owner once both run, and expects both gone: no exit hook of the owner helps.
+ */
+async function expectOwnerDeathKills(marker: string, mode: string, script: string): Promise<void> {
+  const owner = path.join(scratch, `${marker}.mjs`);
+  writeFileSync(
+    owner,
+    `import { spawnContained } from ${JSON.stringify(sourceIndex)};
+spawnContained({ command: 'bash', args: ['-c', ${JSON.stringify(script)}], env: { PATH: process.env.PATH }, stdio: 'ignore', mode: ${JSON.stringify(mode)} });
+setInterval(() => {}, 1000);
+`,
+  );
+  const server = spawn(process.execPath, ['--conditions=@toolpack/source', owner], {
+    stdio: 'ignore',
+  });
+  try {
+    expect(await waitUntil(() => listProcessesWithArgv(marker).length === 2, 10_000)).toBe(true);
+    server.kill('SIGKILL');
+    expect(await waitUntil(() => listProcessesWithArgv(marker).length === 0, 5_000)).toBe(true);
+  } finally {
+    server.kill('SIGKILL');
+    killMarked(marker);
+  }
+}
+
 describe
   .skipIf(!posix)
   .each(namespaces ? (['namespace', 'process-group'] as const) : (['process-group'] as const))(
@@ -217,50 +243,22 @@ describe.skipIf(!namespaces || !hasProc)('namespace mode [needs user namespaces 
 
   it('kills the child and its setsid grandchild when their owner is SIGKILLed', async () => {
     const marker = uniqueMarker('owner');
-    const owner = path.join(scratch, `${marker}.mjs`);
-    writeFileSync(
-      owner,
-      `import { spawnContained } from ${JSON.stringify(sourceIndex)};
-spawnContained({ command: 'bash', args: ['-c', ${JSON.stringify(`setsid bash -c '${markedSleep(marker)}' & ${markedSleep(marker)}`)}], env: { PATH: process.env.PATH }, stdio: 'ignore', mode: 'namespace' });
-setInterval(() => {}, 1000);
-`,
+    await expectOwnerDeathKills(
+      marker,
+      'namespace',
+      `setsid bash -c '${markedSleep(marker)}' & ${markedSleep(marker)}`,
     );
-    const server = spawn(process.execPath, ['--conditions=@toolpack/source', owner], {
-      stdio: 'ignore',
-    });
-    try {
-      expect(await waitUntil(() => listProcessesWithArgv(marker).length === 2, 10_000)).toBe(true);
-      server.kill('SIGKILL');
-      expect(await waitUntil(() => listProcessesWithArgv(marker).length === 0, 5_000)).toBe(true);
-    } finally {
-      server.kill('SIGKILL');
-      killMarked(marker);
-    }
   });
 });
 
 describe.skipIf(!posix || !hasProc)('process-group mode [needs a POSIX system and /proc]', () => {
   it('kills the registered groups through its watchdog when the owner is SIGKILLed', async () => {
     const marker = uniqueMarker('watched');
-    const owner = path.join(scratch, `${marker}.mjs`);
-    writeFileSync(
-      owner,
-      `import { spawnContained } from ${JSON.stringify(sourceIndex)};
-spawnContained({ command: 'bash', args: ['-c', ${JSON.stringify(`${markedSleep(marker)} & ${markedSleep(marker)}`)}], env: { PATH: process.env.PATH }, stdio: 'ignore', mode: 'process-group' });
-setInterval(() => {}, 1000);
-`,
+    await expectOwnerDeathKills(
+      marker,
+      'process-group',
+      `${markedSleep(marker)} & ${markedSleep(marker)}`,
     );
-    const server = spawn(process.execPath, ['--conditions=@toolpack/source', owner], {
-      stdio: 'ignore',
-    });
-    try {
-      expect(await waitUntil(() => listProcessesWithArgv(marker).length === 2, 10_000)).toBe(true);
-      server.kill('SIGKILL');
-      expect(await waitUntil(() => listProcessesWithArgv(marker).length === 0, 5_000)).toBe(true);
-    } finally {
-      server.kill('SIGKILL');
-      killMarked(marker);
-    }
   });
 });
 
@@ -280,7 +278,7 @@ describe('readContainmentRequest', () => {
       usable: false,
     });
     expect(describeContainment({ TOOLPACK_CONTAINMENT: 'off' })).toMatchObject({
-      mode: process.platform === 'win32' ? 'off' : 'off',
+      mode: 'off',
       usable: true,
     });
   });
