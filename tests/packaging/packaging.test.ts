@@ -463,10 +463,10 @@ describe('the CLI installed from its tarball', () => {
   // slowest; scaffolding is file writing that `mcp check`/`list` here already cover).
   const SUITES = [
     'packages/cli/src/cli.e2e.test.ts',
-    'packages/cli/src/commands/config.e2e.test.ts',
-    'packages/cli/src/commands/call.e2e.test.ts',
-    'packages/cli/src/commands/inspect-doctor.e2e.test.ts',
-    'packages/cli/src/commands/test.e2e.test.ts',
+    'packages/cli/src/commands/config/config.e2e.test.ts',
+    'packages/cli/src/commands/call/call.e2e.test.ts',
+    'packages/cli/src/commands/inspect/inspect-doctor.e2e.test.ts',
+    'packages/cli/src/commands/tool-tests/tool-tests.e2e.test.ts',
     'packages/cli/src/commands/pack/pack-commands.e2e.test.ts',
   ];
 

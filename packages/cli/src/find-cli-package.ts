@@ -26,7 +26,7 @@ async function readManifest(file: string): Promise<CliManifest | undefined> {
 
 /**
  * The CLI's own package, found by walking up from this module. A fixed relative path cannot
- * work: this code runs from src/ or src/commands/ (sources) and from a chunk in dist/ (the
+ * work: this code runs from src/ or a folder under src/commands/ (sources) and from a chunk in dist/ (the
  * bundle), at different depths below the package folder.
  */
 export async function findCliPackage(): Promise<CliPackage> {

@@ -10,16 +10,16 @@ type CommandFactory = (io: CliIo, done: (code: number) => void) => Command;
 // Each command is loaded only when it runs (or for help): `mcp list` must not pay for the
 // MCP SDK, nor `mcp serve` for tar. Start-up is what every client that spawns us waits on.
 const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
-  list: async () => (await import('./commands/list.ts')).createListCommand,
-  check: async () => (await import('./commands/check.ts')).createCheckCommand,
-  call: async () => (await import('./commands/call.ts')).createCallCommand,
-  inspect: async () => (await import('./commands/inspect.ts')).createInspectCommand,
-  doctor: async () => (await import('./commands/doctor.ts')).createDoctorCommand,
-  serve: async () => (await import('./commands/serve.ts')).createServeCommand,
-  config: async () => (await import('./commands/config.ts')).createConfigCommand,
+  list: async () => (await import('./commands/list/index.ts')).createListCommand,
+  check: async () => (await import('./commands/check/index.ts')).createCheckCommand,
+  call: async () => (await import('./commands/call/index.ts')).createCallCommand,
+  inspect: async () => (await import('./commands/inspect/index.ts')).createInspectCommand,
+  doctor: async () => (await import('./commands/doctor/index.ts')).createDoctorCommand,
+  serve: async () => (await import('./commands/serve/index.ts')).createServeCommand,
+  config: async () => (await import('./commands/config/index.ts')).createConfigCommand,
   pack: async () => (await import('./commands/pack/index.ts')).createPackCommand,
-  new: async () => (await import('./commands/new.ts')).createNewCommand,
-  test: async () => (await import('./commands/test.ts')).createTestCommand,
+  new: async () => (await import('./commands/new/index.ts')).createNewCommand,
+  test: async () => (await import('./commands/tool-tests/index.ts')).createTestCommand,
 };
 
 /** The command `argv` runs, when it names one; otherwise every command (help, suggestions). */

@@ -2,14 +2,14 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { createDiagnostic, formatDiagnostic, type Diagnostic } from '@toolpack/core';
 import type { SourceSpec } from '@toolpack/discovery';
-import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.ts';
-import { findUncoveredToolFiles } from '../find-uncovered-tool-files.ts';
-import { renderUnrunnableTools, type UnrunnableTool } from '../find-unrunnable-tools.ts';
-import { createPainter, type CliIo } from '../io.ts';
-import { PROJECT_FILE, readProjectProblems } from '../project-config.ts';
-import { addSourceFlags, type SourceFlagValues } from '../source-flags.ts';
-import { toDiagnosticView } from '../tool-view.ts';
-import { collectSourcesReport, type ListReport } from './list.ts';
+import { EXIT_FAILURE, EXIT_OK } from '../../exit-codes.ts';
+import { findUncoveredToolFiles } from '../../find-uncovered-tool-files.ts';
+import { renderUnrunnableTools, type UnrunnableTool } from '../../find-unrunnable-tools.ts';
+import { createPainter, type CliIo } from '../../io.ts';
+import { PROJECT_FILE, readProjectProblems } from '../../project-config.ts';
+import { addSourceFlags, type SourceFlagValues } from '../../source-flags.ts';
+import { toDiagnosticView } from '../../tool-view.ts';
+import { collectSourcesReport, type ListReport } from '../list/index.ts';
 
 interface CheckReport extends ListReport {
   /** Valid tools this machine cannot run: reported, never an error (see `mcp check --help`). */

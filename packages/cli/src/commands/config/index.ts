@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { ToolpackError, isToolpackError } from '@toolpack/core';
-import { EXIT_OK, EXIT_USAGE } from '../exit-codes.ts';
-import { findCliPackage } from '../find-cli-package.ts';
-import { createPainter, type CliIo } from '../io.ts';
+import { EXIT_OK, EXIT_USAGE } from '../../exit-codes.ts';
+import { findCliPackage } from '../../find-cli-package.ts';
+import { createPainter, type CliIo } from '../../io.ts';
 
 export const CONFIG_CLIENTS = ['claude', 'vscode', 'cursor'] as const;
 export type ConfigClient = (typeof CONFIG_CLIENTS)[number];

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../main.ts';
-import { parseListenAddress, readPolicyFile } from './serve.ts';
+import { runCli } from '../../main.ts';
+import { parseListenAddress, readPolicyFile } from './index.ts';
 
-const fixtures = path.join(import.meta.dirname, 'fixtures', 'serve');
+const fixtures = path.join(import.meta.dirname, 'fixtures');
 
 describe('parseListenAddress', () => {
   it('reads [HOST:]PORT, defaulting the host to 127.0.0.1', () => {

@@ -18,13 +18,13 @@ import {
   type ToolPolicy,
   type ToolpackServer,
 } from '@toolpack/server';
-import { EXIT_OK, EXIT_USAGE } from '../exit-codes.ts';
-import { createPainter, type CliIo } from '../io.ts';
-import { PROJECT_FILE } from '../project-config.ts';
-import { addSourceFlags, resolveSources, type SourceFlagValues } from '../source-flags.ts';
-import { displayPath } from '../tool-view.ts';
-import { findUnrunnableTools, renderUnrunnableTools } from '../find-unrunnable-tools.ts';
-import { collect, parseCount, parseTimeout } from '../option-parsers.ts';
+import { EXIT_OK, EXIT_USAGE } from '../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../io.ts';
+import { PROJECT_FILE } from '../../project-config.ts';
+import { addSourceFlags, resolveSources, type SourceFlagValues } from '../../source-flags.ts';
+import { displayPath } from '../../tool-view.ts';
+import { findUnrunnableTools, renderUnrunnableTools } from '../../find-unrunnable-tools.ts';
+import { collect, parseCount, parseTimeout } from '../../option-parsers.ts';
 
 interface ServeFlags extends SourceFlagValues {
   http?: { host: string; port: number };

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { describe, expect, it } from 'vitest';
-import { startMcp } from '../testing/run-mcp.ts';
-import { withoutPwsh } from '../testing/without-pwsh.ts';
+import { startMcp } from '../../testing/run-mcp.ts';
+import { withoutPwsh } from '../../testing/without-pwsh.ts';
 
-const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..');
+const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..', '..');
 const examples = path.join(repo, 'examples');
-const fixtures = path.join(import.meta.dirname, 'test', 'fixtures');
+const fixtures = path.join(import.meta.dirname, 'fixtures');
 
 // --no-cache: no .toolpack/cache left in the examples and fixtures.
 const mcp = (args: string[], cwd: string, env?: NodeJS.ProcessEnv) =>

@@ -3,13 +3,13 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { describeContainment } from '@toolpack/runners';
-import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.ts';
-import { createPainter, type CliIo } from '../io.ts';
+import { EXIT_FAILURE, EXIT_OK } from '../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../io.ts';
 import { discoverTools } from '@toolpack/discovery';
-import { findUnrunnableTools, groupUnrunnableTools } from '../find-unrunnable-tools.ts';
-import { PROJECT_FILE, readProjectConfig } from '../project-config.ts';
-import { resolveSources, type ResolvedSources } from '../source-flags.ts';
-import { checkPwsh } from './doctor/check-pwsh.ts';
+import { findUnrunnableTools, groupUnrunnableTools } from '../../find-unrunnable-tools.ts';
+import { PROJECT_FILE, readProjectConfig } from '../../project-config.ts';
+import { resolveSources, type ResolvedSources } from '../../source-flags.ts';
+import { checkPwsh } from './check-pwsh.ts';
 
 type Status = 'ok' | 'warn' | 'fail';
 

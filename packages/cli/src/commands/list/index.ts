@@ -1,22 +1,22 @@
 import { Command } from 'commander';
 import { formatDiagnostic, type Diagnostic } from '@toolpack/core';
 import { discoverTools, type SourceSpec } from '@toolpack/discovery';
-import { EXIT_OK } from '../exit-codes.ts';
-import { createPainter, type CliIo } from '../io.ts';
-import { renderTable } from '../render-table.ts';
+import { EXIT_OK } from '../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../io.ts';
+import { renderTable } from '../../render-table.ts';
 import {
   addSourceFlags,
   describeNoSources,
   resolveSources,
   type ResolvedSources,
   type SourceFlagValues,
-} from '../source-flags.ts';
-import { displayPath, toDiagnosticView, toToolView } from '../tool-view.ts';
+} from '../../source-flags.ts';
+import { displayPath, toDiagnosticView, toToolView } from '../../tool-view.ts';
 import {
   findUnrunnableTools,
   renderUnrunnableTools,
   type UnrunnableTool,
-} from '../find-unrunnable-tools.ts';
+} from '../../find-unrunnable-tools.ts';
 
 export interface ListReport {
   tools: ReturnType<typeof toToolView>[];

@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMcp } from '../testing/run-mcp.ts';
+import { startMcp } from '../../testing/run-mcp.ts';
 
-const coreDir = path.resolve(import.meta.dirname, '..', '..', '..', 'core');
+const coreDir = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'core');
 
 const mcp = (args: string[], cwd: string) => startMcp(args, { cwd });
 

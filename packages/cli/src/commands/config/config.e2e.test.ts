@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mcpPackageBin, runMcp } from '../testing/run-mcp.ts';
-import { findClientConfig } from './config.ts';
+import { mcpPackageBin, runMcp } from '../../testing/run-mcp.ts';
+import { findClientConfig } from './index.ts';
 
 let home: string;
 let project: string;

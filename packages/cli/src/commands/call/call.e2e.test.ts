@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { describe, expect, it } from 'vitest';
-import { runMcp } from '../testing/run-mcp.ts';
-import { withoutPwsh } from '../testing/without-pwsh.ts';
+import { runMcp } from '../../testing/run-mcp.ts';
+import { withoutPwsh } from '../../testing/without-pwsh.ts';
 
-const examples = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'examples');
+const examples = path.resolve(import.meta.dirname, '..', '..', '..', '..', '..', 'examples');
 
 const mcp = (args: string[], dir = examples, env?: NodeJS.ProcessEnv) =>
   runMcp(['-C', dir, 'call', ...args], { cwd: dir, env });
@@ -127,7 +127,7 @@ describe('mcp call', () => {
   it('runs a .bas tool with the interpreter configured in toolpack.yaml', () => {
     // Run on a copy: mcp writes its discovery cache into the project, and tests never write
     // under src/.
-    const fixture = path.join(import.meta.dirname, '..', 'fixtures', 'interpreted');
+    const fixture = path.join(import.meta.dirname, '..', '..', 'fixtures', 'interpreted');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'toolpack-interpreted-'));
     try {
       cpSync(fixture, dir, {

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { pwshEngine, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { describe, expect, it } from 'vitest';
-import { runMcp } from '../testing/run-mcp.ts';
+import { runMcp } from '../../testing/run-mcp.ts';
 
-const examples = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'examples');
+const examples = path.resolve(import.meta.dirname, '..', '..', '..', '..', '..', 'examples');
 
 const mcp = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) =>
   runMcp(args, { cwd, env: { ...process.env, ...env } });

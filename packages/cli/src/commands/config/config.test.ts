@@ -2,11 +2,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync 
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../main.ts';
-import { findClientConfig, resolveServerLaunch } from './config.ts';
+import { runCli } from '../../main.ts';
+import { findClientConfig, resolveServerLaunch } from './index.ts';
 
-const fixtures = path.join(import.meta.dirname, 'fixtures', 'config');
-const bin = path.resolve(import.meta.dirname, '..', '..', 'bin', 'mcp.js');
+const fixtures = path.join(import.meta.dirname, 'fixtures');
+const bin = path.resolve(import.meta.dirname, '..', '..', '..', 'bin', 'mcp.js');
 
 let home: string;
 let project: string;

@@ -4,11 +4,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runMcp } from '../testing/run-mcp.ts';
-import { withoutPwsh } from '../testing/without-pwsh.ts';
-import { findOnPath } from './test/find-on-path.ts';
+import { runMcp } from '../../testing/run-mcp.ts';
+import { withoutPwsh } from '../../testing/without-pwsh.ts';
+import { findOnPath } from '../tool-tests/find-on-path.ts';
 
-const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..');
+const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..', '..');
 const examples = path.join(repo, 'examples');
 const officialPacks = path.join(repo, 'registry', 'packs');
 const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-check-'));

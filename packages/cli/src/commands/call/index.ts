@@ -9,16 +9,16 @@ import {
 import { discoverTools, type SourceSpec } from '@toolpack/discovery';
 import { createToolRunner } from '@toolpack/runners';
 import { createToolDispatcher } from '@toolpack/server';
-import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.ts';
-import { createPainter, type CliIo } from '../io.ts';
+import { EXIT_FAILURE, EXIT_OK } from '../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../io.ts';
 import {
   addSourceFlags,
   describeNoSources,
   resolveSources,
   type SourceFlagValues,
-} from '../source-flags.ts';
-import { collect, parseTimeout } from '../option-parsers.ts';
-import { describeUnknownTool } from '../suggest-tool-names.ts';
+} from '../../source-flags.ts';
+import { collect, parseTimeout } from '../../option-parsers.ts';
+import { describeUnknownTool } from '../../suggest-tool-names.ts';
 
 interface CallFlags extends SourceFlagValues {
   args?: string;

@@ -2,14 +2,14 @@ import { Command } from 'commander';
 import { ToolpackError, formatDiagnostic } from '@toolpack/core';
 import type { SourceSpec } from '@toolpack/discovery';
 import { createToolpackServer } from '@toolpack/server';
-import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.ts';
-import { createPainter, type CliIo } from '../io.ts';
-import { parseTimeout } from '../option-parsers.ts';
-import { PROJECT_FILE } from '../project-config.ts';
-import { addSourceFlags, resolveSources, type SourceFlagValues } from '../source-flags.ts';
-import { displayPath } from '../tool-view.ts';
-import { findOnPath } from './test/find-on-path.ts';
-import { runToolTests, type ToolTestResult } from './test/run-tool-tests.ts';
+import { EXIT_FAILURE, EXIT_OK } from '../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../io.ts';
+import { parseTimeout } from '../../option-parsers.ts';
+import { PROJECT_FILE } from '../../project-config.ts';
+import { addSourceFlags, resolveSources, type SourceFlagValues } from '../../source-flags.ts';
+import { displayPath } from '../../tool-view.ts';
+import { findOnPath } from './find-on-path.ts';
+import { runToolTests, type ToolTestResult } from './run-tool-tests.ts';
 
 interface TestFlags extends SourceFlagValues {
   timeout: number;

@@ -1,17 +1,17 @@
 import { Command } from 'commander';
 import { ToolpackError, formatDiagnostic, type JsonSchema } from '@toolpack/core';
 import { discoverTools, type SourceSpec } from '@toolpack/discovery';
-import { EXIT_OK } from '../exit-codes.ts';
-import { createPainter, type CliIo } from '../io.ts';
-import { renderTable } from '../render-table.ts';
+import { EXIT_OK } from '../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../io.ts';
+import { renderTable } from '../../render-table.ts';
 import {
   addSourceFlags,
   describeNoSources,
   resolveSources,
   type SourceFlagValues,
-} from '../source-flags.ts';
-import { describeUnknownTool } from '../suggest-tool-names.ts';
-import { toDiagnosticView, toToolView } from '../tool-view.ts';
+} from '../../source-flags.ts';
+import { describeUnknownTool } from '../../suggest-tool-names.ts';
+import { toDiagnosticView, toToolView } from '../../tool-view.ts';
 
 const CONSTRAINT_KEYS = [
   'enum',

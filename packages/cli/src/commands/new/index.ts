@@ -3,9 +3,9 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { ToolpackError, toKebabCase } from '@toolpack/core';
 import { defaultAlias, isValidPackName, toServedToolName } from '@toolpack/packs';
-import { EXIT_OK } from '../exit-codes.ts';
-import { createPainter, type CliIo } from '../io.ts';
-import { routeCommandOutput } from '../route-command-output.ts';
+import { EXIT_OK } from '../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../io.ts';
+import { routeCommandOutput } from '../../route-command-output.ts';
 import {
   TOOL_KINDS,
   TOOL_LANGS,
@@ -15,12 +15,12 @@ import {
   type ToolKind,
   type ToolLang,
   type ToolPlan,
-} from './new/plan-tool.ts';
-import { renderPackManifest, renderPackReadme } from './new/pack-templates.ts';
-import { toOneLine } from './new/templates.ts';
-import { deriveToolNames, type ToolNames } from './new/tool-names.ts';
-import { findExistingPaths, writeNewFiles, type NewFile } from './new/write-new-files.ts';
-import { findOnPath } from './test/find-on-path.ts';
+} from './plan-tool.ts';
+import { renderPackManifest, renderPackReadme } from './pack-templates.ts';
+import { toOneLine } from './templates.ts';
+import { deriveToolNames, type ToolNames } from './tool-names.ts';
+import { findExistingPaths, writeNewFiles, type NewFile } from './write-new-files.ts';
+import { findOnPath } from '../tool-tests/find-on-path.ts';
 
 interface NewToolFlags {
   kind?: string;
