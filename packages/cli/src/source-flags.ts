@@ -81,7 +81,7 @@ export interface ResolvedSources {
 export async function resolveSources(
   sources: SourceSpec[],
   flags: SourceFlagValues,
-  io: CliIo,
+  io: Pick<CliIo, 'cwd'>,
 ): Promise<ResolvedSources> {
   const common = {
     cwd: io.cwd,
