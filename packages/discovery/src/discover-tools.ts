@@ -13,7 +13,7 @@ import {
   type Composition,
   type SourceSpec,
 } from './compose-tools.ts';
-import { describePowerShellModule, resolvePowerShellModule } from './powershell/index.ts';
+import { describePowerShellModule, resolvePowerShellModule } from './powershell-reader/index.ts';
 import type { ParseCache, SourceResult } from './types.ts';
 
 export interface DiscoverToolsOptions extends ComposeOptions {

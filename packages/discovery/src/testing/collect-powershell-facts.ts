@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { PwshCommand } from './powershell-parity-compare.ts';
 
 const collector = fileURLToPath(
-  new URL('../powershell/fixtures/parity-collect.ps1', import.meta.url),
+  new URL('../powershell-reader/fixtures/parity-collect.ps1', import.meta.url),
 );
 
 /** One file for parity-collect.ps1: a script, or a module (`.psm1`/`.psd1`) to import. */

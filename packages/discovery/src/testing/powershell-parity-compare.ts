@@ -1,5 +1,5 @@
 import type { DiscoveredTool, JsonSchema } from '@toolpack/core';
-import { convertDotNetPattern } from '../powershell/dotnet-regex.ts';
+import { convertDotNetPattern } from '../powershell-reader/dotnet-regex.ts';
 import type { SourceResult } from '../types.ts';
 
 /** What the engine enforces for one parameter (parity-collect.ps1's `validation`): every attribute of each kind. */
@@ -59,7 +59,7 @@ const TOOLPACK_ONLY_REFUSALS = new Set(['E_PARAMETER_TYPE', 'E_CONFLICTING_HINTS
 const UNLOADABLE = new Set(['E_PARSE', 'E_PARAMETERS', 'E_COMMON_PARAMETER']);
 
 /**
- * Intended deviation (src/powershell/README.md, "Defaults"): a static property of a .NET type
+ * Intended deviation (src/powershell-reader/README.md, "Defaults"): a static property of a .NET type
  * (`[int]::MaxValue`) is a constant for Toolpack; PowerShell's SafeGetValue refuses any member
  * access, so it reports no constant.
  */

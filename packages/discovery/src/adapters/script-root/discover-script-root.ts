@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ToolpackError } from '@toolpack/core';
 import { describeBasicScript } from '../basic/index.ts';
 import { describeHeaderScript } from '../header-script/index.ts';
-import { describePowerShellScript } from '../../powershell/index.ts';
+import { describePowerShellScript } from '../../powershell-reader/index.ts';
 import { createReadDiagnostic } from '../../read-error.ts';
 import type { ParseCache, SourceResult } from '../../types.ts';
 

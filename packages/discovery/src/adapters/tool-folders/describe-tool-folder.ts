@@ -17,7 +17,7 @@ import type {
   ToolAnnotations,
   ToolInvocation,
 } from '@toolpack/core';
-import { findPowerShellFunctions } from '../../powershell/index.ts';
+import { findPowerShellFunctions } from '../../powershell-reader/index.ts';
 import type { SourceResult } from '../../types.ts';
 import { parseLocatedDocument } from './yaml-document.ts';
 import type { LocatedDocument } from './yaml-document.ts';

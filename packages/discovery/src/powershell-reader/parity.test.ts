@@ -42,21 +42,21 @@ const PWSH_TIMEOUT_MS = 15 * 60_000;
 const REPO_EXCLUSIONS: ReadonlyArray<{ pattern: RegExp; reason: string }> = [
   {
     pattern:
-      /^packages\/discovery\/src\/powershell\/fixtures\/modules\/(DotSourced|DynamicExport)\//,
+      /^packages\/discovery\/src\/powershell-reader\/fixtures\/modules\/(DotSourced|DynamicExport)\//,
     reason:
       'decide their exports when imported (Get-ChildItem over their folder, Export-ModuleMember with a variable): discovery refuses or approximates them on purpose (I_DYNAMIC_DOT_SOURCE, E_DYNAMIC_EXPORTS), describe-module.test.ts covers that',
   },
   {
-    pattern: /^packages\/discovery\/src\/powershell\/fixtures\/modules\/Binary\//,
+    pattern: /^packages\/discovery\/src\/powershell-reader\/fixtures\/modules\/Binary\//,
     reason: 'a binary module fixture whose DLL does not exist: nothing to import',
   },
   {
-    pattern: /^packages\/discovery\/src\/powershell\/fixtures\/modules\/Nested\//,
+    pattern: /^packages\/discovery\/src\/powershell-reader\/fixtures\/modules\/Nested\//,
     reason:
       'names an installed module (SomeInstalledModule) that exists on no test machine: discovery skips such names on purpose (I_NESTED_MODULE_SKIPPED), Import-Module fails without it',
   },
   {
-    pattern: /^packages\/discovery\/src\/powershell\/fixtures\/modules\/StaticDotSource\//,
+    pattern: /^packages\/discovery\/src\/powershell-reader\/fixtures\/modules\/StaticDotSource\//,
     reason:
       'dot-sources with a Windows path ($PSScriptRoot\\Functions\\Get-Thing.ps1), which pwsh on Linux cannot open; discovery follows either separator on purpose, since modules are written on Windows and listed anywhere',
   },
