@@ -1,6 +1,9 @@
 export { ToolpackError, isToolpackError } from './errors.ts';
 export type { ToolpackErrorOptions } from './errors.ts';
 
+export { ERROR_CODES, describeErrorCode } from './error-codes.ts';
+export type { ErrorCodeEntry, ErrorExitClass, ToolpackErrorCode } from './error-codes.ts';
+
 export { createDiagnostic, formatDiagnostic, hasErrors } from './diagnostics.ts';
 export type { Diagnostic, DiagnosticLocation, DiagnosticSeverity } from './diagnostics.ts';
 
