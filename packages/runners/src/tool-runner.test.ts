@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createToolRunner } from './index.ts';
-import { firstText, makeTool } from './test-helpers.ts';
+import { firstText, makeTool } from './testing/index.ts';
 import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 const fixtures = fileURLToPath(new URL('./process/fixtures/', import.meta.url));

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToolRunner, type ToolRunner } from '../index.ts';
 import type { ToolProgress } from '../runner-types.ts';
-import { firstText, makeTool, retainedBytes } from '../test-helpers.ts';
+import { firstText, makeTool, retainedBytes } from '../testing/index.ts';
 import { resolveChildEntry } from './node-child-runner.ts';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));

@@ -13,7 +13,7 @@ import {
   makeTool,
   retainedBytes,
   waitFor,
-} from '../test-helpers.ts';
+} from '../testing/index.ts';
 
 /** Processes below this one that were not there before: a contained tool reports namespace pids only. */
 function countNewDescendants(before: ReadonlySet<number>): number {

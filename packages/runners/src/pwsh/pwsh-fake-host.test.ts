@@ -12,7 +12,7 @@ import {
   listDescendants,
   makeTool,
   waitFor,
-} from '../test-helpers.ts';
+} from '../testing/index.ts';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const fakePwsh = fileURLToPath(new URL('./fixtures/fake-pwsh.mjs', import.meta.url));

@@ -15,7 +15,7 @@ import {
   makeTool,
   retainedBytes,
   waitFor,
-} from '../test-helpers.ts';
+} from '../testing/index.ts';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const projectRoot = fixtures.replace(/[\\/]$/u, '');
