@@ -65,3 +65,5 @@ export type { ArgumentError, ArgumentValidation, ArgumentValidator } from './val
 
 export { defineTool, isDefinedTool } from './define-tool.ts';
 export type { DefinedTool, SchemaInput, ToolSpec } from './define-tool.ts';
+
+export { isPlainObject } from './is-plain-object.ts';
