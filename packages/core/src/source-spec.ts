@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/** Wildcards (`Get-*`, `jira_*`), as `include:`, `exclude:` and a policy's `allow:`/`deny:` take them. */
+export const wildcardListSchema = z.array(
+  z.string().min(1, { error: 'an empty pattern matches nothing' }),
+);
+
+export const SOURCE_LOCATION_KEYS = ['tools', 'scripts', 'module', 'workflows'] as const;
+export type SourceLocationKey = (typeof SOURCE_LOCATION_KEYS)[number];
+
+/** Per-source settings, as `toolpack.yaml`'s `sources:` entries and the CLI flags give them. */
+export interface SourceOptions {
+  /** Wildcards (`Get-*`, `*_config`); a tool must match one when any are given. */
+  include?: readonly string[];
+  exclude?: readonly string[];
+  /** `true`: the module, folder or pack name; a string: that prefix. Joined with `_`. */
+  prefix?: boolean | string;
+  /** Set for an installed pack: its alias prefixes every tool and lands in `source.pack`. */
+  pack?: string;
+}
+
+/** One place tools come from: exactly one location, plus its settings. */
+export type SourceSpec =
+  | ({ tools: string } & SourceOptions)
+  | ({ scripts: string } & SourceOptions)
+  | ({ module: string } & SourceOptions)
+  | ({ workflows: string } & SourceOptions);
+
+/**
+ * A source as a user writes it in `toolpack.yaml` (no `pack:`: that is set only for the
+ * sources of an installed pack, so a project cannot pass its tools off as a pack's).
+ */
+export const sourceSpecSchema = z
+  .strictObject({
+    tools: z.string().min(1).optional(),
+    scripts: z.string().min(1).optional(),
+    module: z.string().min(1).optional(),
+    workflows: z.string().min(1).optional(),
+    include: wildcardListSchema.optional(),
+    exclude: wildcardListSchema.optional(),
+    prefix: z
+      .union([
+        z.boolean(),
+        z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, {
+          error: 'a prefix is 1-32 letters, digits, "_" or "-"',
+        }),
+      ])
+      .optional(),
+  })
+  .superRefine((source, context) => {
+    const given = SOURCE_LOCATION_KEYS.filter((key) => source[key] !== undefined);
+    if (given.length !== 1) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          given.length === 0
+            ? 'a source needs one of tools:, scripts:, module: or workflows:'
+            : `a source has one location, not ${given.join(' and ')}: split it into ${given.length} sources`,
+      });
+    }
+  });
+
+/** Which kind of source an entry is, and the path (or glob, or module) it names. */
+export function getSourceLocation(source: SourceSpec): {
+  key: SourceLocationKey;
+  location: string;
+} {
+  for (const key of SOURCE_LOCATION_KEYS) {
+    const location = (source as Partial<Record<SourceLocationKey, string>>)[key];
+    if (location !== undefined) return { key, location };
+  }
+  // The type (and the schema) guarantee exactly one location; this only satisfies the checker.
+  throw new Error('A source without a location.');
+}
