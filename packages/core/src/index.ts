@@ -48,6 +48,16 @@ export type {
   ValueSpec,
 } from './parameter-model.ts';
 
+export {
+  SOURCE_LOCATION_KEYS,
+  getSourceLocation,
+  sourceSpecSchema,
+  wildcardListSchema,
+} from './source-spec.ts';
+export type { SourceLocationKey, SourceOptions, SourceSpec } from './source-spec.ts';
+export { toolPolicySchema } from './tool-policy.ts';
+export type { ToolPolicy } from './tool-policy.ts';
+
 export { editDistance, findClosestName } from './closest-name.ts';
 
 export { pickConditionFlags, readNodeOptionsConditionFlags } from './condition-flags.ts';
