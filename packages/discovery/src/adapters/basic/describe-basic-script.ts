@@ -1,6 +1,6 @@
 import type { SourceResult } from '../../types.ts';
 import { describeDeclaredScript } from '../header-script/declared-tool.ts';
-import type { DeclarationLine } from '../header-script/parse-param-line.ts';
+import type { DeclarationLine } from '../header-script/declaration-types.ts';
 
 export interface DescribeBasicScriptInput {
   path: string;

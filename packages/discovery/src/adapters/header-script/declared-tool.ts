@@ -7,8 +7,8 @@ import {
 } from '@toolpack/core';
 import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
 import type { SourceResult } from '../../types.ts';
-import { parseDeclarations } from './parse-param-line.ts';
-import type { DeclarationDialect, DeclarationLine } from './parse-param-line.ts';
+import type { DeclarationDialect, DeclarationLine } from './declaration-types.ts';
+import { parseDeclarations } from './parse-declarations.ts';
 
 export interface DescribeDeclaredScriptInput {
   path: string;

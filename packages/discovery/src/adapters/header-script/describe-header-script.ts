@@ -1,6 +1,6 @@
 import type { SourceResult } from '../../types.ts';
 import { describeDeclaredScript, getExtension } from './declared-tool.ts';
-import type { DeclarationLine } from './parse-param-line.ts';
+import type { DeclarationLine } from './declaration-types.ts';
 
 /** The comment that starts a header line, per extension. */
 const COMMENT_PREFIXES: Readonly<Record<string, string>> = {
@@ -59,7 +59,7 @@ export interface DescribeHeaderScriptInput {
  * # PARAM kinds AS array OF string ENUM ["file", "dir"] OPTIONAL DESCRIPTION "What to list"
  * ```
  *
- * The grammar is in `parse-param-line.ts`. The header ends at the first line that is
+ * The grammar is in `declaration-types.ts`. The header ends at the first line that is
  * neither blank nor a comment; a shebang line may come first. The tool is named after the
  * file (`list-files.sh` -> `list_files`) and run as a process with its arguments as JSON on
  * stdin. A script with no header at all is not a tool (an `I_NOT_A_TOOL` info diagnostic).

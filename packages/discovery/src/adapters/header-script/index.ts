@@ -7,12 +7,9 @@ export {
 export type { DescribeHeaderScriptInput } from './describe-header-script.ts';
 export { describeDeclaredScript, getBaseName, getExtension } from './declared-tool.ts';
 export type { DescribeDeclaredScriptInput } from './declared-tool.ts';
-export {
-  classifyDeclarationLine,
-  parseDeclarations,
-  parseDescriptionText,
-  parseParamLine,
-} from './parse-param-line.ts';
+export { classifyDeclarationLine, parseDeclarations } from './parse-declarations.ts';
+export { parseDescriptionText } from './parse-description-text.ts';
+export { parseParamLine } from './parse-param-line.ts';
 export type {
   DeclarationDialect,
   DeclarationLine,
@@ -22,4 +19,4 @@ export type {
   ParseDeclarationsOptions,
   ParsedDeclarations,
   ParsedParamLine,
-} from './parse-param-line.ts';
+} from './declaration-types.ts';

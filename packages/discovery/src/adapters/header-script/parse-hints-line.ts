@@ -1,5 +1,5 @@
 import { findClosestName, type HintLine } from '@toolpack/core';
-import type { DeclarationProblem } from './parse-param-line.ts';
+import type { DeclarationProblem } from './declaration-types.ts';
 
 /** The four MCP hints by their short and their `.NOTES` spelling, lower-cased. */
 const HINT_NAMES: Readonly<Record<string, string>> = {

@@ -1,0 +1,197 @@
+import { createDiagnostic, findParameterProblems, parseHints } from '@toolpack/core';
+import type { Diagnostic, HintLine } from '@toolpack/core';
+import type {
+  DeclarationDialect,
+  DeclarationLine,
+  DeclarationProblem,
+  DeclaredParameter,
+  ParseDeclarationsOptions,
+  ParsedDeclarations,
+} from './declaration-types.ts';
+import { parseDescriptionText } from './parse-description-text.ts';
+import { readHintsStatement } from './parse-hints-line.ts';
+import { parseParamLine } from './parse-param-line.ts';
+
+/** Which statement a line holds, if any. */
+export function classifyDeclarationLine(
+  text: string,
+  dialect: DeclarationDialect,
+): 'param' | 'description' | 'hints' | 'other' {
+  const match = /^\s*([A-Za-z]+)(?=\s|"|$)(.*)$/s.exec(text);
+  if (match === null) return 'other';
+  const word = match[1] ?? '';
+  const rest = match[2] ?? '';
+  const upper = word.toUpperCase();
+  if (upper !== 'PARAM' && upper !== 'DESCRIPTION' && upper !== 'HINTS') return 'other';
+  // In a header comment an ordinary sentence may start with "Description" or "param": only the
+  // upper-case keyword, or a line shaped like a declaration, counts there.
+  const strict = dialect === 'header' && word !== upper;
+  if (upper === 'HINTS') return strict || /^\s*=/.test(rest) ? 'other' : 'hints';
+  if (upper === 'PARAM') {
+    if (/^\s*=/.test(rest)) return 'other';
+    if (strict && !/^\s+[A-Za-z_][A-Za-z0-9_]*\s+as\s/i.test(`${rest} `)) return 'other';
+    return 'param';
+  }
+  if (/^\s*=/.test(rest)) return 'other';
+  if (strict && !/^\s*"/.test(rest)) return 'other';
+  return 'description';
+}
+
+/** Parses the declarations of one tool: its description and its parameters, with every problem. */
+export function parseDeclarations(
+  lines: readonly DeclarationLine[],
+  options: ParseDeclarationsOptions,
+): ParsedDeclarations {
+  const { path, dialect } = options;
+  const diagnostics: Diagnostic[] = [];
+  const parameters: DeclaredParameter[] = [];
+  const described = new Set<DeclaredParameter>();
+  let description: string | undefined;
+  let descriptionLine: number | undefined;
+  let firstLine: number | undefined;
+  let waiting: DeclaredParameter | undefined;
+  let brokenParamLine: number | undefined;
+  const hintEntries: HintLine[] = [];
+
+  const report = (line: number, problem: DeclarationProblem): void => {
+    diagnostics.push(
+      createDiagnostic(
+        problem.severity ?? 'error',
+        problem.code,
+        problem.message,
+        { path, line },
+        problem.hint,
+      ),
+    );
+  };
+
+  for (const { text, line } of lines) {
+    const kind = classifyDeclarationLine(text, dialect);
+    if (kind === 'other') {
+      waiting = undefined;
+      continue;
+    }
+    firstLine ??= line;
+    const body = text.replace(/^\s*[A-Za-z]+/, '');
+    if (kind === 'hints') {
+      waiting = undefined;
+      const statement = readHintsStatement(body, line);
+      for (const problem of statement.problems) report(line, problem);
+      hintEntries.push(...statement.entries);
+      continue;
+    }
+    if (kind === 'param') {
+      waiting = undefined;
+      const result = parseParamLine(body, { dialect });
+      if (!result.ok) {
+        for (const problem of result.problems) report(line, problem);
+        // A broken PARAM line with no DESCRIPTION of its own may be followed by its
+        // description; that line must not be taken for the tool's.
+        brokenParamLine = /(?:^|\s)DESCRIPTION(?:\s|"|$)/i.test(body) ? undefined : line;
+        continue;
+      }
+      for (const warning of result.value.warnings)
+        report(line, { ...warning, severity: 'warning' });
+      const parameter: DeclaredParameter = { spec: result.value.spec, line };
+      parameters.push(parameter);
+      if (result.value.hasDescription) described.add(parameter);
+      else waiting = parameter;
+      continue;
+    }
+    const parsed = parseDescriptionText(body);
+    const target = waiting !== undefined && waiting.line === line - 1 ? waiting : undefined;
+    waiting = undefined;
+    if (!parsed.ok) {
+      if (target !== undefined) {
+        const message =
+          parsed.problem.message.charAt(0).toLowerCase() + parsed.problem.message.slice(1);
+        report(line, { ...parsed.problem, message: `PARAM ${target.spec.name}: ${message}` });
+        described.add(target);
+        continue;
+      }
+      report(line, parsed.problem);
+      if (brokenParamLine !== line - 1) descriptionLine ??= line;
+      continue;
+    }
+    if (target !== undefined) {
+      target.spec.description = parsed.text;
+      described.add(target);
+    } else if (brokenParamLine === line - 1) {
+      // Belongs to a PARAM line that was already reported; do not take it for the tool's.
+      continue;
+    } else if (description === undefined && descriptionLine === undefined) {
+      description = parsed.text;
+      descriptionLine = line;
+    } else {
+      report(line, {
+        code: 'W_DUPLICATE_DESCRIPTION',
+        severity: 'warning',
+        message: `A second DESCRIPTION line is ignored; the tool's description is the one on line ${descriptionLine}.`,
+        hint: 'Keep one DESCRIPTION line for the tool, or put this one right after the PARAM line it describes.',
+      });
+    }
+  }
+
+  const seen = new Map<string, DeclaredParameter>();
+  for (const parameter of parameters) {
+    const { spec, line } = parameter;
+    if (!described.has(parameter)) {
+      report(line, {
+        code: 'E_PARAM_DESCRIPTION',
+        message: `PARAM ${spec.name} has no description.`,
+        hint: `End the line with DESCRIPTION "what ${spec.name} is", or put a DESCRIPTION "..." line right after it.`,
+      });
+    }
+    const key = spec.name.toLowerCase();
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      report(line, {
+        code: 'E_DUPLICATE_PARAM',
+        message: `PARAM ${spec.name} is declared twice (first on line ${earlier.line}; names are compared ignoring case).`,
+        hint: 'Rename or remove one of the two declarations.',
+      });
+    } else {
+      seen.set(key, parameter);
+    }
+    for (const problem of findParameterProblems([spec])) {
+      const detail = problem
+        .replace(/^parameter "[^"]*": /, '')
+        .replace(/^parameter "[^"]*" items: /, 'its items: ');
+      report(line, {
+        code: 'E_PARAM_INVALID',
+        message: `PARAM ${spec.name}: ${detail}.`,
+        hint: 'Make the LIKE, DEFAULT and ENUM values fit the declared type.',
+      });
+    }
+  }
+
+  // One call for every HINTS line, so readOnly on one line and destructive on another conflict.
+  const hints = parseHints(hintEntries, { path });
+  diagnostics.push(...hints.diagnostics);
+
+  const declaresTool = firstLine !== undefined;
+  if (declaresTool && description === undefined && descriptionLine === undefined) {
+    diagnostics.push(
+      createDiagnostic(
+        'error',
+        'E_NO_DESCRIPTION',
+        'The tool has PARAM or HINTS lines but no DESCRIPTION line saying what it does.',
+        { path, line: firstLine },
+        'Add a line DESCRIPTION "what the tool does" (a DESCRIPTION right after a PARAM line describes that parameter).',
+      ),
+    );
+  }
+
+  // Problems found after the first pass (missing descriptions, duplicates) go back in line order.
+  diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  const result: ParsedDeclarations = {
+    parameters,
+    diagnostics,
+    annotations: hints.annotations,
+    declaresTool,
+  };
+  if (description !== undefined) result.description = description;
+  if (descriptionLine !== undefined) result.descriptionLine = descriptionLine;
+  if (firstLine !== undefined) result.firstLine = firstLine;
+  return result;
+}
