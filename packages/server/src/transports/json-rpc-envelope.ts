@@ -1,4 +1,5 @@
 import { parseJSONRPCMessage, RELATED_TASK_META_KEY } from '@modelcontextprotocol/server';
+import { isPlainObject } from '@toolpack/core';
 
 /** A JSON-RPC error answer for a message refused before it reaches the SDK. */
 export interface RejectedMessage {
@@ -29,10 +30,6 @@ function readId(value: unknown): string | number | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const id = (value as Record<string, unknown>).id;
   return isIdentifier(id) ? id : null;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** What is wrong with a request's `params._meta`, or undefined when the SDK accepts it. */
