@@ -77,3 +77,6 @@ export { defineTool, isDefinedTool } from './define-tool.ts';
 export type { DefinedTool, SchemaInput, ToolSpec } from './define-tool.ts';
 
 export { isPlainObject } from './is-plain-object.ts';
+
+export { parseLocatedYaml } from './located-yaml.ts';
+export type { LocatedYaml, YamlProblem, YamlProblemKind } from './located-yaml.ts';
