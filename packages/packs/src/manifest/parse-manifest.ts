@@ -1,8 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createDiagnostic, findClosestName, type Diagnostic } from '@toolpack/core';
+import {
+  createDiagnostic,
+  findClosestName,
+  parseLocatedYaml,
+  type Diagnostic,
+  type LocatedYaml,
+} from '@toolpack/core';
 import { readPackDependency, type PackDependency } from '../names/pack-names.ts';
-import { parseLocatedYaml, type LocatedYaml } from './located-yaml.ts';
 import {
   MANIFEST_KEYS,
   getSourceLocation,
@@ -36,10 +41,10 @@ export function parseManifest(text: string, options: ParseManifestOptions): Mani
 export function parseManifest(text: string, options: ParseManifestOptions): ManifestResult {
   const file = options.path;
   const located = parseLocatedYaml(text);
-  if (located.errors.length > 0) {
+  if (located.problems.length > 0) {
     return {
       manifest: undefined,
-      diagnostics: located.errors.map((error) =>
+      diagnostics: located.problems.map((error) =>
         createDiagnostic(
           'error',
           'E_MANIFEST_YAML',
