@@ -1,3 +1,5 @@
+import type { ToolpackErrorCode } from './error-codes.ts';
+
 export type DiagnosticSeverity = 'error' | 'warning' | 'info';
 
 /**
@@ -6,8 +8,8 @@ export type DiagnosticSeverity = 'error' | 'warning' | 'info';
  */
 export interface Diagnostic {
   severity: DiagnosticSeverity;
-  /** Stable, machine-readable (`E_NO_DESCRIPTION`, `W_UNKNOWN_HINT`, ...). */
-  code: string;
+  /** Stable, machine-readable, one of the catalogue in `error-codes.ts`. */
+  code: ToolpackErrorCode;
   message: string;
   path: string;
   line?: number;
@@ -23,7 +25,7 @@ export interface DiagnosticLocation {
 /** Builds a diagnostic, leaving `line`/`hint` out when they are unknown (stable JSON output). */
 export function createDiagnostic(
   severity: DiagnosticSeverity,
-  code: string,
+  code: ToolpackErrorCode,
   message: string,
   location: DiagnosticLocation,
   hint?: string,

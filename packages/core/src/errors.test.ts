@@ -17,15 +17,15 @@ describe('ToolpackError', () => {
     expect(error.hint).toBe('Create it or fix --script-root.');
     expect(error.cause).toBe(cause);
     expect(error.location).toBe('toolpack.yaml:4');
-    expect(new ToolpackError('E_X', 'm').location).toBeUndefined();
-    expect(new ToolpackError('E_X', 'm')).not.toHaveProperty('cause');
+    expect(new ToolpackError('E_USAGE', 'm').location).toBeUndefined();
+    expect(new ToolpackError('E_USAGE', 'm')).not.toHaveProperty('cause');
   });
 
   it('is recognised across package copies by name and code', () => {
-    const foreign = Object.assign(new Error('m'), { name: 'ToolpackError', code: 'E_X' });
+    const foreign = Object.assign(new Error('m'), { name: 'ToolpackError', code: 'E_USAGE' });
     expect(isToolpackError(foreign)).toBe(true);
     expect(isToolpackError(new Error('m'))).toBe(false);
-    expect(isToolpackError('E_X')).toBe(false);
+    expect(isToolpackError('E_USAGE')).toBe(false);
   });
 });
 
@@ -41,9 +41,9 @@ describe('diagnostics', () => {
     expect(formatDiagnostic(d)).toBe(
       'a.ps1:3: error E_NO_DESCRIPTION: No description. (Add .SYNOPSIS.)',
     );
-    const w = createDiagnostic('warning', 'W_X', 'Careful.', { path: 'b.ps1' });
-    expect(w).toEqual({ severity: 'warning', code: 'W_X', message: 'Careful.', path: 'b.ps1' });
-    expect(formatDiagnostic(w)).toBe('b.ps1: warning W_X: Careful.');
+    const w = createDiagnostic('warning', 'W_UNKNOWN_HINT', 'Careful.', { path: 'b.ps1' });
+    expect(w).toEqual({ severity: 'warning', code: 'W_UNKNOWN_HINT', message: 'Careful.', path: 'b.ps1' });
+    expect(formatDiagnostic(w)).toBe('b.ps1: warning W_UNKNOWN_HINT: Careful.');
     expect(hasErrors([w])).toBe(false);
     expect(hasErrors([w, d])).toBe(true);
   });

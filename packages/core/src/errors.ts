@@ -1,3 +1,5 @@
+import type { ToolpackErrorCode } from './error-codes.ts';
+
 export interface ToolpackErrorOptions {
   /** One sentence telling the user how to fix the problem. */
   hint?: string;
@@ -8,16 +10,16 @@ export interface ToolpackErrorOptions {
 }
 
 /**
- * The one error type every Toolpack library throws. `code` is stable and machine-readable
- * (`E_TOOL_NAME`, `E_ARGUMENTS`, ...); only the CLI turns errors into exit codes and text.
+ * The one error type every Toolpack library throws. `code` is stable and machine-readable, one of
+ * the catalogue in `error-codes.ts`; only the CLI turns errors into exit codes and text.
  */
 export class ToolpackError extends Error {
-  readonly code: string;
+  readonly code: ToolpackErrorCode;
   readonly hint: string | undefined;
   readonly path: string | undefined;
   readonly line: number | undefined;
 
-  constructor(code: string, message: string, options: ToolpackErrorOptions = {}) {
+  constructor(code: ToolpackErrorCode, message: string, options: ToolpackErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ToolpackError';
     this.code = code;

@@ -232,11 +232,16 @@ describe('composeTools', () => {
   });
 
   it('passes every source diagnostic through, in source order', () => {
-    const d = (code: string) => ({ severity: 'error' as const, code, message: code, path: '/x' });
+    const d = (code: 'E_READ' | 'E_PARSE') => ({
+      severity: 'error' as const,
+      code,
+      message: code,
+      path: '/x',
+    });
     const { diagnostics } = composeTools([
-      { spec: { scripts: 'a' }, result: { tools: [], diagnostics: [d('E_A')] } },
-      { spec: { scripts: 'b' }, result: { tools: [], diagnostics: [d('E_B')] } },
+      { spec: { scripts: 'a' }, result: { tools: [], diagnostics: [d('E_READ')] } },
+      { spec: { scripts: 'b' }, result: { tools: [], diagnostics: [d('E_PARSE')] } },
     ]);
-    expect(diagnostics.map((x) => x.code)).toEqual(['E_A', 'E_B']);
+    expect(diagnostics.map((x) => x.code)).toEqual(['E_READ', 'E_PARSE']);
   });
 });

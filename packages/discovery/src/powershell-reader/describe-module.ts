@@ -36,7 +36,7 @@ const MAX_DOT_SOURCE_DEPTH = 4;
 
 function diagnostic(
   severity: Diagnostic['severity'],
-  code: string,
+  code: Diagnostic['code'],
   message: string,
   path: string,
   line?: number,

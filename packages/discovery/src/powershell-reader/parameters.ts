@@ -329,7 +329,7 @@ class ParameterConverter {
 
   report(
     severity: Diagnostic['severity'],
-    code: string,
+    code: Diagnostic['code'],
     message: string,
     line: number,
     hint?: string,

@@ -1,4 +1,4 @@
-import { ToolpackError } from '@toolpack/core';
+import { ToolpackError, type ToolpackErrorCode } from '@toolpack/core';
 
 /** One problem a registry reported (a `422` lists every one). */
 export interface RegistryProblem {
@@ -14,7 +14,7 @@ export class RegistryError extends ToolpackError {
   readonly problems: RegistryProblem[];
 
   constructor(
-    code: string,
+    code: ToolpackErrorCode,
     message: string,
     details: { status: number; problems?: RegistryProblem[]; hint?: string },
   ) {

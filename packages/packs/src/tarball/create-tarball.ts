@@ -62,7 +62,7 @@ export async function createPackTarball(options: CreatePackOptions): Promise<Pac
   diagnostics.push(...listed.diagnostics);
   const files = listed.files.map((file) => file.path);
   const unpackedSize = listed.files.reduce((sum, file) => sum + file.size, 0);
-  const over = (code: string, message: string) =>
+  const over = (code: Diagnostic['code'], message: string) =>
     diagnostics.push(
       createDiagnostic(
         'error',

@@ -49,14 +49,14 @@ export function inspectTarball(
   const limits = resolveLimits(options.limits);
   const label = options.label ?? 'The tarball';
   const problems: Diagnostic[] = [];
-  const fail = (code: string, message: string, entry?: string) => {
+  const fail = (code: Diagnostic['code'], message: string, entry?: string) => {
     problems.push(
       createDiagnostic('error', code, message, {
         path: entry === undefined ? label : `${label}:${entry}`,
       }),
     );
   };
-  const stop = (code: string, message: string): TarballInspection => {
+  const stop = (code: Diagnostic['code'], message: string): TarballInspection => {
     fail(code, message);
     return { files: undefined, problems };
   };
@@ -262,7 +262,7 @@ function checkEntryPath(entryPath: string, isDirectory: boolean): string | { pro
 /** A file `a` and a file `a/b` cannot both be written. */
 function findPrefixConflicts(
   seen: Map<string, string>,
-  fail: (code: string, message: string, entry?: string) => void,
+  fail: (code: Diagnostic['code'], message: string, entry?: string) => void,
 ): void {
   const folders = new Map<string, string>();
   for (const [key, original] of seen) {

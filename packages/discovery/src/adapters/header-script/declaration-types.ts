@@ -50,7 +50,7 @@ export interface ParsedDeclarations {
 
 /** A problem with one declaration line. */
 export interface DeclarationProblem {
-  code: string;
+  code: Diagnostic['code'];
   message: string;
   hint?: string;
   severity?: 'error' | 'warning';

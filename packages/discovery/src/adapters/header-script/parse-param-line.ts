@@ -31,7 +31,7 @@ export function parseParamLine(
   const fail = (
     message: string,
     hint = `Write it as ${PARAM_FORM}.`,
-    code = 'E_PARAM_SYNTAX',
+    code: DeclarationProblem['code'] = 'E_PARAM_SYNTAX',
   ): ParamLineResult => ({
     ok: false,
     problems: [{ code, message, hint }],

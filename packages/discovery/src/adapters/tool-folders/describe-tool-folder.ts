@@ -93,7 +93,7 @@ export async function describeToolFolder(input: DescribeToolFolderInput): Promis
   const lineOf = (...segments: (string | number)[]): number => document.lineOf(segments) ?? 1;
   const report = (
     severity: Diagnostic['severity'],
-    code: string,
+    code: Diagnostic['code'],
     message: string,
     line: number | undefined,
     hint?: string,
@@ -288,7 +288,7 @@ export async function describeToolFolder(input: DescribeToolFolderInput): Promis
 
 type Report = (
   severity: Diagnostic['severity'],
-  code: string,
+  code: Diagnostic['code'],
   message: string,
   line: number | undefined,
   hint?: string,

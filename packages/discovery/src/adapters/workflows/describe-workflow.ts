@@ -144,7 +144,7 @@ export function describeWorkflow(input: DescribeWorkflowInput): SourceResult {
   const diagnostics: Diagnostic[] = [];
   const lineOf = (segments: readonly (string | number)[]): number => document.lineOf(segments) ?? 1;
   const report = (
-    code: string,
+    code: Diagnostic['code'],
     message: string,
     segments: readonly (string | number)[],
     hint?: string,
