@@ -80,3 +80,5 @@ export { isPlainObject } from './is-plain-object.ts';
 
 export { parseLocatedYaml } from './located-yaml.ts';
 export type { LocatedYaml, YamlProblem, YamlProblemKind } from './located-yaml.ts';
+
+export { parseDuration } from './parse-duration.ts';
