@@ -1,6 +1,5 @@
 import path from 'node:path';
-import type { Diagnostic } from '@toolpack/core';
-import type { SourceSpec } from '@toolpack/discovery';
+import type { Diagnostic, SourceSpec } from '@toolpack/core';
 import {
   listPackSources,
   packInstallDir,

@@ -11,7 +11,8 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { discoverTools, type SourceSpec } from '@toolpack/discovery';
+import type { SourceSpec } from '@toolpack/core';
+import { discoverTools } from '@toolpack/discovery';
 import { createPackTarball, resolveProjectSources } from '@toolpack/packs';
 import { buildTarball, startTestRegistry, type TestRegistry } from '@toolpack/packs/testing';
 import { describePackTools } from './shared.ts';

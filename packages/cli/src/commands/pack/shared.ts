@@ -4,8 +4,8 @@ import {
   isToolpackError,
   type Diagnostic,
   type DiscoveredTool,
+  type SourceSpec,
 } from '@toolpack/core';
-import type { SourceSpec } from '@toolpack/discovery';
 import {
   createPackCache,
   formatBytes,

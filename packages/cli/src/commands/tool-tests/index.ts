@@ -1,6 +1,5 @@
 import { Command } from 'commander';
-import { ToolpackError, formatDiagnostic } from '@toolpack/core';
-import type { SourceSpec } from '@toolpack/discovery';
+import { ToolpackError, formatDiagnostic, type SourceSpec } from '@toolpack/core';
 import { createToolpackServer } from '@toolpack/server';
 import { EXIT_FAILURE, EXIT_OK } from '../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../io.ts';
