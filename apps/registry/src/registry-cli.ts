@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { isToolpackError } from '@toolpack/core';
+import { isToolpackError, parseDuration } from '@toolpack/core';
 import { formatBytes } from '@toolpack/packs';
 import { createToken } from './auth/tokens.ts';
 import { DEFAULT_BLOB_SWEEP_GRACE_MS, sweepOrphanBlobs } from './storage/blob-hygiene.ts';
@@ -166,7 +166,7 @@ async function sweep(
   io: RegistryCliIo,
 ): Promise<number> {
   const graceMs =
-    typeof values.grace === 'string' ? parseDuration(values.grace) : DEFAULT_BLOB_SWEEP_GRACE_MS;
+    typeof values.grace === 'string' ? readGraceMs(values.grace) : DEFAULT_BLOB_SWEEP_GRACE_MS;
   if (graceMs === undefined) {
     io.stderr.write(
       `--grace must be a duration such as 600, 90s, 10m or 1h, not ${String(values.grace)}.\n`,
@@ -200,12 +200,10 @@ async function sweep(
   }
 }
 
-/** `600`, `600s`, `90000ms`, `10m`, `1h` -> milliseconds. */
-function parseDuration(text: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (match?.[1] === undefined) return undefined;
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's'] ?? 1000;
-  return Math.round(Number(match[1]) * unit);
+/** `600` (seconds), `90s`, `90000ms`, `10m`, `1h` -> whole milliseconds; 0 sweeps at once. */
+function readGraceMs(text: string): number | undefined {
+  const ms = parseDuration(text, { defaultUnitMs: 1000 });
+  return ms === undefined ? undefined : Math.round(ms);
 }
 
 function waitForSignal(): Promise<void> {
