@@ -1,5 +1,4 @@
-import { ToolpackError, formatDiagnostic, type Diagnostic } from '@toolpack/core';
-import type { SourceSpec } from '@toolpack/discovery';
+import { ToolpackError, formatDiagnostic, type Diagnostic, type SourceSpec } from '@toolpack/core';
 import { MANIFEST_FILE, readManifest, type Manifest } from '@toolpack/packs';
 
 export const PROJECT_FILE = MANIFEST_FILE;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { createDiagnostic, type Diagnostic } from '@toolpack/core';
-import type { DiscoverToolsOptions, SourceSpec } from '@toolpack/discovery';
+import { createDiagnostic, type Diagnostic, type SourceSpec } from '@toolpack/core';
+import type { DiscoverToolsOptions } from '@toolpack/discovery';
 import { resolveProjectSources, type InstalledPack } from '@toolpack/packs';
 import { findWithheldAllowListEntries } from '@toolpack/runners';
 import type { CliIo } from './io.ts';

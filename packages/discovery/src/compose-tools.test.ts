@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildInputSchema, type DiscoveredTool, type ToolSourceKind } from '@toolpack/core';
 import {
-  REFUSING_CODES,
-  composeTools,
-  type ComposedSource,
+  buildInputSchema,
+  type DiscoveredTool,
   type SourceSpec,
-} from './compose-tools.ts';
+  type ToolSourceKind,
+} from '@toolpack/core';
+import { REFUSING_CODES, composeTools, type ComposedSource } from './compose-tools.ts';
 
 function tool(
   name: string,

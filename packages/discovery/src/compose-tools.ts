@@ -5,6 +5,7 @@ import {
   normalizeToolName,
   type Diagnostic,
   type DiscoveredTool,
+  type SourceSpec,
 } from '@toolpack/core';
 import { BUILTIN_TOOL_NAMES, createBuiltinTools } from './builtins/builtin-tools.ts';
 import { checkWorkflowSteps } from './adapters/workflows/index.ts';
@@ -21,23 +22,6 @@ export const REFUSING_CODES: ReadonlySet<string> = new Set([
   'E_PACK_COLLISION',
   'E_COLLISION',
 ]);
-
-/** Per-source settings, as `toolpack.yaml`'s `sources:` entries and the CLI flags give them. */
-export interface SourceOptions {
-  /** Wildcards (`Get-*`, `*_config`); a tool must match one when any are given. */
-  include?: readonly string[];
-  exclude?: readonly string[];
-  /** `true`: the module, folder or pack name; a string: that prefix. Joined with `_`. */
-  prefix?: boolean | string;
-  /** Set for an installed pack: its alias prefixes every tool and lands in `source.pack`. */
-  pack?: string;
-}
-
-export type SourceSpec =
-  | ({ tools: string } & SourceOptions)
-  | ({ scripts: string } & SourceOptions)
-  | ({ module: string } & SourceOptions)
-  | ({ workflows: string } & SourceOptions);
 
 export interface ComposeOptions {
   include?: readonly string[];

@@ -1,18 +1,13 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolpackError } from '@toolpack/core';
+import { ToolpackError, type SourceSpec } from '@toolpack/core';
 import { JS_MODULE_EXTENSIONS, discoverJsModule } from './adapters/js-module/discover-js-module.ts';
 import { throwIfDiscoveryAborted } from './discovery-aborted.ts';
 import { discoverScriptRoot } from './adapters/script-root/discover-script-root.ts';
 import { discoverToolFolders } from './adapters/tool-folders/index.ts';
 import { discoverWorkflows } from './adapters/workflows/index.ts';
 import { FileParseCache, type FileParseCacheStats } from './cache/file-parse-cache.ts';
-import {
-  composeTools,
-  type ComposeOptions,
-  type Composition,
-  type SourceSpec,
-} from './compose-tools.ts';
+import { composeTools, type ComposeOptions, type Composition } from './compose-tools.ts';
 import { describePowerShellModule, resolvePowerShellModule } from './powershell-reader/index.ts';
 import type { ParseCache, SourceResult } from './types.ts';
 

@@ -2,13 +2,7 @@ export { discoverTools } from './discover-tools.ts';
 export type { DiscoverToolsOptions, DiscoveryResult } from './discover-tools.ts';
 
 export { DEFAULT_MAX_TOOLS, REFUSING_CODES, composeTools } from './compose-tools.ts';
-export type {
-  ComposeOptions,
-  ComposedSource,
-  Composition,
-  SourceOptions,
-  SourceSpec,
-} from './compose-tools.ts';
+export type { ComposeOptions, ComposedSource, Composition } from './compose-tools.ts';
 
 export { FileParseCache } from './cache/file-parse-cache.ts';
 export type { FileParseCacheOptions, FileParseCacheStats } from './cache/file-parse-cache.ts';

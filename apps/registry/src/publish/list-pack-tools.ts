@@ -1,7 +1,12 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { createDiagnostic, isToolpackError, type Diagnostic } from '@toolpack/core';
-import { discoverTools, type SourceSpec } from '@toolpack/discovery';
+import {
+  createDiagnostic,
+  isToolpackError,
+  type Diagnostic,
+  type SourceSpec,
+} from '@toolpack/core';
+import { discoverTools } from '@toolpack/discovery';
 import { getSourceLocation, type PackManifest } from '@toolpack/packs';
 import type { PackToolSummary } from '../documents.ts';
 

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import picomatch from 'picomatch';
-import type { SourceSpec } from '@toolpack/discovery';
+import type { SourceSpec } from '@toolpack/core';
 
 // Folders whose churn is never a tool edit: the discovery cache is written under
 // .toolpack/ on every reload, so watching it would reload forever.

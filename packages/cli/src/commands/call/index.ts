@@ -5,8 +5,9 @@ import {
   type DiscoveredTool,
   type JsonSchema,
   type ToolCallResult,
+  type SourceSpec,
 } from '@toolpack/core';
-import { discoverTools, type SourceSpec } from '@toolpack/discovery';
+import { discoverTools } from '@toolpack/discovery';
 import { createToolRunner } from '@toolpack/runners';
 import { createToolDispatcher } from '@toolpack/server';
 import { EXIT_FAILURE, EXIT_OK } from '../../exit-codes.ts';

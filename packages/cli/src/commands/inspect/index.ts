@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { ToolpackError, formatDiagnostic, type JsonSchema } from '@toolpack/core';
-import { discoverTools, type SourceSpec } from '@toolpack/discovery';
+import { ToolpackError, formatDiagnostic, type JsonSchema, type SourceSpec } from '@toolpack/core';
+import { discoverTools } from '@toolpack/discovery';
 import { EXIT_OK } from '../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../io.ts';
 import { renderTable } from '../../render-table.ts';

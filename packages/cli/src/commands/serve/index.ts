@@ -7,8 +7,9 @@ import {
   formatDiagnostic,
   isToolpackError,
   type Diagnostic,
+  type SourceSpec,
 } from '@toolpack/core';
-import { REFUSING_CODES, type SourceSpec } from '@toolpack/discovery';
+import { REFUSING_CODES } from '@toolpack/discovery';
 import {
   createToolpackServer,
   parsePolicy,
