@@ -6,11 +6,8 @@ import { ToolpackError, createDiagnostic } from '@toolpack/core';
 import type { Diagnostic } from '@toolpack/core';
 import { createReadDiagnostic } from '../../read-error.ts';
 import type { ParseCache, SourceResult } from '../../types.ts';
-import {
-  METADATA_FILE_NAMES,
-  TOOL_FOLDER_SCRIPT_EXTENSIONS,
-  describeToolFolder,
-} from './describe-tool-folder.ts';
+import { TOOL_FOLDER_SCRIPT_EXTENSIONS } from './check-tool-script.ts';
+import { METADATA_FILE_NAMES, describeToolFolder } from './describe-tool-folder.ts';
 
 export interface DiscoverToolFoldersOptions {
   /**
@@ -28,8 +25,9 @@ export const TOOL_FOLDER_PARSER = 'tool-folder@1';
 const SCRIPT_FILE = new RegExp(`^script\\.(${TOOL_FOLDER_SCRIPT_EXTENSIONS.join('|')})$`, 'i');
 
 /**
- * DESIGN.md source 1, dotbot's convention: every sub-folder of `root` holding a metadata file
- * and a `script.<ext>` is a tool (see `describeToolFolder` for the format and the checks).
+ * dotbot's convention (docs/dotbot-tool-folders.md): every sub-folder of `root` holding a
+ * metadata file and a `script.<ext>` is a tool (see `describeToolFolder` for the format and
+ * the checks).
  * Sub-folders with neither are left alone; one with a script but no metadata is a warning.
  * A glob that matches nothing gives a warning; a plain folder that does not exist throws
  * `E_SOURCE_MISSING`. Results come in a stable order (roots, then folders, by name) so
