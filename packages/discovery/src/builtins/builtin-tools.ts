@@ -2,7 +2,7 @@ import { buildInputSchema, type DiscoveredTool, type ToolDefinition } from '@too
 
 export const BUILTIN_TOOL_NAMES = ['find_tools', 'describe_tool'] as const;
 
-/** DESIGN.md source 7: always served, so a client with many tools can search instead of scrolling. */
+/** Always served, so a client with many tools can search instead of scrolling. */
 export function createBuiltinTools(): DiscoveredTool[] {
   return [
     {
