@@ -27,7 +27,10 @@ const OTHER_SLASH_COMMENTS = new Set([
 ]);
 const OTHER_DASH_COMMENTS = new Set(['.lua', '.sql', '.hs']);
 
-/** The extensions DESIGN.md names for header scripts; others are read with their own comment. */
+/**
+ * The extensions docs/param-headers.md names for header scripts; others are read with their
+ * own comment.
+ */
 export const HEADER_SCRIPT_EXTENSIONS: readonly string[] = Object.keys(COMMENT_PREFIXES);
 
 /** The line-comment marker a header uses in a file with this extension (`#` unless known otherwise). */
