@@ -27,7 +27,7 @@ export interface DiscoverScriptRootOptions {
 }
 
 /**
- * DESIGN.md source 2: every `*.ps1` (comment-based help + param block), `*.bas` (BASIC
+ * A script root: every `*.ps1` (comment-based help + param block), `*.bas` (BASIC
  * PARAM lines) and `*.{sh,py,js,mjs,ts}` with PARAM header comments directly in `root`.
  */
 export async function discoverScriptRoot(
