@@ -16,7 +16,7 @@ export interface DiscoverWorkflowsOptions {
 export const WORKFLOW_PARSER = 'workflow@1';
 
 /**
- * DESIGN.md source 6: every `*.yaml` / `*.yml` directly in `dir` is a workflow (see
+ * docs/workflows.md: every `*.yaml` / `*.yml` directly in `dir` is a workflow (see
  * `describeWorkflow`). A folder that does not exist throws `E_SOURCE_MISSING`; a file that
  * cannot be read is a diagnostic and the others still load.
  */
