@@ -53,7 +53,7 @@ export interface DiscoverJsModuleOptions {
 }
 
 /**
- * DESIGN.md source 4: every exported `defineTool(...)` value of a JS/TS module. The module
+ * docs/js-ts-modules.md: every exported `defineTool(...)` value of a JS/TS module. The module
  * is imported in a child Node process, never in this one.
  */
 export async function discoverJsModule(options: DiscoverJsModuleOptions): Promise<SourceResult> {
