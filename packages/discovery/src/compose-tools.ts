@@ -48,7 +48,7 @@ export interface Composition {
 }
 
 /**
- * DESIGN.md "Composition": in source order, prefix, then `include`/`exclude` (matched
+ * docs/architecture.md "Composition": in source order, prefix, then `include`/`exclude` (matched
  * against the final name and the name the source used, case-insensitively as PowerShell's
  * wildcards are), then collisions, then `maxTools`. Built-ins come first so a project's own
  * tool of the same name replaces them. Of two same-named tools the last one wins with a
