@@ -2,7 +2,7 @@ import semver from 'semver';
 import { normalizeToolName, ToolpackError } from '@toolpack/core';
 
 /**
- * One segment of a pack name. DESIGN.md says `[a-z0-9-]{1,64}`; a leading hyphen is refused
+ * One segment of a pack name: `[a-z0-9-]{1,64}`, and a leading hyphen is refused
  * too, because `mcp pack add -x` would read it as a flag.
  */
 const SEGMENT = /^[a-z0-9][a-z0-9-]{0,63}$/;
