@@ -3,7 +3,7 @@ import type { ToolAnnotations } from '@toolpack/core';
 import type { EnvRequirement } from '../manifest/manifest-schema.ts';
 
 /**
- * The Registry API's documents (DESIGN.md "Registry API"). A registry is untrusted input,
+ * The Registry API's documents (docs/architecture.md "Registry API"). A registry is untrusted input,
  * so the client checks every answer against these schemas; extra fields are allowed so a
  * newer registry still works with an older client.
  */
