@@ -46,7 +46,7 @@ export interface HttpRegistryClient extends RegistryClient {
   publish(tarball: Uint8Array, options: PublishOptions): Promise<VersionDoc>;
 }
 
-/** A client of a registry that speaks DESIGN.md's Registry API over HTTP. */
+/** A client of a registry that speaks the Registry API (docs/architecture.md) over HTTP. */
 export function createHttpRegistry(options: HttpRegistryOptions): HttpRegistryClient {
   const base = options.url.endsWith('/') ? options.url : `${options.url}/`;
   const doFetch = options.fetch ?? fetch;
