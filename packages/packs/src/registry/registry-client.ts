@@ -32,8 +32,8 @@ export interface RegistryClient {
 }
 
 /**
- * Lists the tools of a pack folder. Packs cannot depend on discovery (DESIGN.md's
- * dependency rule), so whoever can (the CLI, the registry app) passes this in.
+ * Lists the tools of a pack folder. Packs cannot depend on discovery (docs/architecture.md,
+ * "Dependency direction"), so whoever can (the CLI, the registry app) passes this in.
  */
 export type DescribePackTools = (
   packDir: string,
