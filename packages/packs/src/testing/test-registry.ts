@@ -65,9 +65,9 @@ interface StoredPack {
 const OFFICIAL_OWNER = 'toolpack';
 
 /**
- * A loopback registry speaking DESIGN.md's Registry API from memory, seeded from pack
- * folders: the reference the client is tested against (and that apps/registry's tests can
- * reuse). Errors are `{ "error": { code, message }, "problems": [{ "message", "path"?, "line"? }] }`.
+ * A loopback registry speaking the Registry API (docs/architecture.md) from memory, seeded
+ * from pack folders: the reference the client is tested against (and that apps/registry's
+ * tests can reuse). Errors are `{ "error": { code, message }, "problems": [{ "message", "path"?, "line"? }] }`.
  */
 export async function startTestRegistry(options: TestRegistryOptions = {}): Promise<TestRegistry> {
   const packs = new Map<string, StoredPack>();
