@@ -1,4 +1,4 @@
-// Every package usable on its own (DESIGN.md "Packages"): each one is packed as it would be
+// Every package usable on its own (README.md "Packages"): each one is packed as it would be
 // published, by `pnpm pack-tarballs` (the way the READMEs give), the tarballs are installed
 // with npm into a project outside the workspace, and that project uses them from plain Node:
 // examples/embed spoken to over MCP, and the installed `mcp` running the CLI's e2e suites.
