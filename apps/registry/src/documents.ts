@@ -1,5 +1,5 @@
 /**
- * The Registry API's documents (DESIGN.md "Registry API"). They are `@toolpack/packs`' own
+ * The Registry API's documents (docs/architecture.md "Registry API"). They are `@toolpack/packs`' own
  * types, so the registry and the client cannot drift apart.
  */
 export type {
