@@ -68,7 +68,7 @@ function toObjectSchema(
     }
     delete schema.$schema;
     // zod omits `additionalProperties` for a plain z.object on input (it strips unknown
-    // keys); clients should be told not to send them, as DESIGN.md's default says.
+    // keys); clients should be told not to send them, as every other source's schema says.
     if (schema.type === 'object' && schema.additionalProperties === undefined)
       schema.additionalProperties = false;
   } else {
