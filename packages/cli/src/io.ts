@@ -8,6 +8,12 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * What a command's plain function reads of where it runs: the project folder (after `-C`) and
+ * the environment. It never writes; its `command.ts` prints what it returns.
+ */
+export type CommandContext = Pick<CliIo, 'cwd' | 'env'>;
+
 export type Style = 'bold' | 'dim' | 'red' | 'yellow' | 'green' | 'cyan';
 
 /** Colours only on a terminal, and never when NO_COLOR is set (https://no-color.org). */

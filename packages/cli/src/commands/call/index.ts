@@ -1,115 +1,90 @@
-import { Command } from 'commander';
 import {
   ToolpackError,
   hasErrors,
+  type Diagnostic,
   type DiscoveredTool,
   type JsonSchema,
-  type ToolCallResult,
   type SourceSpec,
+  type ToolCallResult,
+  type ToolLogLevel,
 } from '@toolpack/core';
 import { discoverTools } from '@toolpack/discovery';
-import { createToolRunner } from '@toolpack/runners';
+import { createToolRunner, type ToolProgress } from '@toolpack/runners';
 import { createToolDispatcher } from '@toolpack/server';
-import { EXIT_FAILURE, EXIT_OK } from '../../exit-codes.ts';
-import { createPainter, type CliIo } from '../../io.ts';
-import {
-  addSourceFlags,
-  describeNoSources,
-  resolveSources,
-  type SourceFlagValues,
-} from '../../source-flags.ts';
-import { collect, parseTimeout } from '../../option-parsers.ts';
+import type { CommandContext } from '../../io.ts';
+import { resolveSources, type SourceFlagValues } from '../../source-flags.ts';
 import { describeUnknownTool } from '../../suggest-tool-names.ts';
 
-interface CallFlags extends SourceFlagValues {
+/** The arguments as the command line gives them: one JSON object, or `key=value` pairs. */
+export interface CallArguments {
+  /** `--args`: one JSON object. */
   args?: string;
+  /** `--arg`: `key=value`, each value read by the parameter's type. */
   arg?: string[];
-  timeout?: number;
-  json?: boolean;
 }
 
-export function createCallCommand(io: CliIo, done: (code: number) => void): Command {
-  const sources: SourceSpec[] = [];
-  const command = new Command('call')
-    .description('Call one tool with arguments, as a client would, and print its result')
-    .argument('<tool>', 'the tool name, as mcp list shows it')
-    .option('--args <json>', 'the arguments as one JSON object')
-    .option(
-      '--arg <key=value>',
-      'one argument; the value is read by the parameter type (numbers, true/false, JSON for arrays and objects); repeatable',
-      collect,
-    )
-    .option(
-      '--timeout <ms>',
-      'stop the call after this many milliseconds (default: the tool’s, else 30000)',
-      parseTimeout,
-    )
-    .option('--json', 'print the MCP CallToolResult object');
-  addSourceFlags(command, sources);
-  command.addHelpText(
-    'after',
-    `
-Examples:
-  mcp call Get_DiskUsage --arg Path=. --arg Top=3
-  mcp call add_numbers --args '{"numbers": [1, 2, 3]}' --json
-  mcp call word_count --script-root ./scripts --arg text="one two"
+export interface CallToolOptions extends CommandContext, CallArguments {
+  /** The tool's name, as `mcp list` shows it. */
+  name: string;
+  sources: SourceSpec[];
+  flags: SourceFlagValues;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: ToolProgress) => void;
+  onLog?: (level: ToolLogLevel, message: string) => void;
+  /** Called as soon as it is known that there is neither a source flag nor a `toolpack.yaml`. */
+  onNoSources?: () => void;
+  /**
+   * Called once the arguments are read, just before the tool runs: from then on `signal`
+   * cancels the call (the CLI lets Ctrl-C end discovery the ordinary way).
+   */
+  onCallStart?: () => void;
+  /** The tool is not there and discovery had errors (the likely reason); E_UNKNOWN_TOOL follows. */
+  onUnknownToolErrors?: (errors: Diagnostic[]) => void;
+}
 
-Exit codes: 0 the tool succeeded, 1 the result is an error (isError), 2 bad flags, bad arguments JSON or an unknown tool.`,
-  );
-  command.action(async (name: string, flags: CallFlags) => {
-    const resolved = await resolveSources(sources, flags, io);
-    if (resolved.origin === 'none') io.stderr.write(describeNoSources());
-    // A call needs one tool, not a servable catalogue: too many tools is no reason to refuse it.
-    const { tools, diagnostics } = await discoverTools({
-      ...resolved.options,
-      maxTools: Number.MAX_SAFE_INTEGER,
-    });
-    const runner = createToolRunner({
-      projectRoot: io.cwd,
-      envAllowList: resolved.envAllowList,
-      ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
-    });
+/**
+ * Validates and runs one tool as a client would (built-ins and workflows too). A result
+ * with `isError` is returned, not thrown: it is the tool's answer.
+ */
+export async function callTool(options: CallToolOptions): Promise<ToolCallResult> {
+  const { cwd, name } = options;
+  const resolved = await resolveSources(options.sources, options.flags, { cwd });
+  if (resolved.origin === 'none') options.onNoSources?.();
+  // A call needs one tool, not a servable catalogue: too many tools is no reason to refuse it.
+  const { tools, diagnostics } = await discoverTools({
+    ...resolved.options,
+    maxTools: Number.MAX_SAFE_INTEGER,
+  });
+  const runner = createToolRunner({
+    projectRoot: cwd,
+    envAllowList: resolved.envAllowList,
+    ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
+  });
+  try {
     const dispatcher = createToolDispatcher({ tools, runner });
     const tool = dispatcher.get(name);
-    if (tool === undefined && hasErrors(diagnostics)) {
-      const paint = createPainter(io.stderr, io.env);
-      for (const d of diagnostics.filter((x) => x.severity === 'error')) {
-        io.stderr.write(
-          `${paint('dim', `${d.path}${d.line === undefined ? '' : `:${d.line}`}: ${d.message}`)}\n`,
-        );
-      }
-    }
     if (tool === undefined) {
+      if (hasErrors(diagnostics))
+        options.onUnknownToolErrors?.(diagnostics.filter((x) => x.severity === 'error'));
       throw new ToolpackError('E_UNKNOWN_TOOL', `No tool is named ${name}.`, {
         hint: describeUnknownTool(tools, name),
       });
     }
-    const args = readArguments(tool, flags);
-
-    const abort = new AbortController();
-    const onInterrupt = () => abort.abort();
-    process.once('SIGINT', onInterrupt);
-    try {
-      const result = await dispatcher.call(name, args, {
-        signal: abort.signal,
-        ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
-        onProgress: (p) =>
-          io.stderr.write(
-            `progress ${p.progress}${p.total === undefined ? '' : `/${p.total}`}${p.message ? ` ${p.message}` : ''}\n`,
-          ),
-        onLog: (level, message) => io.stderr.write(`${level}: ${message}\n`),
-      });
-      printResult(result, flags.json === true, io);
-      done(result.isError ? EXIT_FAILURE : EXIT_OK);
-    } finally {
-      process.off('SIGINT', onInterrupt);
-      await runner.close();
-    }
-  });
-  return command;
+    const args = readArguments(tool, options);
+    options.onCallStart?.();
+    return await dispatcher.call(name, args, {
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      ...(options.onLog === undefined ? {} : { onLog: options.onLog }),
+    });
+  } finally {
+    await runner.close();
+  }
 }
 
-function readArguments(tool: DiscoveredTool, flags: CallFlags): Record<string, unknown> {
+function readArguments(tool: DiscoveredTool, flags: CallArguments): Record<string, unknown> {
   if (flags.args !== undefined && flags.arg !== undefined) {
     throw new ToolpackError(
       'E_USAGE',
@@ -188,22 +163,5 @@ function readValue(key: string, text: string, schema: JsonSchema | undefined): u
       } catch {
         return text;
       }
-  }
-}
-
-function printResult(result: ToolCallResult, json: boolean, io: CliIo): void {
-  if (json) {
-    io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return;
-  }
-  const stream = result.isError ? io.stderr : io.stdout;
-  const texts = result.content.filter((block) => block.type === 'text').map((block) => block.text);
-  if (texts.length > 0) {
-    stream.write(`${texts.join('\n')}\n`);
-  } else if (result.structuredContent !== undefined) {
-    stream.write(`${JSON.stringify(result.structuredContent, null, 2)}\n`);
-  }
-  for (const block of result.content) {
-    if (block.type !== 'text') stream.write(`[${block.type} content]\n`);
   }
 }

@@ -2,11 +2,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
-import { ToolpackError, isToolpackError } from '@toolpack/core';
-import { EXIT_OK, EXIT_USAGE } from '../../exit-codes.ts';
+import { ToolpackError } from '@toolpack/core';
 import { findCliPackage } from '../../find-cli-package.ts';
-import { createPainter, type CliIo } from '../../io.ts';
+import type { CommandContext } from '../../io.ts';
 
 export const CONFIG_CLIENTS = ['claude', 'vscode', 'cursor'] as const;
 export type ConfigClient = (typeof CONFIG_CLIENTS)[number];
@@ -21,27 +19,6 @@ export interface ClientConfigTarget {
   file: string;
   /** The top-level key that holds the servers (`mcpServers`, or `servers` for VS Code). */
   container: 'mcpServers' | 'servers';
-}
-
-interface ConfigFlags {
-  write?: boolean;
-  name?: string;
-  project?: boolean;
-  npx?: boolean;
-}
-
-function parseClient(value: string): ConfigClient {
-  const client = value.toLowerCase();
-  if (!(CONFIG_CLIENTS as readonly string[]).includes(client)) {
-    throw new InvalidArgumentError(`expected one of ${CONFIG_CLIENTS.join(', ')}.`);
-  }
-  return client as ConfigClient;
-}
-
-function parseName(value: string): string {
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(value))
-    throw new InvalidArgumentError('use letters, digits, "_", "-" or "." (at most 64).');
-  return value;
 }
 
 /** The platform's per-user configuration folder, from the environment so tests can move it. */
@@ -212,72 +189,48 @@ export async function mergeServerEntry(
   return existing === undefined ? 'added' : 'updated';
 }
 
-export function createConfigCommand(io: CliIo, done: (code: number) => void): Command {
-  const command = new Command('config')
-    .description(
-      'Print (or --write) the JSON that registers `mcp serve` for this project with a client',
-    )
-    .argument('<client>', `one of ${CONFIG_CLIENTS.join(', ')}`, parseClient)
-    .option('--write', 'merge the entry into the client’s config file (other servers are kept)')
-    .option(
-      '--name <name>',
-      'the server’s name in the client (default: toolpack-<folder>)',
-      parseName,
-    )
-    .option('--project', 'VS Code/Cursor: use the project’s .vscode/mcp.json or .cursor/mcp.json')
-    .option('--npx', 'start the server with `npx -y @toolpack/cli@<version>` (a config to share)');
-  command.addHelpText(
-    'after',
-    `
-Examples:
-  mcp config claude                # print the entry for Claude Desktop
-  mcp config claude --write        # add it to claude_desktop_config.json
-  mcp config vscode --project --write
-  mcp -C ~/work/jira-tools config cursor --write --name jira
+export interface ConfigureClientOptions extends CommandContext {
+  client: ConfigClient;
+  /** Merge the entry into the client's config file instead of only returning it. */
+  write?: boolean;
+  /** The server's name in the client (default: `toolpack-<folder>`). */
+  name?: string;
+  /** VS Code/Cursor: the project's config file instead of the user's. */
+  project?: boolean;
+  /** Start the server with `npx -y @toolpack/cli@<version>` (a config to share). */
+  npx?: boolean;
+}
 
-Exit codes: 0 printed or written, 2 an unknown client or a config file that is not valid JSON.`,
-  );
-  command.action(async (client: ConfigClient, flags: ConfigFlags) => {
-    const projectDir = path.resolve(io.cwd);
-    const cli = await findCliPackage();
-    const launch = resolveServerLaunch({
-      projectDir,
-      version: cli.version,
-      binPath: cli.binPath,
-      ...(flags.npx ? { npx: true } : {}),
-    });
-    const target = findClientConfig(client, {
-      env: io.env,
-      projectDir,
-      ...(flags.project ? { project: true } : {}),
-    });
-    const name = flags.name ?? defaultServerName(projectDir);
-    const entry = buildServerEntry(client, launch);
-    const paint = createPainter(io.stderr, io.env);
-    if (!flags.write) {
-      io.stdout.write(`${JSON.stringify({ [target.container]: { [name]: entry } }, null, 2)}\n`);
-      io.stderr.write(
-        `${paint('dim', `Add this to ${target.file}, or run again with --write to merge it there.`)}\n`,
-      );
-      done(EXIT_OK);
-      return;
-    }
-    let outcome: Awaited<ReturnType<typeof mergeServerEntry>>;
-    try {
-      outcome = await mergeServerEntry(target, name, entry);
-    } catch (error) {
-      if (!isToolpackError(error) || error.code !== 'E_CONFIG') throw error;
-      io.stderr.write(`${paint('red', 'error')} ${error.message}\n`);
-      if (error.hint !== undefined) io.stderr.write(`${paint('dim', `hint: ${error.hint}`)}\n`);
-      done(EXIT_USAGE);
-      return;
-    }
-    io.stderr.write(
-      outcome === 'unchanged'
-        ? `${target.file} already has ${name}; nothing to do.\n`
-        : `${outcome === 'added' ? 'Added' : 'Updated'} ${name} in ${target.file}. Restart the client to pick it up.\n`,
-    );
-    done(EXIT_OK);
+export interface ClientConfiguration {
+  target: ClientConfigTarget;
+  name: string;
+  entry: Record<string, unknown>;
+  /** What `write` did to the file; undefined when nothing was written. */
+  outcome?: Awaited<ReturnType<typeof mergeServerEntry>>;
+}
+
+/**
+ * The entry that starts `mcp serve` for the project in one client, and where it belongs;
+ * with `write`, merged there. A config file that cannot be merged throws E_CONFIG.
+ */
+export async function configureClient(
+  options: ConfigureClientOptions,
+): Promise<ClientConfiguration> {
+  const projectDir = path.resolve(options.cwd);
+  const cli = await findCliPackage();
+  const launch = resolveServerLaunch({
+    projectDir,
+    version: cli.version,
+    binPath: cli.binPath,
+    ...(options.npx ? { npx: true } : {}),
   });
-  return command;
+  const target = findClientConfig(options.client, {
+    env: options.env,
+    projectDir,
+    ...(options.project ? { project: true } : {}),
+  });
+  const name = options.name ?? defaultServerName(projectDir);
+  const entry = buildServerEntry(options.client, launch);
+  if (!options.write) return { target, name, entry };
+  return { target, name, entry, outcome: await mergeServerEntry(target, name, entry) };
 }

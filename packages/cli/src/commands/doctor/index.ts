@@ -1,21 +1,20 @@
 import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Command } from 'commander';
 import { describeContainment } from '@toolpack/runners';
-import { EXIT_FAILURE, EXIT_OK } from '../../exit-codes.ts';
-import { createPainter, type CliIo } from '../../io.ts';
+import type { CommandContext } from '../../io.ts';
 import { discoverTools } from '@toolpack/discovery';
 import { findUnrunnableTools, groupUnrunnableTools } from '../../find-unrunnable-tools.ts';
 import { PROJECT_FILE, readProjectConfig } from '../../project-config.ts';
 import { resolveSources, type ResolvedSources } from '../../source-flags.ts';
 import { checkPwsh } from './check-pwsh.ts';
 
-type Status = 'ok' | 'warn' | 'fail';
+export type CheckStatus = 'ok' | 'warn' | 'fail';
 
-interface Check {
+/** One line of `mcp doctor`. */
+export interface MachineCheck {
   name: string;
-  status: Status;
+  status: CheckStatus;
   detail: string;
   hint?: string;
 }
@@ -40,7 +39,7 @@ function probe(
 
 // Node 22 runs TypeScript modules without a flag from 22.18 and chokidar needs 22.22; Node
 // 23's SQLite has no full-text search. Keep in step with `engines` and bin/mcp.js.
-async function checkNode(): Promise<Check> {
+async function checkNode(): Promise<MachineCheck> {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   const ok = major === 22 ? minor >= 22 : major >= 24;
   return ok
@@ -58,7 +57,7 @@ async function checkCommand(
   args: string[],
   purpose: string,
   env: NodeJS.ProcessEnv,
-): Promise<Check> {
+): Promise<MachineCheck> {
   const version = await probe(name, args, env);
   return version === undefined
     ? {
@@ -70,12 +69,12 @@ async function checkCommand(
     : { name, status: 'ok', detail: version };
 }
 
-async function checkInterpreters(io: CliIo): Promise<Check[]> {
-  const project = await readProjectConfig(io.cwd).catch(() => undefined);
-  const checks: Check[] = [];
+async function checkInterpreters(context: CommandContext): Promise<MachineCheck[]> {
+  const project = await readProjectConfig(context.cwd).catch(() => undefined);
+  const checks: MachineCheck[] = [];
   for (const [extension, argv] of Object.entries(project?.interpreters ?? {})) {
     const [command = ''] = argv;
-    const found = await commandExists(command, io);
+    const found = await commandExists(command, context);
     checks.push(
       found
         ? { name: `interpreter ${extension}`, status: 'ok', detail: argv.join(' ') }
@@ -90,16 +89,16 @@ async function checkInterpreters(io: CliIo): Promise<Check[]> {
   return checks;
 }
 
-async function commandExists(command: string, io: CliIo): Promise<boolean> {
+async function commandExists(command: string, context: CommandContext): Promise<boolean> {
   if (command.includes('/') || command.includes('\\')) {
-    return stat(path.resolve(io.cwd, command)).then(
+    return stat(path.resolve(context.cwd, command)).then(
       (s) => s.isFile(),
       () => false,
     );
   }
-  const dirs = (io.env.PATH ?? '').split(path.delimiter).filter(Boolean);
+  const dirs = (context.env.PATH ?? '').split(path.delimiter).filter(Boolean);
   const extensions =
-    process.platform === 'win32' ? (io.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';') : [''];
+    process.platform === 'win32' ? (context.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';') : [''];
   for (const dir of dirs) {
     for (const extension of extensions) {
       if (
@@ -118,10 +117,10 @@ async function commandExists(command: string, io: CliIo): Promise<boolean> {
  * One line per thing this machine lacks that a tool of the project (./toolpack.yaml) needs:
  * pwsh, an interpreter, a pack's required env variable; each names its tools.
  */
-async function checkProjectTools(io: CliIo): Promise<Check[]> {
+async function checkProjectTools(context: CommandContext): Promise<MachineCheck[]> {
   let resolved: ResolvedSources;
   try {
-    resolved = await resolveSources([], {}, io);
+    resolved = await resolveSources([], {}, context);
   } catch (error) {
     return [
       {
@@ -138,8 +137,8 @@ async function checkProjectTools(io: CliIo): Promise<Check[]> {
   );
   const unrunnable = findUnrunnableTools({
     tools,
-    env: io.env,
-    cwd: io.cwd,
+    env: context.env,
+    cwd: context.cwd,
     packs: resolved.packs,
     ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
   });
@@ -154,7 +153,7 @@ async function checkProjectTools(io: CliIo): Promise<Check[]> {
 }
 
 /** How tool and pack children are contained here (TOOLPACK_CONTAINMENT, docs/containment.md). */
-function checkContainment(env: NodeJS.ProcessEnv): Check {
+function checkContainment(env: NodeJS.ProcessEnv): MachineCheck {
   const { mode, reason, usable } = describeContainment(env);
   if (!usable)
     return {
@@ -173,8 +172,8 @@ function checkContainment(env: NodeJS.ProcessEnv): Check {
       };
 }
 
-async function checkCache(io: CliIo): Promise<Check> {
-  const file = path.join(io.cwd, '.toolpack', 'cache', 'discovery-v1.json');
+async function checkCache(context: CommandContext): Promise<MachineCheck> {
+  const file = path.join(context.cwd, '.toolpack', 'cache', 'discovery-v1.json');
   try {
     const [text, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
     const entries = Object.keys((JSON.parse(text) as { entries?: object }).entries ?? {}).length;
@@ -200,10 +199,10 @@ async function checkCache(io: CliIo): Promise<Check> {
   }
 }
 
-async function checkRegistry(io: CliIo): Promise<Check> {
-  const registry = io.env.TOOLPACK_REGISTRY ?? 'http://127.0.0.1:4873';
+async function checkRegistry(context: CommandContext): Promise<MachineCheck> {
+  const registry = context.env.TOOLPACK_REGISTRY ?? 'http://127.0.0.1:4873';
   if (!/^https?:\/\//.test(registry)) {
-    const exists = await stat(path.resolve(io.cwd, registry)).then(
+    const exists = await stat(path.resolve(context.cwd, registry)).then(
       (s) => s.isDirectory(),
       () => false,
     );
@@ -237,50 +236,29 @@ async function checkRegistry(io: CliIo): Promise<Check> {
   }
 }
 
-export function createDoctorCommand(io: CliIo, done: (code: number) => void): Command {
-  return new Command('doctor')
-    .description(
-      'Check what running tools needs here: Node, pwsh, Python, bash, configured interpreters, which project tools cannot run here, the cache, the registry',
-    )
-    .option('--json', 'print {"checks": [{ name, status, detail, hint? }]}')
-    .addHelpText(
-      'after',
-      `
-Examples:
-  mcp doctor
-  TOOLPACK_REGISTRY=http://127.0.0.1:4873 mcp doctor --json
+/** What `mcp doctor --json` prints; the doctor fails when any check does. */
+export interface MachineReport {
+  checks: MachineCheck[];
+}
 
-Exit codes: 0 nothing failed (warnings allowed), 1 a check failed.`,
-    )
-    .action(async (flags: { json?: boolean }) => {
-      const checks = [
-        await checkNode(),
-        ...(await Promise.all([
-          checkPwsh(io.env),
-          checkCommand('python3', ['--version'], '.py tools', io.env),
-          checkCommand('bash', ['--version'], '.sh tools', io.env),
-        ])),
-        ...(await checkInterpreters(io)),
-        ...(await checkProjectTools(io)),
-        checkContainment(io.env),
-        await checkCache(io),
-        await checkRegistry(io),
-      ];
-      if (flags.json) {
-        io.stdout.write(`${JSON.stringify({ checks }, null, 2)}\n`);
-      } else {
-        const paint = createPainter(io.stdout, io.env);
-        const mark = {
-          ok: paint('green', 'ok  '),
-          warn: paint('yellow', 'warn'),
-          fail: paint('red', 'FAIL'),
-        };
-        for (const check of checks) {
-          io.stdout.write(`${mark[check.status]}  ${check.name.padEnd(16)} ${check.detail}\n`);
-          if (check.hint !== undefined && check.status !== 'ok')
-            io.stdout.write(`      ${''.padEnd(16)} ${paint('dim', check.hint)}\n`);
-        }
-      }
-      done(checks.some((c) => c.status === 'fail') ? EXIT_FAILURE : EXIT_OK);
-    });
+/**
+ * What running tools needs here: Node, pwsh, Python, bash, the configured interpreters, which
+ * project tools cannot run here, containment, the cache, the registry.
+ */
+export async function checkMachine(options: CommandContext): Promise<MachineReport> {
+  const { env } = options;
+  const checks = [
+    await checkNode(),
+    ...(await Promise.all([
+      checkPwsh(env),
+      checkCommand('python3', ['--version'], '.py tools', env),
+      checkCommand('bash', ['--version'], '.sh tools', env),
+    ])),
+    ...(await checkInterpreters(options)),
+    ...(await checkProjectTools(options)),
+    checkContainment(env),
+    await checkCache(options),
+    await checkRegistry(options),
+  ];
+  return { checks };
 }

@@ -1,0 +1,105 @@
+import { Command } from 'commander';
+import { formatDiagnostic, type Diagnostic, type SourceSpec } from '@toolpack/core';
+import { EXIT_OK } from '../../exit-codes.ts';
+import { renderUnrunnableTools } from '../../find-unrunnable-tools.ts';
+import { createPainter, type CliIo } from '../../io.ts';
+import { renderTable } from '../../render-table.ts';
+import { addSourceFlags, describeNoSources, type SourceFlagValues } from '../../source-flags.ts';
+import { listTools, type ListToolsReport } from './index.ts';
+
+export function createListCommand(io: CliIo, done: (code: number) => void): Command {
+  const sources: SourceSpec[] = [];
+  const command = new Command('list')
+    .description('List the tools a client would get, with why any were refused or renamed')
+    .option('--json', 'print {"tools": [...], "diagnostics": [...]} instead of a table');
+  addSourceFlags(command, sources);
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  mcp list                                  # the sources of ./toolpack.yaml
+  mcp list --script-root ./scripts --module ./Widgets/Widgets.psd1 --include 'Get-*'
+  mcp list --tools-dir '.bot/workflows/*/tools' --json
+
+Tools this machine cannot run (pwsh missing, no interpreter for .bas, a pack's required
+env variable unset) are named after the table, with the fix; --json leaves them out, so
+the listing is the same on every machine (mcp check --json has them as cannotRunHere).
+
+Exit codes: 0 the sources were read (problems or not), 2 bad flags or a missing source.`,
+  );
+  command.action(async (flags: SourceFlagValues & { json?: boolean }) => {
+    const report = await listTools({
+      cwd: io.cwd,
+      env: io.env,
+      sources,
+      flags,
+      onNoSources: () => io.stderr.write(describeNoSources()),
+    });
+    if (flags.json) {
+      const { tools, diagnostics } = report;
+      io.stdout.write(`${JSON.stringify({ tools, diagnostics }, null, 2)}\n`);
+    } else {
+      io.stdout.write(renderListReport(report, io));
+      const paint = createPainter(io.stdout, io.env);
+      const lines = renderUnrunnableTools(report.cannotRunHere, {
+        total: report.tools.length,
+        paint,
+      });
+      if (lines.length > 0) io.stdout.write(`\n${lines.join('\n')}\n`);
+    }
+    done(EXIT_OK);
+  });
+  return command;
+}
+
+function renderListReport(report: ListToolsReport, io: CliIo): string {
+  const paint = createPainter(io.stdout, io.env);
+  const problemsByPath = new Map<string, Diagnostic[]>();
+  for (const d of report.diagnostics)
+    problemsByPath.set(d.path, [...(problemsByPath.get(d.path) ?? []), d]);
+  const rows = report.tools.map((tool) => {
+    const problems = (problemsByPath.get(tool.source.path) ?? []).filter(
+      (d) => d.severity !== 'info',
+    );
+    const where =
+      tool.source.line === undefined ? tool.source.path : `${tool.source.path}:${tool.source.line}`;
+    return [
+      tool.name,
+      tool.source.kind,
+      where,
+      tool.description,
+      problems.length === 0
+        ? ''
+        : `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}`,
+    ];
+  });
+  let out = renderTable(
+    [
+      { title: 'NAME', max: 40 },
+      { title: 'KIND', max: 11 },
+      { title: 'SOURCE', max: 44, truncate: 'start' },
+      { title: 'DESCRIPTION', max: 400, flex: true },
+      { title: 'PROBLEMS', max: 12 },
+    ],
+    rows,
+    // A terminal gets a table that fits it; a pipe or a file gets whole descriptions.
+    io.stdout.isTTY ? Math.max(80, io.stdout.columns ?? 120) : Number.POSITIVE_INFINITY,
+  );
+  const shown = report.diagnostics.filter((d) => d.severity !== 'info');
+  if (shown.length > 0) {
+    out += `\n${paint('bold', 'Problems')}\n`;
+    for (const d of shown) {
+      const color = d.severity === 'error' ? 'red' : 'yellow';
+      const { hint, ...rest } = d;
+      out += `  ${paint(color, formatDiagnostic(rest))}\n`;
+      if (hint !== undefined) out += `    ${paint('dim', `fix: ${hint}`)}\n`;
+    }
+  }
+  const errors = shown.filter((d) => d.severity === 'error').length;
+  const warnings = shown.length - errors;
+  out += `\n${report.tools.length} ${report.tools.length === 1 ? 'tool' : 'tools'}`;
+  if (errors > 0) out += `, ${paint('red', `${errors} ${errors === 1 ? 'error' : 'errors'}`)}`;
+  if (warnings > 0)
+    out += `, ${paint('yellow', `${warnings} ${warnings === 1 ? 'warning' : 'warnings'}`)}`;
+  return `${out}\n`;
+}
