@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeForError } from './exit-codes.ts';
 import { findCliPackage } from './find-cli-package.ts';
 import { createPainter, type CliIo } from './io.ts';
+import { reportBug } from './report-bug.ts';
 import { routeCommandOutput } from './route-command-output.ts';
 
 type CommandFactory = (io: CliIo, done: (code: number) => void) => Command;
@@ -10,13 +11,13 @@ type CommandFactory = (io: CliIo, done: (code: number) => void) => Command;
 // Each command is loaded only when it runs (or for help): `mcp list` must not pay for the
 // MCP SDK, nor `mcp serve` for tar. Start-up is what every client that spawns us waits on.
 const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
-  list: async () => (await import('./commands/list/index.ts')).createListCommand,
-  check: async () => (await import('./commands/check/index.ts')).createCheckCommand,
-  call: async () => (await import('./commands/call/index.ts')).createCallCommand,
-  inspect: async () => (await import('./commands/inspect/index.ts')).createInspectCommand,
-  doctor: async () => (await import('./commands/doctor/index.ts')).createDoctorCommand,
+  list: async () => (await import('./commands/list/command.ts')).createListCommand,
+  check: async () => (await import('./commands/check/command.ts')).createCheckCommand,
+  call: async () => (await import('./commands/call/command.ts')).createCallCommand,
+  inspect: async () => (await import('./commands/inspect/command.ts')).createInspectCommand,
+  doctor: async () => (await import('./commands/doctor/command.ts')).createDoctorCommand,
   serve: async () => (await import('./commands/serve/index.ts')).createServeCommand,
-  config: async () => (await import('./commands/config/index.ts')).createConfigCommand,
+  config: async () => (await import('./commands/config/command.ts')).createConfigCommand,
   pack: async () => (await import('./commands/pack/index.ts')).createPackCommand,
   new: async () => (await import('./commands/new/index.ts')).createNewCommand,
   test: async () => (await import('./commands/tool-tests/index.ts')).createTestCommand,
@@ -38,15 +39,6 @@ function pickCommands(argv: readonly string[]): string[] {
   }
   return Object.keys(COMMANDS);
 }
-
-// Library errors that mean "your input is wrong" rather than "the work failed".
-const USAGE_ERROR_CODES = new Set([
-  'E_SOURCE_MISSING',
-  'E_MANIFEST',
-  'E_USAGE',
-  'E_UNKNOWN_TOOL',
-  'E_ARGUMENTS_JSON',
-]);
 
 /** Runs `mcp` with `argv` (without node and script) and returns the exit code. */
 export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<number> {
@@ -88,14 +80,18 @@ export async function runCli(argv: readonly string[], outerIo: CliIo): Promise<n
       return EXIT_USAGE;
     }
     const paint = createPainter(io.stderr, io.env);
-    const { isToolpackError } = await import('@toolpack/core');
+    const { describeErrorCode, isToolpackError } = await import('@toolpack/core');
     if (isToolpackError(error)) {
-      const where = error.location === undefined ? '' : `${error.location}: `;
-      io.stderr.write(`${paint('red', 'error')} ${where}${error.message}\n`);
-      if (error.hint !== undefined) io.stderr.write(`${paint('dim', `hint: ${error.hint}`)}\n`);
-      return USAGE_ERROR_CODES.has(error.code) ? EXIT_USAGE : EXIT_FAILURE;
+      const exitClass = describeErrorCode(error.code)?.exit;
+      if (exitClass !== 'bug') {
+        const where = error.location === undefined ? '' : `${error.location}: `;
+        io.stderr.write(`${paint('red', 'error')} ${where}${error.message}\n`);
+        if (error.hint !== undefined) io.stderr.write(`${paint('dim', `hint: ${error.hint}`)}\n`);
+        return exitCodeForError(exitClass);
+      }
     }
-    io.stderr.write(`${paint('red', 'error')} ${(error as Error)?.stack ?? String(error)}\n`);
+    // Anything else is Toolpack's own mistake, not the user's: say so and where to report it.
+    await reportBug(error, io, paint);
     return EXIT_FAILURE;
   }
 }
