@@ -65,7 +65,7 @@ const tagSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9+#._-]{0,49}$/, {
 });
 
 /**
- * `toolpack.yaml`, for a project and for a pack (DESIGN.md "Projects and packs"). Unknown
+ * `toolpack.yaml`, for a project and for a pack (docs/architecture.md "Projects and packs"). Unknown
  * top-level keys are allowed here and reported as warnings by `parseManifest`, so a newer
  * manifest still loads in an older CLI.
  */
