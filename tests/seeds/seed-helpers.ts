@@ -7,7 +7,7 @@ import {
   startStdioSession,
   waitFor,
   type StdioSession,
-} from '../../packages/server/src/e2e/serve-helpers.ts';
+} from '../../packages/server/src/testing/index.ts';
 
 export { waitFor, type StdioSession };
 

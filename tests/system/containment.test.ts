@@ -21,7 +21,7 @@ import { describePackTools } from '../../packages/cli/src/commands/pack/shared.t
 import { describeContainment } from '../../packages/containment/src/index.ts';
 import { startTestRegistry } from '../../packages/packs/src/testing/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, cliBin } from '../../packages/server/src/e2e/serve-helpers.ts';
+import { childEnv, cliBin } from '../../packages/server/src/testing/index.ts';
 import {
   listProcessesWith,
   settle,

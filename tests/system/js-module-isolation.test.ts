@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeContainment } from '../../packages/containment/src/index.ts';
-import { childEnv, cliBin } from '../../packages/server/src/e2e/serve-helpers.ts';
+import { childEnv, cliBin } from '../../packages/server/src/testing/index.ts';
 import {
   INITIALIZE_PARAMS,
   readRssBytes,

@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtures, startHttpServe, type SpawnedServer } from './serve-helpers.ts';
+import { startHttpServe, type SpawnedServer } from '../testing/index.ts';
 
 const CONFORMANCE_VERSION = '0.1.16';
+const fixtures = path.join(import.meta.dirname, 'fixtures');
 const project = path.join(fixtures, 'conformance');
 
 /** The suite's CLI when `@modelcontextprotocol/conformance` is installed (a devDependency to add). */

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
 import { afterAll, describe, expect, it } from 'vitest';
-import { childEnv, cliBin, examples, repo } from './serve-helpers.ts';
+import { childEnv, cliBin, examples, repo } from '../testing/index.ts';
 
 // The official MCP Inspector's CLI mode, driving `mcp serve` over stdio as a third-party
 // client would. It is a devDependency, so it runs offline.

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { examples, spawnServe, startHttpServe, type SpawnedServer } from './serve-helpers.ts';
+import { examples, spawnServe, startHttpServe, type SpawnedServer } from '../testing/index.ts';
 
 const TOKEN = 'e2e-secret-token';
 

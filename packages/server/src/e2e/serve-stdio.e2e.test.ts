@@ -14,14 +14,14 @@ import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   examples,
-  fixtures,
   isAlive,
   spawnServe,
   startStdioSession,
   waitFor,
   type StdioSession,
-} from './serve-helpers.ts';
+} from '../testing/index.ts';
 
+const fixtures = path.join(import.meta.dirname, 'fixtures');
 const jsTools = path.join(examples, 'js-tools', 'tools.ts');
 const scripts = path.join(examples, 'scripts');
 

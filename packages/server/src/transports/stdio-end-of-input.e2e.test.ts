@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnServe } from '../e2e/serve-helpers.ts';
+import { spawnServe } from '../testing/index.ts';
 
 const INITIALIZE = {
   jsonrpc: '2.0',

@@ -7,7 +7,6 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 export const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..');
 export const cliBin = path.join(repo, 'packages', 'cli', 'src', 'bin.ts');
 export const examples = path.join(repo, 'examples');
-export const fixtures = path.join(import.meta.dirname, 'fixtures');
 
 /** The environment every spawned `mcp` gets: this one (with the source condition), no colour. */
 export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
