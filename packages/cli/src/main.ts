@@ -19,7 +19,7 @@ const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   serve: async () => (await import('./commands/serve/index.ts')).createServeCommand,
   config: async () => (await import('./commands/config/command.ts')).createConfigCommand,
   pack: async () => (await import('./commands/pack/index.ts')).createPackCommand,
-  new: async () => (await import('./commands/new/index.ts')).createNewCommand,
+  new: async () => (await import('./commands/new/command.ts')).createNewCommand,
   test: async () => (await import('./commands/tool-tests/index.ts')).createTestCommand,
 };
 
