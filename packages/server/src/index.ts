@@ -1,18 +1,14 @@
 export { createToolpackServer } from './toolpack-server.ts';
-export type {
-  CallToolOptions,
-  ReloadReport,
-  ToolpackServer,
-  ToolpackServerOptions,
-} from './toolpack-server.ts';
+export type { CallToolOptions, ToolpackServer, ToolpackServerOptions } from './toolpack-server.ts';
+export type { ReloadReport } from './reload/reload-tools.ts';
 
 export { startStdioServer } from './transports/stdio.ts';
 export type { StartStdioServerOptions, StdioServerHandle } from './transports/stdio.ts';
 export { allowedHostnamesFor, isLoopbackHost, startHttpServer } from './transports/http.ts';
 export type { HttpServerHandle, StartHttpServerOptions } from './transports/http.ts';
 
-export { createPolicyFilter, isRestrictive, parsePolicy } from './policy/policy.ts';
-export type { LoadedPolicy, PolicyVerdict, ToolPolicy } from './policy/policy.ts';
+export { createPolicyFilter, isRestrictive } from './policy/policy.ts';
+export type { PolicyVerdict } from './policy/policy.ts';
 
 export {
   createAuditLog,
@@ -44,10 +40,9 @@ export type {
 export { createMcpServerInstance } from './mcp/create-mcp-server.ts';
 export type { McpToolHost } from './mcp/create-mcp-server.ts';
 
-export { createToolDispatcher, resolveReferences, textOf, toCallResult } from './dispatch/index.ts';
-export type {
-  CreateToolDispatcherOptions,
-  DispatchCallOptions,
-  ReferenceScope,
-  ToolDispatcher,
-} from './dispatch/index.ts';
+export { createToolDispatcher } from './call-pipeline/create-tool-dispatcher.ts';
+export type { CreateToolDispatcherOptions } from './call-pipeline/create-tool-dispatcher.ts';
+export type { DispatchCallOptions, ToolDispatcher } from './call-pipeline/dispatch-types.ts';
+export { resolveReferences } from './call-pipeline/resolve-references.ts';
+export type { ReferenceScope } from './call-pipeline/resolve-references.ts';
+export { textOf, toCallResult } from './call-pipeline/call-results.ts';

@@ -141,7 +141,10 @@ describe('createToolpackServer', () => {
     });
     copyFileSync(path.join(edits, 'wave.sh'), path.join(project, 'scripts', 'wave.sh'));
     const report = await s.reload();
-    expect(report.refused).toMatch(/more than maxTools/);
+    expect(report.refused).toEqual({
+      code: 'E_MAX_TOOLS',
+      message: expect.stringMatching(/more than maxTools/),
+    });
     expect(names(s)).toEqual(['find_tools', 'describe_tool', 'hello', 'remove_note']);
     expect(logs.join('\n')).toMatch(/reload refused, still serving the previous 4 tools/);
   });

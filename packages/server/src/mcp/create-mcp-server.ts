@@ -9,8 +9,9 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import { isToolpackError, type ToolCallResult, type ToolLogLevel } from '@toolpack/core';
+import type { ToolLogLevel } from '@toolpack/core';
 import type { ToolProgress } from '@toolpack/runners';
+import type { ToolAnswer } from '../call-pipeline/call-tool.ts';
 
 /** What one protocol connection needs from the Toolpack server behind it. */
 export interface McpToolHost {
@@ -27,7 +28,7 @@ export interface McpToolHost {
       onProgress?(progress: ToolProgress): void;
       onLog(level: ToolLogLevel, message: string): void;
     },
-  ): Promise<ToolCallResult>;
+  ): Promise<ToolAnswer>;
 }
 
 // A stuck client must not hold answers back for long waiting on its notifications.
@@ -106,38 +107,36 @@ export function createMcpServerInstance(host: McpToolHost): Server {
       const settled = promise.catch(() => undefined).finally(() => sending.delete(settled));
       sending.add(settled);
     };
-    let result: ToolCallResult;
-    try {
-      result = await host.callTool(name, args, {
-        signal: ctx.mcpReq.signal,
-        ...(progressToken === undefined
-          ? {}
-          : {
-              onProgress: (progress: ToolProgress) => {
-                lastProgressAt = performance.now();
-                track(
-                  notify({
-                    method: 'notifications/progress',
-                    params: {
-                      progressToken,
-                      progress: progress.progress,
-                      ...(progress.total === undefined ? {} : { total: progress.total }),
-                      ...(progress.message === undefined ? {} : { message: progress.message }),
-                    },
-                  }),
-                );
-              },
-            }),
-        onLog: (level, message) => {
-          track(log(LOG_LEVELS[level] ?? 'info', message, name));
-        },
-      });
-    } catch (error) {
-      if (isToolpackError(error) && error.code === 'E_UNKNOWN_TOOL') {
-        const hint = error.hint === undefined ? '' : ` ${error.hint}`;
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${error.message}${hint}`);
-      }
-      throw error;
+    const answer = await host.callTool(name, args, {
+      signal: ctx.mcpReq.signal,
+      ...(progressToken === undefined
+        ? {}
+        : {
+            onProgress: (progress: ToolProgress) => {
+              lastProgressAt = performance.now();
+              track(
+                notify({
+                  method: 'notifications/progress',
+                  params: {
+                    progressToken,
+                    progress: progress.progress,
+                    ...(progress.total === undefined ? {} : { total: progress.total }),
+                    ...(progress.message === undefined ? {} : { message: progress.message }),
+                  },
+                }),
+              );
+            },
+          }),
+      onLog: (level, message) => {
+        track(log(LOG_LEVELS[level] ?? 'info', message, name));
+      },
+    });
+    if ('unknownTool' in answer) {
+      const { message, hint } = answer.unknownTool;
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `${message}${hint === undefined ? '' : ` ${hint}`}`,
+      );
     }
     if (sending.size > 0) await Promise.race([Promise.all(sending), delay(FLUSH_LIMIT_MS)]);
     // SDK clients run notification handlers a microtask later but settle a response at once,
@@ -146,7 +145,7 @@ export function createMcpServerInstance(host: McpToolHost): Server {
     const sinceProgress = performance.now() - lastProgressAt;
     if (lastProgressAt > 0 && sinceProgress < PROGRESS_GAP_MS)
       await delay(PROGRESS_GAP_MS - sinceProgress);
-    return server.projectCallToolResult(result as CallToolResult, host.outputSchemaOf(name));
+    return server.projectCallToolResult(answer.result as CallToolResult, host.outputSchemaOf(name));
   });
   return server;
 }

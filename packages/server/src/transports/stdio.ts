@@ -4,6 +4,7 @@ import type { ToolpackServer } from '../toolpack-server.ts';
 import { JsonRpcLineGuard } from './json-rpc-line-guard.ts';
 import { createLifecycleGate } from './stdio-lifecycle-gate.ts';
 import { createInFlightRequests } from './stdio-in-flight-requests.ts';
+import { findToolsListLine } from './tools-list-line.ts';
 
 const STDIO_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -93,7 +94,7 @@ export function startStdioServer(
   // The tool list is serialized once per reload, not once per request (1,000 tools are a
   // third of a megabyte of JSON); everything else goes through the SDK as usual.
   const send: typeof wire.send = (message) => {
-    const line = toolpack.serializeToolsListResponse(message);
+    const line = findToolsListLine(message);
     if (line === undefined || stdout.writableEnded || stdout.destroyed)
       return sendThroughSdk(message);
     return new Promise<void>((resolve, reject) => {

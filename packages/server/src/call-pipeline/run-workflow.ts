@@ -1,7 +1,7 @@
 import type { DiscoveredTool, ToolCallResult, WorkflowSpec } from '@toolpack/core';
 import type { DispatchCallOptions } from './dispatch-types.ts';
 import { resolveReferences, type ReferenceScope } from './resolve-references.ts';
-import { toCallResult, textOf } from './results.ts';
+import { toCallResult, textOf } from './call-results.ts';
 
 export interface RunWorkflowContext {
   call(name: string, args: unknown, options: DispatchCallOptions): Promise<ToolCallResult>;

@@ -1,4 +1,4 @@
-import type { ToolCallResult, ToolLogLevel, DiscoveredTool } from '@toolpack/core';
+import type { DiscoveredTool, ToolCallResult, ToolLogLevel } from '@toolpack/core';
 import type { ToolProgress } from '@toolpack/runners';
 
 export interface DispatchCallOptions {
@@ -8,13 +8,15 @@ export interface DispatchCallOptions {
   onLog?(level: ToolLogLevel, message: string): void;
 }
 
-/** Calls any composed tool by name: built-ins, workflows and runner tools alike. */
+/** Calls any composed tool: built-ins, workflows and runner tools alike. */
 export interface ToolDispatcher {
   readonly tools: readonly DiscoveredTool[];
   get(name: string): DiscoveredTool | undefined;
   /**
    * Answers with an MCP result; failures of the tool (bad arguments included) are
-   * `isError` results. Throws `E_UNKNOWN_TOOL` for a name no tool has (JSON-RPC -32602).
+   * `isError` results. Throws `E_UNKNOWN_TOOL` for a name no tool has.
    */
   call(name: string, args: unknown, options?: DispatchCallOptions): Promise<ToolCallResult>;
+  /** `call` for a tool already looked up (one of `tools`). */
+  run(tool: DiscoveredTool, args: unknown, options?: DispatchCallOptions): Promise<ToolCallResult>;
 }

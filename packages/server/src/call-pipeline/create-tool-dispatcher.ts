@@ -1,0 +1,93 @@
+import { createArgumentValidator, type DiscoveredTool, type ToolCallResult } from '@toolpack/core';
+import { describeTool, findTools } from '@toolpack/discovery';
+import type { ToolRunner } from '@toolpack/runners';
+import { toCallResult } from './call-results.ts';
+import type { DispatchCallOptions, ToolDispatcher } from './dispatch-types.ts';
+import { runWorkflow } from './run-workflow.ts';
+import { createUnknownToolError } from './unknown-tool.ts';
+
+export interface CreateToolDispatcherOptions {
+  tools: readonly DiscoveredTool[];
+  runner: ToolRunner;
+  /** Workflows calling workflows deeper than this fail (cycles are refused at load already). */
+  maxWorkflowDepth?: number;
+}
+
+/**
+ * One place that knows how every kind of tool is called: built-ins answer from the
+ * catalogue, workflows run their steps through this same dispatcher, everything else goes
+ * to the runner. The server, `mcp call` and `mcp test` all call tools through it.
+ */
+export function createToolDispatcher(options: CreateToolDispatcherOptions): ToolDispatcher {
+  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const maxDepth = options.maxWorkflowDepth ?? 16;
+  const catalogue = options.tools.filter((tool) => tool.source.kind !== 'builtin');
+
+  const answerBuiltin = (builtin: string, input: Record<string, unknown>): ToolCallResult => {
+    if (builtin === 'find_tools') {
+      const limit = typeof input.limit === 'number' ? input.limit : 10;
+      const matches = findTools(catalogue, String(input.query), limit).map(
+        ({ name, description, inputSchema }) => ({ name, description, inputSchema }),
+      );
+      return toCallResult({ tools: matches }, false);
+    }
+    const found = describeTool(options.tools, String(input.name));
+    if (found !== undefined) return toCallResult(found, false);
+    const suggestions = findTools(catalogue, String(input.name), 3).map((match) => match.name);
+    return toCallResult(
+      `No tool is named ${JSON.stringify(input.name)}.${suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : ''}`,
+      true,
+    );
+  };
+
+  const run = async (
+    tool: DiscoveredTool,
+    args: unknown,
+    callOptions: DispatchCallOptions = {},
+    depth = 0,
+  ): Promise<ToolCallResult> => {
+    const invocation = tool.invocation;
+    const input = (args ?? {}) as Record<string, unknown>;
+    // The runner validates the tools it runs (its direct callers rely on that); the tools
+    // answered here are validated here, before anything of them runs.
+    if (invocation.runner !== 'builtin' && invocation.runner !== 'workflow') {
+      return options.runner.call(tool, input, callOptions);
+    }
+    const validation = createArgumentValidator(tool.inputSchema)(input);
+    if (!validation.valid) {
+      return toCallResult(
+        `Invalid arguments for tool "${tool.name}": ${validation.message}.`,
+        true,
+      );
+    }
+    if (invocation.runner === 'builtin') return answerBuiltin(invocation.builtin, input);
+    if (depth >= maxDepth) {
+      return toCallResult(
+        `Workflow ${tool.name} nests more than ${maxDepth} workflows deep; refusing to go on.`,
+        true,
+      );
+    }
+    return runWorkflow(tool, invocation.workflow, input, {
+      call: async (stepName, stepArgs, stepOptions) => {
+        const step = byName.get(stepName);
+        if (step === undefined)
+          return toCallResult(createUnknownToolError(options.tools, stepName).message, true);
+        return run(step, stepArgs, stepOptions, depth + 1).catch((error: unknown) =>
+          toCallResult((error as Error).message, true),
+        );
+      },
+      options: callOptions,
+    });
+  };
+
+  return {
+    tools: options.tools,
+    get: (name) => byName.get(name),
+    call: async (name, args, callOptions) => {
+      const tool = byName.get(name);
+      if (tool === undefined) throw createUnknownToolError(options.tools, name);
+      return run(tool, args, callOptions);
+    },
+    run,
+  };
+}

@@ -1,0 +1,74 @@
+import type { Tool } from '@modelcontextprotocol/server';
+import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
+import type { ToolRunner } from '@toolpack/runners';
+import { createToolDispatcher } from './call-pipeline/create-tool-dispatcher.ts';
+import type { ToolDispatcher } from './call-pipeline/dispatch-types.ts';
+import type { PolicyVerdict } from './policy/policy.ts';
+
+/** One discovery's tools as the server serves them; replaced whole by each reload. */
+export interface ServedTools {
+  all: DiscoveredTool[];
+  allByName: Map<string, DiscoveredTool>;
+  /** The tools the policy lets through: what tools/list answers. */
+  allowed: DiscoveredTool[];
+  verdicts: Map<string, PolicyVerdict>;
+  /** The tools/list entries, prepared once per reload so listing 1,000 tools costs nothing. */
+  listed: Tool[];
+  /** `listed` as JSON, serialized once per reload. */
+  listedJson: string;
+  dispatcher: ToolDispatcher;
+  diagnostics: Diagnostic[];
+}
+
+export interface ServeToolsOptions {
+  tools: DiscoveredTool[];
+  diagnostics: Diagnostic[];
+  verdictOf(tool: DiscoveredTool): PolicyVerdict;
+  runner: ToolRunner;
+}
+
+function toListedTool(tool: DiscoveredTool): Tool {
+  const listed: Record<string, unknown> = { name: tool.name };
+  if (tool.title !== undefined) listed.title = tool.title;
+  listed.description = tool.description;
+  listed.inputSchema = tool.inputSchema;
+  if (tool.outputSchema !== undefined) listed.outputSchema = tool.outputSchema;
+  if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0)
+    listed.annotations = tool.annotations;
+  return listed as Tool;
+}
+
+// Keyed by the very array tools/list answers with, so a transport that meets it on the way
+// out can send the JSON made at reload time instead of serializing the list again.
+const listedJsonByList = new WeakMap<readonly Tool[], string>();
+
+/** The JSON of a tools/list array made by `serveTools`; undefined for any other value. */
+export function findListedJson(tools: unknown): string | undefined {
+  return Array.isArray(tools) ? listedJsonByList.get(tools) : undefined;
+}
+
+export function serveTools(options: ServeToolsOptions): ServedTools {
+  const { tools: all, diagnostics, verdictOf, runner } = options;
+  const verdicts = new Map<string, PolicyVerdict>();
+  const allowed: DiscoveredTool[] = [];
+  for (const tool of all) {
+    const verdict = verdictOf(tool);
+    verdicts.set(tool.name, verdict);
+    if (verdict.allowed) allowed.push(tool);
+  }
+  const listed = allowed.map(toListedTool);
+  const listedJson = JSON.stringify(listed);
+  listedJsonByList.set(listed, listedJson);
+  return {
+    all,
+    allByName: new Map(all.map((tool) => [tool.name, tool])),
+    allowed,
+    verdicts,
+    listed,
+    listedJson,
+    // Denied tools are not in the dispatcher at all: find_tools cannot reveal them and a
+    // workflow cannot reach them.
+    dispatcher: createToolDispatcher({ tools: allowed, runner }),
+    diagnostics,
+  };
+}
