@@ -10,7 +10,7 @@ import {
 import type { Diagnostic, DiscoveredTool, ToolInvocation } from '@toolpack/core';
 import { findParameterComments } from './comment-help.ts';
 import type { HelpSearch } from './comment-help.ts';
-import { convertParameters } from './parameters.ts';
+import { convertParameters } from './convert-parameters.ts';
 import type { ParseProblem } from './tokenizer.ts';
 import type { PowerShellDocument, PsAttribute, PsParameter } from './reader.ts';
 

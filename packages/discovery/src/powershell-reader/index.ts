@@ -29,12 +29,10 @@ export { tokenizePowerShell } from './tokenizer.ts';
 export type { ParseProblem, Token, TokenKind, TokenizeResult } from './tokenizer.ts';
 export { evaluateConstant, parseNumberLiteral } from './constant-value.ts';
 export type { ConstantResult } from './constant-value.ts';
-export { convertParameters, mapPowerShellType } from './parameters.ts';
-export type {
-  ConvertParametersInput,
-  ConvertedParameters,
-  PowerShellTypeMapping,
-} from './parameters.ts';
+export { convertParameters } from './convert-parameters.ts';
+export type { ConvertParametersInput, ConvertedParameters } from './convert-parameters.ts';
+export { mapPowerShellType } from './map-powershell-type.ts';
+export type { PowerShellTypeMapping } from './map-powershell-type.ts';
 export { convertDotNetPattern } from './dotnet-regex.ts';
 export type { ConvertedPattern } from './dotnet-regex.ts';
 export { compileWildcard, matchesAnyWildcard } from './wildcard.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapPowerShellType } from './parameters.ts';
+import { mapPowerShellType } from './map-powershell-type.ts';
 import { compileWildcard, matchesAnyWildcard } from './wildcard.ts';
 
 describe('mapPowerShellType', () => {
