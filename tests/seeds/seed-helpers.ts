@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startMcp, type McpRun } from '../../packages/cli/src/testing/run-mcp.ts';
+import { startMcp, type McpRun } from '@toolpack/cli/testing';
 import {
   childEnv,
   startStdioSession,

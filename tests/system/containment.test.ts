@@ -16,8 +16,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startMcp } from '../../packages/cli/src/testing/run-mcp.ts';
-import { describePackTools } from '../../packages/cli/src/commands/pack/shared.ts';
+import { describePackTools, startMcp } from '@toolpack/cli/testing';
 import { describeContainment } from '../../packages/containment/src/index.ts';
 import { startTestRegistry } from '../../packages/packs/src/testing/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

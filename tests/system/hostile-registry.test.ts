@@ -5,8 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRegistry, type TestRegistry } from '../../packages/packs/src/testing/index.ts';
-import { describePackTools } from '../../packages/cli/src/commands/pack/shared.ts';
-import { startMcp } from '../../packages/cli/src/testing/run-mcp.ts';
+import { describePackTools, startMcp } from '@toolpack/cli/testing';
 import { repo } from './system-helpers.ts';
 
 // Issue 14 finding 13 through the real `mcp`: a malicious registry answers without end, or

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startRegistry } from '../../apps/registry/src/start-registry.ts';
-import { runMcp, startMcp } from '../../packages/cli/src/testing/run-mcp.ts';
+import { runMcp, startMcp } from '@toolpack/cli/testing';
 import { repo } from './system-helpers.ts';
 
 const scripts = path.join(repo, 'examples', 'scripts');

@@ -5,8 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPackTarball } from '../../packages/packs/src/index.ts';
 import { createToolpackServer } from '../../packages/server/src/index.ts';
 import { startTestRegistry, type TestRegistry } from '../../packages/packs/src/testing/index.ts';
-import { describePackTools } from '../../packages/cli/src/commands/pack/shared.ts';
-import { startMcp } from '../../packages/cli/src/testing/run-mcp.ts';
+import { describePackTools, startMcp } from '@toolpack/cli/testing';
 import { repo } from './system-helpers.ts';
 
 // Issue 14 finding 4 through the real `mcp`: a third-party pack served as `jira-search` whose
