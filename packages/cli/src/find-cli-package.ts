@@ -7,12 +7,15 @@ export interface CliPackage {
   version: string;
   /** The absolute path of the `mcp` bin this package declares. */
   binPath: string;
+  /** Where to report a bug (`bugs` of package.json). */
+  bugsUrl: string | undefined;
 }
 
 interface CliManifest {
   name?: string;
   version?: string;
   bin?: Record<string, string>;
+  bugs?: { url?: string };
 }
 
 async function readManifest(file: string): Promise<CliManifest | undefined> {
@@ -38,6 +41,7 @@ export async function findCliPackage(): Promise<CliPackage> {
         dir,
         version: manifest.version,
         binPath: path.join(dir, manifest.bin?.mcp ?? path.join('bin', 'mcp.js')),
+        bugsUrl: manifest.bugs?.url,
       };
     }
     const parent = path.dirname(dir);
