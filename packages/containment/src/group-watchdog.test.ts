@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { startGroupWatchdog } from './group-watchdog.ts';
-import { hasProc, killMarked, listProcessesWithArgv, waitUntil } from './test-support.ts';
+import { hasProc, killMarked, listProcessesWithArgv, waitUntil } from './testing/index.ts';
 
 function startMarkedGroup(marker: string) {
   // A group leader with a member of its own: both carry the marker.

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeContainment, readContainmentRequest } from './containment-mode.ts';
 import { spawnContained, type ContainedProcess } from './spawn-contained.ts';
-import { hasProc, killMarked, listProcessesWithArgv, waitUntil } from './test-support.ts';
+import { hasProc, killMarked, listProcessesWithArgv, waitUntil } from './testing/index.ts';
 
 const namespaces = describeContainment({ TOOLPACK_CONTAINMENT: 'namespace' }).usable;
 const posix = process.platform !== 'win32';
