@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { isToolpackError } from '@toolpack/core';
 import { describe, expect, it } from 'vitest';
 import type { SourceResult } from '../types.ts';
-import { describePowerShellModule, parsePowerShellManifest } from './describe-module.ts';
+import { describePowerShellModule } from './describe-module.ts';
+import { parsePowerShellManifest } from './parse-module-manifest.ts';
 
 const modules = fileURLToPath(new URL('./fixtures/modules/', import.meta.url));
 

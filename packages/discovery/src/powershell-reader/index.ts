@@ -1,7 +1,9 @@
 export { describePowerShellScript, describePowerShellScriptContent } from './describe-script.ts';
 export type { PowerShellScriptInput } from './describe-script.ts';
-export { describePowerShellModule, parsePowerShellManifest } from './describe-module.ts';
-export type { DescribeModuleInput, PowerShellManifest } from './describe-module.ts';
+export { describePowerShellModule } from './describe-module.ts';
+export type { DescribeModuleInput } from './describe-module.ts';
+export { parsePowerShellManifest } from './parse-module-manifest.ts';
+export type { PowerShellManifest } from './parse-module-manifest.ts';
 export { resolvePowerShellModule } from './resolve-module.ts';
 export type { ResolvePowerShellModuleOptions } from './resolve-module.ts';
 export { findPowerShellFunctions } from './find-functions.ts';

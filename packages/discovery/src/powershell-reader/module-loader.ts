@@ -1,0 +1,225 @@
+import { access, readdir } from 'node:fs/promises';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import type { Diagnostic } from '@toolpack/core';
+import { createParseDiagnostics } from './describe-command.ts';
+import { readPowerShell } from './reader.ts';
+import type { PowerShellDocument, PsFunction } from './reader.ts';
+import { createFileDiagnostic } from './file-diagnostic.ts';
+
+/** Files a run-time dot-sourcing loop might load: read at most this many. */
+const MAX_SCANNED_FILES = 500;
+const MAX_DOT_SOURCE_DEPTH = 4;
+
+export interface LoadedFunction {
+  fn: PsFunction;
+  document: PowerShellDocument;
+  path: string;
+}
+
+export interface LoadedModuleFile {
+  functions: LoadedFunction[];
+  /** Undefined: every function is exported (no `Export-ModuleMember`). */
+  exportPatterns?: string[];
+  dynamicExports: Array<{ text: string; line: number; path: string }>;
+}
+
+/** Reads a module's files (dot-sourced ones too), each once, collecting functions and exports. */
+export class ModuleLoader {
+  readonly diagnostics: Diagnostic[] = [];
+  /** A file failed to parse or could not be read: PowerShell would not import the module. */
+  failed = false;
+  private readonly read: (path: string) => Promise<string>;
+  private readonly loaded = new Set<string>();
+
+  constructor(read: (path: string) => Promise<string>) {
+    this.read = read;
+  }
+
+  async readText(
+    path: string,
+    what: string,
+    line?: { path: string; line: number },
+  ): Promise<string | undefined> {
+    try {
+      return await this.read(path);
+    } catch (error) {
+      const reason =
+        (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'the file does not exist'
+          : (error as Error).message;
+      this.diagnostics.push(
+        createFileDiagnostic(
+          'error',
+          'E_MODULE_FILE',
+          `Cannot read ${what} ${path}: ${reason}.`,
+          line?.path ?? path,
+          line?.line,
+        ),
+      );
+      this.failed = true;
+      return undefined;
+    }
+  }
+
+  /** A `.psm1` (or a `.ps1` loaded into the module): its functions, dot-sourced files included, and its exports. */
+  async loadScriptFile(
+    path: string,
+    kind: 'psm1' | 'ps1',
+    from?: { path: string; line: number },
+  ): Promise<LoadedModuleFile | undefined> {
+    const content = await this.readText(
+      path,
+      kind === 'psm1' ? 'the script module' : 'the module file',
+      from,
+    );
+    if (content === undefined) return undefined;
+    this.loaded.add(resolve(path));
+    const document = readPowerShell(content);
+    if (document.errors.length > 0) {
+      this.diagnostics.push(
+        ...createParseDiagnostics(path, document.errors, `the module file ${basename(path)}`),
+      );
+      this.failed = true;
+      return undefined;
+    }
+    const result: LoadedModuleFile = { functions: [], dynamicExports: [] };
+    await this.collectFunctions(path, document, result.functions, 0);
+    if (kind === 'psm1' && document.exports.length > 0) {
+      result.exportPatterns = document.exports.flatMap((exported) => exported.patterns);
+      for (const exported of document.exports) {
+        for (const text of exported.dynamic)
+          result.dynamicExports.push({ text, line: exported.line, path });
+      }
+    }
+    return result;
+  }
+
+  private async collectFunctions(
+    path: string,
+    document: PowerShellDocument,
+    into: LoadedFunction[],
+    depth: number,
+  ): Promise<void> {
+    for (const fn of document.functions) {
+      // A global: function leaves the module's scope: Import-Module never exports it.
+      if (fn.topLevel && fn.global !== true) into.push({ fn, document, path });
+    }
+    if (depth >= MAX_DOT_SOURCE_DEPTH) return;
+    const directory = dirname(path);
+    let dynamicLine: number | undefined;
+    for (const dotSource of document.dotSources) {
+      if (dotSource.path === undefined) {
+        dynamicLine ??= dotSource.line;
+        continue;
+      }
+      const target = resolve(
+        directory,
+        dotSource.path.replace(/\$PSScriptRoot/gi, directory).replace(/\\/g, '/'),
+      );
+      if (this.loaded.has(target)) continue;
+      await this.loadDotSourced(target, { path, line: dotSource.line }, into, depth);
+    }
+    if (dynamicLine === undefined) return;
+    const files = await listScripts(directory);
+    const pending = files.filter((file) => !this.loaded.has(resolve(file)));
+    this.diagnostics.push(
+      createFileDiagnostic(
+        'info',
+        'I_DYNAMIC_DOT_SOURCE',
+        `${basename(path)} dot-sources files it finds when it runs (line ${dynamicLine}); Toolpack read the ${pending.length} .ps1 file(s) under ${directory} instead.`,
+        path,
+        dynamicLine,
+        "List the exported functions in the manifest's FunctionsToExport so only those become tools.",
+      ),
+    );
+    for (const file of pending)
+      await this.loadDotSourced(resolve(file), { path, line: dynamicLine }, into, depth);
+  }
+
+  private async loadDotSourced(
+    target: string,
+    from: { path: string; line: number },
+    into: LoadedFunction[],
+    depth: number,
+  ): Promise<void> {
+    this.loaded.add(target);
+    let content: string;
+    try {
+      content = await this.read(target);
+    } catch {
+      this.diagnostics.push(
+        createFileDiagnostic(
+          'warning',
+          'W_DOT_SOURCE_MISSING',
+          `The dot-sourced file ${target} cannot be read; its functions are not discovered.`,
+          from.path,
+          from.line,
+        ),
+      );
+      return;
+    }
+    const document = readPowerShell(content);
+    if (document.errors.length > 0) {
+      this.diagnostics.push(
+        ...createParseDiagnostics(
+          target,
+          document.errors,
+          `the dot-sourced file ${basename(target)}`,
+        ),
+      );
+      this.failed = true;
+      return;
+    }
+    await this.collectFunctions(target, document, into, depth + 1);
+  }
+}
+
+/** `.ps1` files under `directory` (tests excluded), for modules that dot-source what they find at run time. */
+async function listScripts(directory: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (folder: string, depth: number): Promise<void> => {
+    if (depth > 5 || found.length >= MAX_SCANNED_FILES) return;
+    let entries;
+    try {
+      entries = await readdir(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (found.length >= MAX_SCANNED_FILES) return;
+      const full = join(folder, entry.name);
+      if (
+        entry.isDirectory() &&
+        !entry.name.startsWith('.') &&
+        !/^(tests?|node_modules)$/i.test(entry.name)
+      )
+        await walk(full, depth + 1);
+      else if (entry.isFile() && /\.ps1$/i.test(entry.name) && !/\.tests\.ps1$/i.test(entry.name))
+        found.push(full);
+    }
+  };
+  await walk(directory, 0);
+  return found;
+}
+
+export async function findModuleFile(
+  directory: string,
+  name: string,
+  read: (path: string) => Promise<string>,
+): Promise<string | undefined> {
+  const base = resolve(directory, name.replace(/\\/g, '/'));
+  const candidates =
+    extname(base) === '' ? ['.psm1', '.ps1', '.dll'].map((ext) => base + ext) : [base];
+  for (const candidate of candidates) {
+    try {
+      // Binary modules are never read as text: only their presence matters.
+      if (/\.(dll|exe)$/i.test(candidate)) await access(candidate);
+      else await read(candidate);
+      return candidate;
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
+}
