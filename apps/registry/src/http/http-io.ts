@@ -72,7 +72,7 @@ export function discardBody(request: IncomingMessage, maxBytes: number): void {
 }
 
 export interface ErrorBody {
-  code: string;
+  code: Diagnostic['code'];
   message: string;
   hint?: string;
   problems?: Diagnostic[];
