@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { isToolpackError, parseDuration } from '@toolpack/core';
+import { describeErrorCode, isToolpackError, parseDuration } from '@toolpack/core';
 import { formatBytes } from '@toolpack/packs';
 import { createToken } from './auth/tokens.ts';
 import { DEFAULT_BLOB_SWEEP_GRACE_MS, sweepOrphanBlobs } from './storage/blob-hygiene.ts';
@@ -119,7 +119,7 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo)
     io.stderr.write(
       `error ${error.code}: ${error.message}${error.hint === undefined ? '' : `\n${error.hint}`}\n`,
     );
-    return error.code === 'E_TOKEN_OWNER' ? 2 : 1;
+    return describeErrorCode(error.code)?.exit === 'usage' ? 2 : 1;
   }
   io.stderr.write(`Unknown command: ${positionals.join(' ')}\n\n${USAGE}`);
   return 2;
