@@ -1,8 +1,8 @@
 import { defineTool } from '@toolpack/core';
 import { z } from 'zod';
 
-// Every exported defineTool(...) value is a tool. All tools of this module share one worker,
-// so this counter is shared between calls (and reset when the server restarts).
+// Every exported defineTool(...) value is a tool. All tools of this module share one child
+// process, so this counter is shared between calls (and reset when the server restarts).
 let calls = 0;
 
 export const addNumbers = defineTool({
