@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { discoverScriptRoot } from '@toolpack/discovery';
+import { discoverTools } from '@toolpack/discovery';
 import { createToolpackServer, startHttpServer, type ToolpackServer } from '@toolpack/server';
 import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +43,11 @@ describe('the PowerShell sources mcp test writes', () => {
       };
       for (const [name, text] of Object.entries(sources))
         await writeFile(path.join(dir, name), text);
-      const { diagnostics } = await discoverScriptRoot({ root: dir, cwd: dir });
+      const { diagnostics } = await discoverTools({
+        cwd: dir,
+        sources: [{ scripts: dir }],
+        cache: false,
+      });
       expect(diagnostics.filter((d) => d.code === 'E_PARSE')).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
