@@ -106,11 +106,10 @@ async function measureBareRoundTrips(n: number): Promise<{ worker: number[]; chi
 }
 
 const hasPwsh = pwshEngine !== undefined;
-// The runners' own test tool that waits (Thread.Sleep in short steps) and reports its clock.
-const waitingScript = path.join(
-  import.meta.dirname,
-  '../packages/runners/src/pwsh/fixtures/scripts/Get-Slow.ps1',
-);
+// A tool that waits (Thread.Sleep in short steps) and reports its clock: the runners' tests'
+// script, copied so the bench reads no other package's files, and in a folder of its own so
+// the script root above does not serve it.
+const waitingScript = path.join(fixtures, 'waiting', 'Get-Slow.ps1');
 
 /**
  * 8 trivial pipelines on 8 open runspaces in one pwsh process, against one: what the cores
