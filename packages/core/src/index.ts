@@ -82,3 +82,6 @@ export { parseLocatedYaml } from './located-yaml.ts';
 export type { LocatedYaml, YamlProblem, YamlProblemKind } from './located-yaml.ts';
 
 export { parseDuration } from './parse-duration.ts';
+
+export { createIssueDiagnostics, formatIssuePath, getIssuePath } from './zod-issue-diagnostics.ts';
+export type { IssueDiagnosticsOptions, IssuePath } from './zod-issue-diagnostics.ts';
