@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
 import { z } from 'zod';
-import { createDiagnostic, type Diagnostic } from '@toolpack/core';
+import { createDiagnostic, createIssueDiagnostics, type Diagnostic } from '@toolpack/core';
 import { isValidIntegrity } from '../integrity/integrity.ts';
 import {
   isValidAlias,
@@ -88,15 +88,11 @@ export function parseLockfile(
   const parsed = lockSchema.safeParse(json);
   if (!parsed.success) {
     return {
-      diagnostics: parsed.error.issues.map((issue) =>
-        createDiagnostic(
-          'error',
-          'E_LOCKFILE',
-          `${issue.path.map(String).join('.') || '(root)'}: ${issue.message.replace(/^Invalid input: /, '')}.`,
-          { path: file },
-          'Delete toolpack.lock and run mcp pack install to write it again.',
-        ),
-      ),
+      diagnostics: createIssueDiagnostics(parsed.error.issues, {
+        code: 'E_LOCKFILE',
+        locate: () => ({ path: file }),
+        hint: () => 'Delete toolpack.lock and run mcp pack install to write it again.',
+      }),
     };
   }
   return { lock: { ...parsed.data, packs: createPackTable(parsed.data.packs) }, diagnostics: [] };
