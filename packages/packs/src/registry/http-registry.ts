@@ -1,4 +1,4 @@
-import { ToolpackError, isToolpackError } from '@toolpack/core';
+import { ToolpackError, formatIssuePath, isToolpackError } from '@toolpack/core';
 import { formatBytes, resolveLimits } from '../tarball/limits.ts';
 import { readErrorBody, RegistryError } from './registry-error.ts';
 import type { DownloadOptions, RegistryClient } from './registry-client.ts';
@@ -141,7 +141,7 @@ export function createHttpRegistry(options: HttpRegistryOptions): HttpRegistryCl
     if (!parsed.success) {
       const problems = parsed.error.issues
         .slice(0, 5)
-        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+        .map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`)
         .join('; ');
       throw new ToolpackError(
         'E_REGISTRY_RESPONSE',
