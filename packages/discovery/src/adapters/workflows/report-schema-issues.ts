@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { PARAMETER_TYPES, findClosestName } from '@toolpack/core';
+import { PARAMETER_TYPES, findClosestName, getIssuePath } from '@toolpack/core';
 import type { Diagnostic } from '@toolpack/core';
 import { allowedKeysAt, hintFor } from './workflow-schema.ts';
 
@@ -23,10 +23,7 @@ export function reportSchemaIssues(
 ): void {
   const { prefix, raw, report } = options;
   for (const issue of issues) {
-    const segments = [
-      ...prefix,
-      ...issue.path.filter((s): s is string | number => typeof s !== 'symbol'),
-    ];
+    const segments = [...prefix, ...getIssuePath(issue)];
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const meant = findClosestName(key, allowedKeysAt(segments));
