@@ -1,17 +1,9 @@
 import { Command } from 'commander';
-import { addPack, parsePackSpecifier } from '@toolpack/packs';
-import { EXIT_OK } from '../../exit-codes.ts';
-import { createPainter, type CliIo } from '../../io.ts';
-import { displayPath } from '../../tool-view.ts';
-import {
-  addRegistryOption,
-  createCommandCache,
-  createDownloadProgress,
-  openCommandRegistry,
-  plural,
-} from './shared.ts';
-import { createStagedPackCheck } from './check-staged-packs.ts';
-import { withPackNameSuggestion } from './suggest-pack-name.ts';
+import { EXIT_OK } from '../../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../../io.ts';
+import { displayPath } from '../../../tool-view.ts';
+import { addRegistryOption, createDownloadProgress, plural } from '../shared.ts';
+import { addProjectPack } from './index.ts';
 
 export function createAddCommand(io: CliIo, done: (code: number) => void): Command {
   const command = new Command('add')
@@ -36,31 +28,17 @@ Writes toolpack.yaml (the range), toolpack.lock (the exact version and its integ
 Exit codes: 0 added, 1 it could not be added, 2 bad input.`,
   );
   command.action(async (specifier: string, flags: { as?: string; registry?: string }) => {
-    const { name, range } = parsePackSpecifier(specifier);
-    const registry = await openCommandRegistry(io, flags.registry);
     const progress = createDownloadProgress(io);
     let report;
     try {
-      report = await withPackNameSuggestion(
-        {
-          registry,
-          name,
-          retry: (closest) =>
-            `mcp pack add ${closest}${range === undefined ? '' : `@${range}`}${flags.as === undefined ? '' : ` --as ${flags.as}`}`,
-        },
-        () =>
-          addPack({
-            projectDir: io.cwd,
-            name,
-            ...(range === undefined ? {} : { range }),
-            ...(flags.as === undefined ? {} : { alias: flags.as }),
-            registry,
-            cache: createCommandCache(io),
-            checkTools: createStagedPackCheck(io),
-            onDownload: progress.onDownload,
-            env: io.env,
-          }),
-      );
+      report = await addProjectPack({
+        cwd: io.cwd,
+        env: io.env,
+        specifier,
+        ...(flags.as === undefined ? {} : { as: flags.as }),
+        ...(flags.registry === undefined ? {} : { registry: flags.registry }),
+        onDownload: progress.onDownload,
+      });
     } finally {
       progress.stop();
     }

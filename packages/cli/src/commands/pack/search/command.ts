@@ -1,9 +1,10 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { EXIT_OK } from '../../exit-codes.ts';
-import type { CliIo } from '../../io.ts';
-import { renderTable } from '../../render-table.ts';
-import { addRegistryOption, openCommandRegistry, plural } from './shared.ts';
-import { collect } from '../../option-parsers.ts';
+import { EXIT_OK } from '../../../exit-codes.ts';
+import type { CliIo } from '../../../io.ts';
+import { collect } from '../../../option-parsers.ts';
+import { renderTable } from '../../../render-table.ts';
+import { addRegistryOption, plural } from '../shared.ts';
+import { searchRegistry } from './index.ts';
 
 function parseLimit(value: string): number {
   const n = Number(value);
@@ -39,11 +40,13 @@ Exit codes: 0 the registry answered (matches or not), 1 it could not be reached.
       words: string[],
       flags: { tag?: string[]; limit?: number; json?: boolean; registry?: string },
     ) => {
-      const registry = await openCommandRegistry(io, flags.registry);
-      const response = await registry.search({
-        q: words.join(' '),
+      const { response, location } = await searchRegistry({
+        cwd: io.cwd,
+        env: io.env,
+        words,
         tags: flags.tag ?? [],
         ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+        ...(flags.registry === undefined ? {} : { registry: flags.registry }),
       });
       if (flags.json) {
         io.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
@@ -51,7 +54,7 @@ Exit codes: 0 the registry answered (matches or not), 1 it could not be reached.
         return;
       }
       if (response.packs.length === 0) {
-        io.stdout.write(`No packs match in ${registry.location}.\n`);
+        io.stdout.write(`No packs match in ${location}.\n`);
         done(EXIT_OK);
         return;
       }
@@ -77,9 +80,7 @@ Exit codes: 0 the registry answered (matches or not), 1 it could not be reached.
       const more = response.metadata.nextCursor
         ? ' (more match: add words or tags, or raise --limit)'
         : '';
-      io.stdout.write(
-        `\n${plural(response.packs.length, 'pack')} from ${registry.location}${more}\n`,
-      );
+      io.stdout.write(`\n${plural(response.packs.length, 'pack')} from ${location}${more}\n`);
       done(EXIT_OK);
     },
   );

@@ -1,15 +1,15 @@
 import { Command } from 'commander';
 import type { CliIo } from '../../io.ts';
 import { routeCommandOutput } from '../../route-command-output.ts';
-import { createAddCommand } from './add.ts';
-import { createInfoCommand } from './info.ts';
-import { createInstallCommand } from './install.ts';
-import { createListPacksCommand } from './list.ts';
-import { createPackPackCommand } from './pack.ts';
-import { createPublishCommand } from './publish.ts';
-import { createRemoveCommand } from './remove.ts';
-import { createSearchCommand } from './search.ts';
-import { createUpdateCommand } from './update.ts';
+import { createAddCommand } from './add/command.ts';
+import { createInfoCommand } from './info/command.ts';
+import { createInstallCommand } from './install/command.ts';
+import { createListPacksCommand } from './list/command.ts';
+import { createPackPackCommand } from './pack/command.ts';
+import { createPublishCommand } from './publish/command.ts';
+import { createRemoveCommand } from './remove/command.ts';
+import { createSearchCommand } from './search/command.ts';
+import { createUpdateCommand } from './update/command.ts';
 
 /** `mcp pack <sub>`: find, add and share tool packs. */
 export function createPackCommand(io: CliIo, done: (code: number) => void): Command {

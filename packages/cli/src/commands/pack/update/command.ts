@@ -1,14 +1,8 @@
 import { Command } from 'commander';
-import { updatePacks } from '@toolpack/packs';
-import { EXIT_OK } from '../../exit-codes.ts';
-import { createPainter, type CliIo } from '../../io.ts';
-import {
-  addRegistryOption,
-  createCommandCache,
-  createDownloadProgress,
-  openCommandRegistry,
-} from './shared.ts';
-import { createStagedPackCheck } from './check-staged-packs.ts';
+import { EXIT_OK } from '../../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../../io.ts';
+import { addRegistryOption, createDownloadProgress } from '../shared.ts';
+import { updateProjectPacks } from './index.ts';
 
 export function createUpdateCommand(io: CliIo, done: (code: number) => void): Command {
   const command = new Command('update')
@@ -27,17 +21,15 @@ To move past a range, add the pack again with a new one: mcp pack add jira@^2.0.
 Exit codes: 0 updated or already current, 1 an update failed (nothing changed), 2 bad input.`,
   );
   command.action(async (names: string[], flags: { registry?: string }) => {
-    const registry = await openCommandRegistry(io, flags.registry);
     const progress = createDownloadProgress(io);
     let report;
     try {
-      report = await updatePacks({
-        projectDir: io.cwd,
-        only: names,
-        registry,
-        cache: createCommandCache(io),
+      report = await updateProjectPacks({
+        cwd: io.cwd,
+        env: io.env,
+        names,
+        ...(flags.registry === undefined ? {} : { registry: flags.registry }),
         onDownload: progress.onDownload,
-        checkTools: createStagedPackCheck(io),
       });
     } finally {
       progress.stop();

@@ -1,15 +1,9 @@
 import { Command } from 'commander';
-import { ToolpackError } from '@toolpack/core';
-import {
-  parsePackSpecifier,
-  selectVersion,
-  sortVersionsDescending,
-  type VersionDoc,
-} from '@toolpack/packs';
-import { EXIT_OK } from '../../exit-codes.ts';
-import { createPainter, type CliIo } from '../../io.ts';
-import { addRegistryOption, openCommandRegistry, plural } from './shared.ts';
-import { withPackNameSuggestion } from './suggest-pack-name.ts';
+import { sortVersionsDescending, type VersionDoc } from '@toolpack/packs';
+import { EXIT_OK } from '../../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../../io.ts';
+import { addRegistryOption, plural } from '../shared.ts';
+import { getPackInfo } from './index.ts';
 
 export function createInfoCommand(io: CliIo, done: (code: number) => void): Command {
   const command = new Command('info')
@@ -27,22 +21,12 @@ Examples:
 Exit codes: 0 shown, 1 no such pack or version, 2 bad input.`,
   );
   command.action(async (specifier: string, flags: { json?: boolean; registry?: string }) => {
-    const { name, range } = parsePackSpecifier(specifier);
-    const registry = await openCommandRegistry(io, flags.registry);
-    const pack = await withPackNameSuggestion(
-      { registry, name, retry: (closest) => `mcp pack info ${closest}` },
-      () => registry.getPack(name),
-    );
-    // An exact version shows even when yanked; a range shows what `mcp pack add` would install.
-    const chosen =
-      range === undefined
-        ? (pack.latest ?? sortVersionsDescending(Object.keys(pack.versions))[0])
-        : range in pack.versions
-          ? range
-          : selectVersion(pack, range);
-    if (chosen === undefined)
-      throw new ToolpackError('E_PACK_NOT_FOUND', `${name} has no versions.`);
-    const doc = pack.versions[chosen] ?? (await registry.getVersion(name, chosen));
+    const { pack, version: doc } = await getPackInfo({
+      cwd: io.cwd,
+      env: io.env,
+      specifier,
+      ...(flags.registry === undefined ? {} : { registry: flags.registry }),
+    });
     if (flags.json) {
       io.stdout.write(`${JSON.stringify({ pack, version: doc }, null, 2)}\n`);
       done(EXIT_OK);

@@ -1,10 +1,9 @@
 import { Command } from 'commander';
-import { listProjectPacks } from '@toolpack/packs';
-import { EXIT_OK } from '../../exit-codes.ts';
-import type { CliIo } from '../../io.ts';
-import { renderTable } from '../../render-table.ts';
-import { displayPath } from '../../tool-view.ts';
-import { writeDiagnostics } from './shared.ts';
+import { EXIT_OK } from '../../../exit-codes.ts';
+import type { CliIo } from '../../../io.ts';
+import { renderTable } from '../../../render-table.ts';
+import { writeDiagnostics } from '../shared.ts';
+import { listPacks } from './index.ts';
 
 const STATUS_TEXT = {
   installed: 'installed',
@@ -28,12 +27,10 @@ Examples:
 Exit codes: 0 listed, 2 toolpack.yaml or toolpack.lock cannot be read.`,
     );
   command.action(async (flags: { json?: boolean }) => {
-    const { packs, diagnostics } = await listProjectPacks(io.cwd);
+    const { packs, diagnostics } = await listPacks({ cwd: io.cwd });
     writeDiagnostics(io, diagnostics);
     if (flags.json) {
-      io.stdout.write(
-        `${JSON.stringify({ packs: packs.map((p) => ({ ...p, dir: displayPath(p.dir, io.cwd) })) }, null, 2)}\n`,
-      );
+      io.stdout.write(`${JSON.stringify({ packs }, null, 2)}\n`);
     } else if (packs.length === 0) {
       io.stdout.write('No packs in toolpack.yaml. Add one with mcp pack add <name>.\n');
     } else {

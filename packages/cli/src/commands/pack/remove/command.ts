@@ -1,7 +1,7 @@
 import { Command } from 'commander';
-import { removePack } from '@toolpack/packs';
-import { EXIT_OK } from '../../exit-codes.ts';
-import { createPainter, type CliIo } from '../../io.ts';
+import { EXIT_OK } from '../../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../../io.ts';
+import { removeProjectPack } from './index.ts';
 
 export function createRemoveCommand(io: CliIo, done: (code: number) => void): Command {
   const command = new Command('remove')
@@ -22,7 +22,7 @@ Files the pack alone created are deleted, so add then remove leaves the folder a
 Exit codes: 0 removed, 1 it could not be removed, 2 no such pack.`,
     );
   command.action(async (name: string) => {
-    const report = await removePack({ projectDir: io.cwd, name });
+    const report = await removeProjectPack({ cwd: io.cwd, name });
     const paint = createPainter(io.stdout, io.env);
     io.stdout.write(
       `${paint('green', 'removed')} ${report.name}${report.version === undefined ? '' : `@${report.version}`}${report.alias === report.name ? '' : ` (${report.alias})`}\n`,

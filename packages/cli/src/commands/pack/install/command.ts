@@ -1,14 +1,9 @@
 import { Command } from 'commander';
-import { describeDifferences, installPacks, type RegistryClient } from '@toolpack/packs';
-import { EXIT_OK } from '../../exit-codes.ts';
-import { createPainter, type CliIo } from '../../io.ts';
-import {
-  addRegistryOption,
-  createCommandCache,
-  createDownloadProgress,
-  openCommandRegistry,
-  plural,
-} from './shared.ts';
+import { describeDifferences } from '@toolpack/packs';
+import { EXIT_OK } from '../../../exit-codes.ts';
+import { createPainter, type CliIo } from '../../../io.ts';
+import { addRegistryOption, createDownloadProgress, plural } from '../shared.ts';
+import { installProjectPacks } from './index.ts';
 
 export function createInstallCommand(io: CliIo, done: (code: number) => void): Command {
   const command = new Command('install')
@@ -36,14 +31,13 @@ Exit codes: 0 installed, 1 it could not be installed (nothing changed), 2 bad in
     const progress = createDownloadProgress(io);
     let report;
     try {
-      report = await installPacks({
-        projectDir: io.cwd,
+      report = await installProjectPacks({
+        cwd: io.cwd,
+        env: io.env,
         ...(flags.frozen ? { frozen: true } : {}),
         ...(flags.offline ? { offline: true } : {}),
-        cache: createCommandCache(io),
+        ...(flags.registry === undefined ? {} : { registry: flags.registry }),
         onDownload: progress.onDownload,
-        env: io.env,
-        ...(await registryFor(io, flags)),
       });
     } finally {
       progress.stop();
@@ -74,24 +68,4 @@ Exit codes: 0 installed, 1 it could not be installed (nothing changed), 2 bad in
     done(EXIT_OK);
   });
   return command;
-}
-
-/**
- * The registry, for packs toolpack.lock does not name yet. A registry that cannot be opened
- * is an error only then: installing what the lock names needs none.
- */
-async function registryFor(
-  io: CliIo,
-  flags: { registry?: string },
-): Promise<{ registry: () => RegistryClient }> {
-  const opened = await openCommandRegistry(io, flags.registry).then(
-    (registry) => ({ registry }),
-    (error: unknown) => ({ error }),
-  );
-  return {
-    registry: () => {
-      if ('error' in opened) throw opened.error;
-      return opened.registry;
-    },
-  };
 }

@@ -1,0 +1,49 @@
+import {
+  addPack,
+  parsePackSpecifier,
+  type DownloadListener,
+  type InstalledPackReport,
+} from '@toolpack/packs';
+import type { CommandContext } from '../../../io.ts';
+import { createStagedPackCheck } from '../check-staged-packs.ts';
+import { createCommandCache, openCommandRegistry } from '../shared.ts';
+import { withPackNameSuggestion } from '../suggest-pack-name.ts';
+
+export interface AddProjectPackOptions extends CommandContext {
+  /** The pack, optionally with a semver range: jira, jira@^1.2.0, acme/jira@1.x. */
+  specifier: string;
+  /** Serve the pack's tools as `<alias>_<tool>` (default: the pack's name). */
+  as?: string;
+  /** A registry URL or a folder of packs (default: as `resolveRegistryLocation` documents). */
+  registry?: string;
+  onDownload?: DownloadListener;
+}
+
+/**
+ * Adds a pack to the project and installs it, refusing one whose unpacked tools would
+ * collide with the project's; nothing changes when anything fails.
+ */
+export async function addProjectPack(options: AddProjectPackOptions): Promise<InstalledPackReport> {
+  const { name, range } = parsePackSpecifier(options.specifier);
+  const registry = await openCommandRegistry(options, options.registry);
+  return withPackNameSuggestion(
+    {
+      registry,
+      name,
+      retry: (closest) =>
+        `mcp pack add ${closest}${range === undefined ? '' : `@${range}`}${options.as === undefined ? '' : ` --as ${options.as}`}`,
+    },
+    () =>
+      addPack({
+        projectDir: options.cwd,
+        name,
+        ...(range === undefined ? {} : { range }),
+        ...(options.as === undefined ? {} : { alias: options.as }),
+        registry,
+        cache: createCommandCache(options),
+        checkTools: createStagedPackCheck(options),
+        ...(options.onDownload === undefined ? {} : { onDownload: options.onDownload }),
+        env: options.env,
+      }),
+  );
+}

@@ -1,0 +1,52 @@
+import {
+  installPacks,
+  type DownloadListener,
+  type InstallPacksReport,
+  type RegistryClient,
+} from '@toolpack/packs';
+import type { CommandContext } from '../../../io.ts';
+import { createCommandCache, openCommandRegistry } from '../shared.ts';
+
+export interface InstallProjectPacksOptions extends CommandContext {
+  /** Fail when toolpack.lock does not match toolpack.yaml (for CI). */
+  frozen?: boolean;
+  /** Use only the pack cache; never download. */
+  offline?: boolean;
+  /** A registry URL or a folder of packs (default: as `resolveRegistryLocation` documents). */
+  registry?: string;
+  onDownload?: DownloadListener;
+}
+
+/** Installs exactly the packs toolpack.lock names into .toolpack/packs/. */
+export async function installProjectPacks(
+  options: InstallProjectPacksOptions,
+): Promise<InstallPacksReport> {
+  return installPacks({
+    projectDir: options.cwd,
+    ...(options.frozen ? { frozen: true } : {}),
+    ...(options.offline ? { offline: true } : {}),
+    cache: createCommandCache(options),
+    ...(options.onDownload === undefined ? {} : { onDownload: options.onDownload }),
+    env: options.env,
+    ...(await registryFor(options)),
+  });
+}
+
+/**
+ * The registry, for packs toolpack.lock does not name yet. A registry that cannot be opened
+ * is an error only then: installing what the lock names needs none.
+ */
+async function registryFor(
+  options: InstallProjectPacksOptions,
+): Promise<{ registry: () => RegistryClient }> {
+  const opened = await openCommandRegistry(options, options.registry).then(
+    (registry) => ({ registry }),
+    (error: unknown) => ({ error }),
+  );
+  return {
+    registry: () => {
+      if ('error' in opened) throw opened.error;
+      return opened.registry;
+    },
+  };
+}

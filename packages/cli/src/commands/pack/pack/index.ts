@@ -1,0 +1,67 @@
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Diagnostic } from '@toolpack/core';
+import { toFileStem } from '@toolpack/packs';
+import { displayPath } from '../../../tool-view.ts';
+import { buildPack } from '../build-pack.ts';
+
+export interface PackFolderOptions {
+  cwd: string;
+  /** The pack folder (holds toolpack.yaml), relative to `cwd`. */
+  dir: string;
+  /** The .tgz to write, or a folder for `<name>-<version>.tgz` (default: `cwd`). */
+  out?: string;
+}
+
+/** What `mcp pack pack --json` prints. */
+export interface PackedFolder {
+  name: string;
+  version: string;
+  /** The .tgz written, relative to `cwd`. */
+  file: string;
+  integrity: string;
+  size: number;
+  unpackedSize: number;
+  files: string[];
+  tools: string[];
+}
+
+export interface PackFolderResult {
+  diagnostics: Diagnostic[];
+  /** Undefined when the pack has errors: no tarball is written then. */
+  packed?: PackedFolder & { description: string };
+}
+
+/** Makes a reproducible .tgz of a pack folder and writes it. */
+export async function packFolder(options: PackFolderOptions): Promise<PackFolderResult> {
+  const { cwd } = options;
+  const { diagnostics, built } = await buildPack(path.resolve(cwd, options.dir));
+  if (built === undefined) return { diagnostics };
+  const { tarball: packed, tools } = built;
+  const fileName = `${toFileStem(packed.manifest.name)}-${packed.manifest.version}.tgz`;
+  let target = path.resolve(cwd, options.out ?? '.');
+  const isDir =
+    options.out === undefined ||
+    options.out.endsWith('/') ||
+    (await stat(target).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ));
+  if (isDir) target = path.join(target, fileName);
+  await mkdir(path.dirname(target), { recursive: true });
+  await writeFile(target, packed.tarball);
+  return {
+    diagnostics,
+    packed: {
+      name: packed.manifest.name,
+      version: packed.manifest.version,
+      file: displayPath(target, cwd),
+      integrity: packed.integrity,
+      size: packed.tarball.length,
+      unpackedSize: packed.unpackedSize,
+      files: packed.files,
+      tools,
+      description: packed.manifest.description,
+    },
+  };
+}

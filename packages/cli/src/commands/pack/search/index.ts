@@ -1,0 +1,31 @@
+import type { SearchResponse } from '@toolpack/packs';
+import type { CommandContext } from '../../../io.ts';
+import { openCommandRegistry } from '../shared.ts';
+
+export interface SearchRegistryOptions extends CommandContext {
+  /** Words to find in names, descriptions, tags and tools. */
+  words: string[];
+  /** Only packs with every one of these tags (exact, case-insensitive). */
+  tags: string[];
+  limit?: number;
+  /** A registry URL or a folder of packs (default: as `resolveRegistryLocation` documents). */
+  registry?: string;
+}
+
+export interface RegistrySearch {
+  /** The registry's answer, as `mcp pack search --json` prints it. */
+  response: SearchResponse;
+  /** The registry that answered. */
+  location: string;
+}
+
+/** Finds packs by words and tags in the project's registry. */
+export async function searchRegistry(options: SearchRegistryOptions): Promise<RegistrySearch> {
+  const registry = await openCommandRegistry(options, options.registry);
+  const response = await registry.search({
+    q: options.words.join(' '),
+    tags: options.tags,
+    ...(options.limit === undefined ? {} : { limit: options.limit }),
+  });
+  return { response, location: registry.location };
+}

@@ -1,0 +1,27 @@
+import { updatePacks, type DownloadListener, type UpdatePacksReport } from '@toolpack/packs';
+import type { CommandContext } from '../../../io.ts';
+import { createStagedPackCheck } from '../check-staged-packs.ts';
+import { createCommandCache, openCommandRegistry } from '../shared.ts';
+
+export interface UpdateProjectPacksOptions extends CommandContext {
+  /** Aliases or names; empty updates every pack. */
+  names: string[];
+  /** A registry URL or a folder of packs (default: as `resolveRegistryLocation` documents). */
+  registry?: string;
+  onDownload?: DownloadListener;
+}
+
+/** Moves packs to the highest version their toolpack.yaml range allows. */
+export async function updateProjectPacks(
+  options: UpdateProjectPacksOptions,
+): Promise<UpdatePacksReport> {
+  const registry = await openCommandRegistry(options, options.registry);
+  return updatePacks({
+    projectDir: options.cwd,
+    only: options.names,
+    registry,
+    cache: createCommandCache(options),
+    ...(options.onDownload === undefined ? {} : { onDownload: options.onDownload }),
+    checkTools: createStagedPackCheck(options),
+  });
+}
