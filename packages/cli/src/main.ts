@@ -18,9 +18,9 @@ const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   doctor: async () => (await import('./commands/doctor/command.ts')).createDoctorCommand,
   serve: async () => (await import('./commands/serve/index.ts')).createServeCommand,
   config: async () => (await import('./commands/config/command.ts')).createConfigCommand,
-  pack: async () => (await import('./commands/pack/index.ts')).createPackCommand,
+  pack: async () => (await import('./commands/pack/command.ts')).createPackCommand,
   new: async () => (await import('./commands/new/command.ts')).createNewCommand,
-  test: async () => (await import('./commands/tool-tests/index.ts')).createTestCommand,
+  test: async () => (await import('./commands/tool-tests/command.ts')).createTestCommand,
 };
 
 /** The command `argv` runs, when it names one; otherwise every command (help, suggestions). */
