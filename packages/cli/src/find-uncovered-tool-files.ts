@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createDiagnostic, type Diagnostic } from '@toolpack/core';
-import { PROJECT_FILE } from './project-config.ts';
+import { MANIFEST_FILE } from '@toolpack/packs';
 
 /**
  * The folders `mcp new tool` and `mcp new pack` put tool folders and scripts in, with the
@@ -47,7 +47,7 @@ export async function findUncoveredToolFiles(
         'W_TOOLS_OUTSIDE_SOURCES',
         `${folder}/ holds tool files that no source covers, so they are not served: ${shown.join(', ')}${more}.`,
         { path: dir },
-        `Add \`- ${key}: ${folder}\` under sources: in ${PROJECT_FILE}, or pass ${flag} ${folder}.`,
+        `Add \`- ${key}: ${folder}\` under sources: in ${MANIFEST_FILE}, or pass ${flag} ${folder}.`,
       ),
     );
   }

@@ -1,10 +1,16 @@
 import type { Command } from 'commander';
-import { createDiagnostic, type Diagnostic, type SourceSpec } from '@toolpack/core';
+import {
+  ToolpackError,
+  createDiagnostic,
+  formatDiagnostic,
+  type Diagnostic,
+  type SourceSpec,
+  type ToolPolicy,
+} from '@toolpack/core';
 import type { DiscoverToolsOptions } from '@toolpack/discovery';
-import { resolveProjectSources, type InstalledPack } from '@toolpack/packs';
+import { MANIFEST_FILE, loadProject, type InstalledPack } from '@toolpack/packs';
 import { findWithheldAllowListEntries } from '@toolpack/runners';
 import type { CliIo } from './io.ts';
-import { PROJECT_FILE, readProjectConfig } from './project-config.ts';
 import { collect, parseCount } from './option-parsers.ts';
 
 export interface SourceFlagValues {
@@ -71,6 +77,8 @@ export interface ResolvedSources {
   origin: 'flags' | 'project' | 'none';
   /** The project's installed packs (their required env decides whether their tools can run). */
   packs: InstalledPack[];
+  /** `policy:` of `toolpack.yaml`, with its line as `origin`. */
+  policy?: ToolPolicy;
 }
 
 /**
@@ -103,8 +111,8 @@ export async function resolveSources(
       },
     };
   }
-  const project = await readProjectConfig(io.cwd);
-  if (project === undefined) {
+  const loaded = await loadProject(io.cwd);
+  if (loaded.status === 'missing') {
     return {
       origin: 'none',
       envAllowList: [],
@@ -113,51 +121,55 @@ export async function resolveSources(
       options: { ...common, sources: [] },
     };
   }
-  const packs = await resolveProjectSources(io.cwd);
-  const interpreters = mergeInterpreters([
-    ...packs.packs.map((p) => p.interpreters),
-    project.interpreters,
-  ]);
-  const own = flags.prefix ? project.sources.map((s) => ({ ...s, prefix: true })) : project.sources;
-  const envAllowList = [...new Set(packs.packs.flatMap((p) => p.env.map((e) => e.name)))];
+  if (loaded.status === 'invalid') throw createManifestError(loaded.diagnostics);
+  const { project } = loaded;
+  const { manifest, interpreters } = project;
   return {
     origin: 'project',
     ...(interpreters === undefined ? {} : { interpreters }),
-    envAllowList,
-    packs: packs.packs,
-    diagnostics: [
-      ...project.diagnostics,
-      ...packs.diagnostics,
-      ...packs.packs.flatMap(diagnoseWithheldEnv),
-    ],
+    ...(project.policy === undefined ? {} : { policy: project.policy }),
+    envAllowList: project.env,
+    packs: project.packs,
+    diagnostics: [...project.diagnostics, ...project.packs.flatMap(diagnoseWithheldEnv)],
     options: {
       // A JS module pack's top-level code runs at discovery with the environment its tools get.
-      envAllowList,
+      envAllowList: project.env,
       // Scripts of a configured interpreter (`.rb`, `.bas`) are served from script roots too.
       ...(interpreters === undefined ? {} : { extraScriptExtensions: Object.keys(interpreters) }),
       ...common,
-      sources: [...packs.sources, ...own],
-      include: [...(project.include ?? []), ...(flags.include ?? [])],
-      exclude: [...(project.exclude ?? []), ...(flags.exclude ?? [])],
-      ...(flags.maxTools === undefined && project.maxTools !== undefined
-        ? { maxTools: project.maxTools }
+      // --prefix is for the project's own sources; a pack's are always prefixed by its alias.
+      sources: flags.prefix
+        ? project.sources.map((s) => (s.pack === undefined ? { ...s, prefix: true } : s))
+        : project.sources,
+      include: [...(manifest.include ?? []), ...(flags.include ?? [])],
+      exclude: [...(manifest.exclude ?? []), ...(flags.exclude ?? [])],
+      ...(flags.maxTools === undefined && manifest.maxTools !== undefined
+        ? { maxTools: manifest.maxTools }
         : {}),
-      ...(flags.strict || project.strict ? { strict: true } : {}),
+      ...(flags.strict || manifest.strict ? { strict: true } : {}),
     },
   };
 }
 
-/** Later entries win: the project's own interpreters override a pack's for the same extension. */
-function mergeInterpreters(
-  all: readonly (Record<string, string[]> | undefined)[],
-): Record<string, string[]> | undefined {
-  const merged: Record<string, string[]> = {};
-  for (const entry of all) Object.assign(merged, entry ?? {});
-  return Object.keys(merged).length === 0 ? undefined : merged;
+/**
+ * A manifest with errors stops the command, listing every one with its line: serving half a
+ * project would hide the mistake.
+ */
+function createManifestError(errors: readonly Diagnostic[]): ToolpackError {
+  const first = errors[0];
+  return new ToolpackError(
+    'E_MANIFEST',
+    `${MANIFEST_FILE} has ${errors.length === 1 ? 'a problem' : `${errors.length} problems`}:\n${errors.map(({ hint: _hint, ...d }) => `  ${formatDiagnostic(d)}`).join('\n')}`,
+    {
+      hint:
+        first?.hint ??
+        `Fix the lines above; \`mcp check\` lists every problem of ${MANIFEST_FILE}.`,
+    },
+  );
 }
 
 export function describeNoSources(): string {
-  return `No sources: no source flags and no ${PROJECT_FILE} here, so only the built-in tools are listed.\n`;
+  return `No sources: no source flags and no ${MANIFEST_FILE} here, so only the built-in tools are listed.\n`;
 }
 
 /** A pack that declares one of Toolpack's own secrets (`TOOLPACK_TOKEN`) never gets it: say so. */

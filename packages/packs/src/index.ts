@@ -12,14 +12,8 @@ export {
 } from './names/pack-names.ts';
 export type { PackDependency, PackSpecifier } from './names/pack-names.ts';
 
-export { MANIFEST_KEYS, getSourceLocation, manifestSchema } from './manifest/manifest-schema.ts';
-export type {
-  EnvRequirement,
-  Manifest,
-  ManifestSource,
-  PackManifest,
-  PackPolicy,
-} from './manifest/manifest-schema.ts';
+export { MANIFEST_KEYS, manifestSchema } from './manifest/manifest-schema.ts';
+export type { EnvRequirement, Manifest, PackManifest } from './manifest/manifest-schema.ts';
 export {
   MANIFEST_FILE,
   findPackPathProblem,
@@ -131,16 +125,10 @@ export type { UpdatePacksOptions, UpdatePacksReport } from './project/update-pac
 export { installPacks } from './project/install-packs.ts';
 export { describeDifferences } from './project/verify-installed.ts';
 export type { InstallPacksOptions, InstallPacksReport } from './project/install-packs.ts';
-export {
-  listPackSources,
-  listProjectPacks,
-  resolveProjectSources,
-} from './project/project-packs.ts';
+export { listPackSources, listProjectPacks } from './project/project-packs.ts';
+export { loadProject } from './project/load-project.ts';
+export type { LoadProjectResult, Project } from './project/load-project.ts';
+export { parsePolicy, readPolicyFile } from './project/read-policy-file.ts';
+export type { LoadedPolicy } from './project/read-policy-file.ts';
 export type { CheckStagedPacks, StagedPackInfo, StagedToolCheck } from './project/staged-tools.ts';
-export type {
-  InstalledPack,
-  PackSourceSpec,
-  ProjectPack,
-  ProjectPackStatus,
-  ProjectSources,
-} from './project/project-packs.ts';
+export type { InstalledPack, ProjectPack, ProjectPackStatus } from './project/project-packs.ts';

@@ -10,7 +10,6 @@ describe('@toolpack/server exports', () => {
       'DEFAULT_WATCH_DEBOUNCE_MS',
       'createToolDispatcher',
       'createToolpackServer',
-      'parsePolicy',
       'startHttpServer',
       'startStdioServer',
     ]);

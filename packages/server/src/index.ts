@@ -8,9 +8,6 @@ export type { StartStdioServerOptions, StdioServerHandle } from './transports/st
 export { startHttpServer } from './transports/http.ts';
 export type { HttpServerHandle, StartHttpServerOptions } from './transports/http.ts';
 
-export { parsePolicy } from './policy/policy.ts';
-export type { LoadedPolicy, ToolPolicy } from './policy/policy.ts';
-
 export { DEFAULT_WATCH_DEBOUNCE_MS } from './watch/source-watcher.ts';
 
 export { createToolDispatcher } from './call-pipeline/create-tool-dispatcher.ts';

@@ -2,12 +2,12 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   createDiagnostic,
+  getSourceLocation,
   isToolpackError,
   type Diagnostic,
-  type SourceSpec,
 } from '@toolpack/core';
 import { discoverTools } from '@toolpack/discovery';
-import { getSourceLocation, type PackManifest } from '@toolpack/packs';
+import type { PackManifest } from '@toolpack/packs';
 import type { PackToolSummary } from '../documents.ts';
 
 export interface PackToolListing {
@@ -45,7 +45,7 @@ export async function listPackTools(input: ListPackToolsInput): Promise<PackTool
   const missing = await findMissingSources(root, manifest);
   const present = manifest.sources
     .filter((_, index) => !missing.some((m) => m.index === index))
-    .map(({ prefix: _prefix, ...source }) => source as SourceSpec);
+    .map(({ prefix: _prefix, ...source }) => source);
   const missingDiagnostics = missing.map((m) => m.diagnostic);
   let result;
   try {

@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import {
+  sourceSpecSchema,
+  toolPolicySchema,
+  wildcardListSchema,
+  type SourceSpec,
+  type ToolPolicy,
+} from '@toolpack/core';
+import {
   isValidPackName,
   isValidVersion,
   readPackDependency,
@@ -9,41 +16,6 @@ import {
 const quote = (value: unknown): string =>
   typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
 
-const patterns = z.array(z.string().min(1, { error: 'an empty pattern matches nothing' }));
-
-const LOCATION_KEYS = ['tools', 'scripts', 'module', 'workflows'] as const;
-export type SourceLocationKey = (typeof LOCATION_KEYS)[number];
-
-const sourceSchema = z
-  .strictObject({
-    tools: z.string().min(1).optional(),
-    scripts: z.string().min(1).optional(),
-    module: z.string().min(1).optional(),
-    workflows: z.string().min(1).optional(),
-    include: patterns.optional(),
-    exclude: patterns.optional(),
-    prefix: z
-      .union([
-        z.boolean(),
-        z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, {
-          error: 'a prefix is 1-32 letters, digits, "_" or "-"',
-        }),
-      ])
-      .optional(),
-  })
-  .superRefine((source, context) => {
-    const given = LOCATION_KEYS.filter((key) => source[key] !== undefined);
-    if (given.length !== 1) {
-      context.addIssue({
-        code: 'custom',
-        message:
-          given.length === 0
-            ? 'a source needs one of tools:, scripts:, module: or workflows:'
-            : `a source has one location, not ${given.join(' and ')}: split it into ${given.length} sources`,
-      });
-    }
-  });
-
 const envSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
     error: (issue) => `${quote(issue.input)} is not an environment variable name`,
@@ -51,12 +23,6 @@ const envSchema = z.strictObject({
   required: z.boolean().default(false),
   secret: z.boolean().default(false),
   description: z.string().optional(),
-});
-
-const policySchema = z.strictObject({
-  allow: patterns.optional(),
-  deny: patterns.optional(),
-  readOnly: z.boolean().optional(),
 });
 
 const tagSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9+#._-]{0,49}$/, {
@@ -89,7 +55,7 @@ export const manifestSchema = z.looseObject({
     .max(20, { error: 'at most 20 tags' })
     .transform((tags) => dedupeCaseInsensitive(tags))
     .default([]),
-  sources: z.array(sourceSchema).default([]),
+  sources: z.array(sourceSpecSchema).default([]),
   env: z.array(envSchema).default([]),
   packs: z
     .record(z.string(), z.string({ error: 'a pack range is a string such as "^1.2.0"' }))
@@ -114,9 +80,9 @@ export const manifestSchema = z.looseObject({
     })
     .nullish()
     .transform((packs) => packs ?? {}),
-  policy: policySchema.optional(),
-  include: patterns.optional(),
-  exclude: patterns.optional(),
+  policy: toolPolicySchema.optional(),
+  include: wildcardListSchema.optional(),
+  exclude: wildcardListSchema.optional(),
   maxTools: z.int().positive().optional(),
   strict: z.boolean().optional(),
   interpreters: z
@@ -140,23 +106,11 @@ export const manifestSchema = z.looseObject({
 
 export const MANIFEST_KEYS: readonly string[] = Object.keys(manifestSchema.shape);
 
-export type ManifestSource = {
-  include?: string[];
-  exclude?: string[];
-  prefix?: boolean | string;
-} & ({ tools: string } | { scripts: string } | { module: string } | { workflows: string });
-
 export interface EnvRequirement {
   name: string;
   required: boolean;
   secret: boolean;
   description?: string;
-}
-
-export interface PackPolicy {
-  allow?: string[];
-  deny?: string[];
-  readOnly?: boolean;
 }
 
 /** A parsed `toolpack.yaml`. A pack's has `name` and `version`; a project's may not. */
@@ -166,13 +120,15 @@ export interface Manifest {
   description?: string;
   /** Exact, case-insensitively unique, in the author's spelling. */
   tags: string[];
-  sources: ManifestSource[];
+  /** As written: never with `pack:` (only an installed pack's sources get one). */
+  sources: SourceSpec[];
   env: EnvRequirement[];
   /** The raw `packs:` entries (key -> range or name@range); `dependencies` reads them. */
   packs: Record<string, string>;
   /** `packs:` read: alias, pack name and range of each entry. */
   dependencies: PackDependency[];
-  policy?: PackPolicy;
+  /** As written, without `origin` (`loadProject` adds the line). */
+  policy?: ToolPolicy;
   include?: string[];
   exclude?: string[];
   maxTools?: number;
@@ -193,17 +149,4 @@ function dedupeCaseInsensitive(tags: readonly string[]): string[] {
     seen.add(key);
     return true;
   });
-}
-
-/** Which kind of source an entry is, and the path (or glob, or module) it names. */
-export function getSourceLocation(source: ManifestSource): {
-  key: SourceLocationKey;
-  location: string;
-} {
-  for (const key of LOCATION_KEYS) {
-    const location = (source as Partial<Record<SourceLocationKey, string>>)[key];
-    if (location !== undefined) return { key, location };
-  }
-  // The schema guarantees exactly one location; this only satisfies the type checker.
-  throw new Error('A manifest source without a location.');
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   createDiagnostic,
   findClosestName,
+  getSourceLocation,
   parseLocatedYaml,
   type Diagnostic,
   type LocatedYaml,
@@ -10,7 +11,6 @@ import {
 import { readPackDependency, type PackDependency } from '../names/pack-names.ts';
 import {
   MANIFEST_KEYS,
-  getSourceLocation,
   manifestSchema,
   type Manifest,
   type PackManifest,
@@ -30,6 +30,8 @@ export interface ManifestResult<M extends Manifest = Manifest> {
   manifest: M | undefined;
   /** Every problem at once, each with its path in the file and its line. */
   diagnostics: Diagnostic[];
+  /** The line of `policy:`, when there is one: a denial names it as the policy's origin. */
+  policyLine?: number;
 }
 
 /** Parses and validates `toolpack.yaml` text. Never throws: problems are diagnostics. */
@@ -117,7 +119,12 @@ export function parseManifest(text: string, options: ParseManifestOptions): Mani
   } as Manifest;
   if (options.kind === 'pack') diagnostics.push(...checkPackManifest(manifest, at));
   const failed = diagnostics.some((d) => d.severity === 'error');
-  return { manifest: failed ? undefined : manifest, diagnostics };
+  const policyLine = manifest.policy === undefined ? undefined : located.lineOf(['policy']);
+  return {
+    manifest: failed ? undefined : manifest,
+    diagnostics,
+    ...(policyLine === undefined ? {} : { policyLine }),
+  };
 }
 
 export interface ReadManifestResult<M extends Manifest = Manifest> extends ManifestResult<M> {

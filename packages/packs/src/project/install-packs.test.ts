@@ -8,7 +8,8 @@ import { createPackTarball } from '../tarball/create-tarball.ts';
 import { startTestRegistry, type TestRegistry } from '../testing/test-registry.ts';
 import { addPack } from './add-pack.ts';
 import { installPacks } from './install-packs.ts';
-import { listProjectPacks, resolveProjectSources } from './project-packs.ts';
+import { loadProject, type LoadProjectResult, type Project } from './load-project.ts';
+import { listProjectPacks } from './project-packs.ts';
 import { createTempDirs, snapshotTree } from './test-project.ts';
 import { updatePacks } from './update-packs.ts';
 
@@ -259,10 +260,16 @@ describe('updatePacks', () => {
   });
 });
 
-describe('the project packs as discovery sources', () => {
+function loaded(result: LoadProjectResult): Project {
+  if (result.status !== 'loaded')
+    throw new Error(`expected a loaded project, got ${result.status}`);
+  return result.project;
+}
+
+describe('loadProject: the project packs as discovery sources', () => {
   it('lists each installed pack source under .toolpack/packs/<alias>, with the alias as pack', async () => {
     const { project } = await projectWithPacks();
-    const resolved = await resolveProjectSources(project);
+    const resolved = loaded(await loadProject(project));
     expect(resolved.diagnostics).toEqual([]);
     expect(resolved.sources).toEqual([
       { scripts: '.toolpack/packs/hello/scripts', pack: 'hello' },
@@ -274,12 +281,27 @@ describe('the project packs as discovery sources', () => {
       ['hello', 'hello', '1.1.0', []],
       ['wx', 'weather', '1.0.0', ['WEATHER_API_KEY', 'WEATHER_UNITS']],
     ]);
+    expect(resolved.env).toEqual(['WEATHER_API_KEY', 'WEATHER_UNITS']);
+  });
+
+  it("puts the packs' sources before the project's own, and names the policy's line", async () => {
+    const { project } = await projectWithPacks();
+    const file = path.join(project, 'toolpack.yaml');
+    writeFileSync(
+      file,
+      `${readFileSync(file, 'utf8')}sources:\n  - scripts: scripts\npolicy:\n  deny: ['*_delete*']\ninterpreters:\n  .bas: my-basic\n`,
+    );
+    const resolved = loaded(await loadProject(project));
+    expect(resolved.sources.map((s) => s.pack ?? 'own')).toEqual(['hello', 'wx', 'own']);
+    expect(resolved.policy?.deny).toEqual(['*_delete*']);
+    expect(resolved.policy?.origin).toMatch(/^toolpack\.yaml:\d+$/);
+    expect(resolved.interpreters).toEqual({ '.bas': ['my-basic'] });
   });
 
   it('warns about packs that are not installed and still returns the others', async () => {
     const { project } = await projectWithPacks();
     rmSync(path.join(project, '.toolpack', 'packs', 'wx'), { recursive: true });
-    const resolved = await resolveProjectSources(project);
+    const resolved = loaded(await loadProject(project));
     expect(resolved.sources.map((s) => s.pack)).toEqual(['hello']);
     expect(resolved.diagnostics.map((d) => [d.severity, d.code, d.hint])).toEqual([
       ['warning', 'W_PACK_NOT_INSTALLED', 'Run mcp pack install.'],
@@ -290,9 +312,25 @@ describe('the project packs as discovery sources', () => {
     ]);
   });
 
-  it('returns nothing for a folder without toolpack.yaml', async () => {
+  it('is missing for a folder without toolpack.yaml', async () => {
     const empty = temp.make('empty');
     mkdirSync(path.join(empty, 'sub'));
-    expect(await resolveProjectSources(empty)).toEqual({ sources: [], packs: [], diagnostics: [] });
+    expect(await loadProject(empty)).toEqual({
+      status: 'missing',
+      file: path.join(empty, 'toolpack.yaml'),
+    });
+  });
+
+  it('is invalid, with every error and its line, when the manifest has errors', async () => {
+    const bad = temp.make('bad');
+    writeFileSync(path.join(bad, 'toolpack.yaml'), 'soruces: []\npolicy:\n  deny: x\n');
+    const result = await loadProject(bad);
+    expect(result.status).toBe('invalid');
+    expect(
+      result.status === 'invalid' ? result.diagnostics.map((d) => [d.code, d.line]) : [],
+    ).toEqual([
+      ['E_MANIFEST_FIELD', 3],
+      ['E_MANIFEST_UNKNOWN_KEY', 1],
+    ]);
   });
 });

@@ -1,13 +1,16 @@
 import path from 'node:path';
-import { createDiagnostic, type Diagnostic } from '@toolpack/core';
+import {
+  createDiagnostic,
+  getSourceLocation,
+  type Diagnostic,
+  type SourceLocationKey,
+  type SourceOptions,
+  type SourceSpec,
+  type ToolPolicy,
+} from '@toolpack/core';
 import { readLockfile } from '../lock/lockfile.ts';
 import { MANIFEST_FILE, findPackPathProblem, readManifest } from '../manifest/parse-manifest.ts';
-import {
-  getSourceLocation,
-  type EnvRequirement,
-  type PackManifest,
-  type PackPolicy,
-} from '../manifest/manifest-schema.ts';
+import type { EnvRequirement, Manifest, PackManifest } from '../manifest/manifest-schema.ts';
 import { packInstallDir, PACKS_DIR } from './project-files.ts';
 
 export type ProjectPackStatus = 'installed' | 'not-installed' | 'other-version' | 'not-locked';
@@ -65,9 +68,9 @@ export function listPackSources(options: {
   alias: string;
   dir: string;
   manifest: PackManifest;
-}): { sources: PackSourceSpec[]; diagnostics: Diagnostic[] } {
+}): { sources: SourceSpec[]; diagnostics: Diagnostic[] } {
   const { projectDir, alias, dir, manifest } = options;
-  const sources: PackSourceSpec[] = [];
+  const sources: SourceSpec[] = [];
   const diagnostics: Diagnostic[] = [];
   const relativeDir = path.relative(projectDir, dir).split(path.sep).join('/');
   manifest.sources.forEach((source, index) => {
@@ -84,20 +87,33 @@ export function listPackSources(options: {
       );
       return;
     }
-    sources.push({
-      [key]: path.posix.join(relativeDir, location),
-      pack: alias,
-      ...(source.include === undefined ? {} : { include: source.include }),
-      ...(source.exclude === undefined ? {} : { exclude: source.exclude }),
-    } as PackSourceSpec);
+    sources.push(
+      createSourceSpec(key, path.posix.join(relativeDir, location), {
+        pack: alias,
+        ...(source.include === undefined ? {} : { include: source.include }),
+        ...(source.exclude === undefined ? {} : { exclude: source.exclude }),
+      }),
+    );
   });
   return { sources, diagnostics };
 }
 
-/** A source of an installed pack, shaped as discovery's `SourceSpec` (packs cannot import it). */
-export type PackSourceSpec = { pack: string; include?: string[]; exclude?: string[] } & (
-  { tools: string } | { scripts: string } | { module: string } | { workflows: string }
-);
+function createSourceSpec(
+  key: SourceLocationKey,
+  location: string,
+  options: SourceOptions,
+): SourceSpec {
+  switch (key) {
+    case 'tools':
+      return { tools: location, ...options };
+    case 'scripts':
+      return { scripts: location, ...options };
+    case 'module':
+      return { module: location, ...options };
+    case 'workflows':
+      return { workflows: location, ...options };
+  }
+}
 
 export interface InstalledPack {
   alias: string;
@@ -108,34 +124,36 @@ export interface InstalledPack {
   /** What the pack declares it needs; a server should let these names through to its tools. */
   env: EnvRequirement[];
   interpreters?: Record<string, string[]>;
-  policy?: PackPolicy;
+  policy?: ToolPolicy;
 }
 
-export interface ProjectSources {
+export interface InstalledPacks {
   /**
    * Discovery sources of every installed pack, paths relative to the project folder, each
    * with `pack: <alias>` so its tools are served as `<alias>_<tool>` with `source.pack` set.
    */
-  sources: PackSourceSpec[];
+  sources: SourceSpec[];
   packs: InstalledPack[];
   /** Packs in toolpack.yaml that are missing, stale or broken (warnings), and bad pack sources. */
   diagnostics: Diagnostic[];
 }
 
 /**
- * The sources `mcp list` / `mcp serve` add for the project's installed packs, following each
- * pack's own toolpack.yaml `sources:`. A pack that is not installed is a warning (run
- * `mcp pack install`), never an error: the project's own tools still load.
+ * The project's installed packs, following each pack's own toolpack.yaml `sources:`. A pack
+ * that is not installed is a warning (run `mcp pack install`), never an error: the project's
+ * own tools still load.
  */
-export async function resolveProjectSources(projectDir: string): Promise<ProjectSources> {
-  const result: ProjectSources = { sources: [], packs: [], diagnostics: [] };
-  const manifest = await readManifest(projectDir);
-  if (manifest.manifest === undefined) {
-    result.diagnostics.push(...manifest.diagnostics);
-    return result;
-  }
+export async function readInstalledPacks(options: {
+  projectDir: string;
+  /** The project's manifest, already read: `loadProject` reads it once. */
+  manifest: Manifest;
+  manifestFile: string;
+}): Promise<InstalledPacks> {
+  const { projectDir, manifest, manifestFile } = options;
+  const result: InstalledPacks = { sources: [], packs: [], diagnostics: [] };
+  if (manifest.dependencies.length === 0) return result;
   const lock = await readLockfile(projectDir);
-  for (const dependency of manifest.manifest.dependencies) {
+  for (const dependency of manifest.dependencies) {
     const dir = packInstallDir(projectDir, dependency.alias);
     const read = await readManifest(dir, { kind: 'pack' });
     const lockEntry = lock.lock?.packs[dependency.alias];
@@ -147,7 +165,7 @@ export async function resolveProjectSources(projectDir: string): Promise<Project
           read.exists
             ? `The pack ${dependency.alias} (${dependency.name}) in ${PACKS_DIR} is damaged: ${read.diagnostics.find((d) => d.severity === 'error')?.message ?? 'invalid toolpack.yaml'}; its tools are not served.`
             : `The pack ${dependency.alias} (${dependency.name}@${dependency.range}) is in toolpack.yaml but not installed; its tools are not served.`,
-          { path: manifest.file },
+          { path: manifestFile },
           'Run mcp pack install.',
         ),
       );

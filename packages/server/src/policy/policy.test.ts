@@ -1,8 +1,6 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DiscoveredTool } from '@toolpack/core';
-import { createPolicyFilter, isRestrictive, parsePolicy } from './policy.ts';
-import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
+import { createPolicyFilter, isRestrictive } from './policy.ts';
 
 function tool(
   name: string,
@@ -18,57 +16,6 @@ function tool(
     invocation: { runner: 'process', scriptPath: `/p/${name}.sh`, extension: '.sh' },
   };
 }
-
-describe('parsePolicy', { timeout: fuzzTimeout() }, () => {
-  it('accepts allow/deny/readOnly and records where the policy came from', () => {
-    const { policy, diagnostics } = parsePolicy(
-      { allow: ['jira_*'], deny: ['*_delete*'], readOnly: true },
-      { path: 'toolpack.yaml', line: 12 },
-    );
-    expect(diagnostics).toEqual([]);
-    expect(policy).toEqual({
-      allow: ['jira_*'],
-      deny: ['*_delete*'],
-      readOnly: true,
-      origin: 'toolpack.yaml:12',
-    });
-  });
-
-  it('treats no value as an empty policy', () => {
-    expect(parsePolicy(undefined, { path: 'p.yaml' }).policy).toEqual({ origin: 'p.yaml' });
-  });
-
-  it('explains each problem with where it is and how to write a policy, and returns no policy', () => {
-    const { policy, diagnostics } = parsePolicy(
-      { deny: 'x', readonly: true },
-      { path: 'policy.yaml', line: 3 },
-    );
-    expect(policy).toBeUndefined();
-    expect(diagnostics.length).toBeGreaterThanOrEqual(2);
-    for (const d of diagnostics) {
-      expect(d).toMatchObject({
-        severity: 'error',
-        code: 'E_POLICY',
-        path: 'policy.yaml',
-        line: 3,
-      });
-      expect(d.hint).toMatch(/allow: \[wildcards\], deny: \[wildcards\], readOnly/);
-    }
-    expect(diagnostics.map((d) => d.message).join(' ')).toMatch(/deny/);
-    expect(diagnostics.map((d) => d.message).join(' ')).toMatch(/readonly/);
-  });
-
-  it('never throws, whatever the value (fuzz)', () => {
-    fc.assert(
-      fc.property(fc.anything(), (value) => {
-        const result = parsePolicy(value, { path: 'fuzz.yaml' });
-        expect(result.policy === undefined).toBe(result.diagnostics.length > 0);
-        if (result.policy !== undefined) createPolicyFilter(result.policy)(tool('x'));
-      }),
-      { numRuns: fuzzRuns(2_000) },
-    );
-  });
-});
 
 describe('createPolicyFilter', () => {
   it('allows everything without a policy', () => {

@@ -1,66 +1,7 @@
 import picomatch from 'picomatch';
-import { z } from 'zod';
-import { createDiagnostic, type Diagnostic, type DiscoveredTool } from '@toolpack/core';
-
-/** Which tools a server may offer. Rules match the served name and the source's own name. */
-export interface ToolPolicy {
-  /** Wildcards (`Get-*`, `jira_*`, case-insensitive); when given, a tool must match one. */
-  allow?: string[];
-  /** Wildcards; a matching tool is never offered, whatever `allow` says. */
-  deny?: string[];
-  /** Offer only tools that declare `readOnlyHint: true`. */
-  readOnly?: boolean;
-  /** Where the policy came from (`toolpack.yaml:12`, `policy.yaml`), for denial messages. */
-  origin?: string;
-}
+import type { DiscoveredTool, ToolPolicy } from '@toolpack/core';
 
 export type PolicyVerdict = { allowed: true } | { allowed: false; reason: string };
-
-export interface LoadedPolicy {
-  /** Undefined when the file has errors: a server must not start with half a policy. */
-  policy?: ToolPolicy;
-  diagnostics: Diagnostic[];
-}
-
-const patterns = z.array(z.string().min(1, 'a pattern cannot be empty'));
-const policySchema = z.strictObject({
-  allow: patterns.optional(),
-  deny: patterns.optional(),
-  readOnly: z.boolean().optional(),
-});
-
-const POLICY_HINT =
-  'A policy is { allow: [wildcards], deny: [wildcards], readOnly: true|false }, e.g. policy: { deny: ["*_delete*"] }.';
-
-/**
- * Checks a policy value (from `toolpack.yaml`'s `policy:` or a policy file, already parsed)
- * and returns it with `origin` set, or the diagnostics that explain what is wrong with it.
- * `location.path` is shown as given, so pass it relative to the project for messages.
- */
-export function parsePolicy(
-  value: unknown,
-  location: { path: string; line?: number },
-): LoadedPolicy {
-  const parsed = policySchema.safeParse(value ?? {});
-  if (!parsed.success) {
-    return {
-      diagnostics: parsed.error.issues.map((issue) =>
-        createDiagnostic(
-          'error',
-          'E_POLICY',
-          `The policy is invalid at ${issue.path.join('.') || '(root)'}: ${issue.message}.`,
-          location,
-          POLICY_HINT,
-        ),
-      ),
-    };
-  }
-  const policy: ToolPolicy = {
-    ...parsed.data,
-    origin: location.line === undefined ? location.path : `${location.path}:${location.line}`,
-  };
-  return { policy, diagnostics: [] };
-}
 
 /** True when a policy restricts anything at all. */
 export function isRestrictive(policy: ToolPolicy | undefined): boolean {

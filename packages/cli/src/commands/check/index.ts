@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { createDiagnostic, type Diagnostic } from '@toolpack/core';
+import { MANIFEST_FILE, loadProject } from '@toolpack/packs';
 import { collectSourcesReport, type SourcesReportOptions } from '../../collect-sources-report.ts';
 import { findUncoveredToolFiles } from '../../find-uncovered-tool-files.ts';
 import type { UnrunnableTool } from '../../find-unrunnable-tools.ts';
-import { PROJECT_FILE, readProjectProblems } from '../../project-config.ts';
 import { toDiagnosticView, type ToolView } from '../../tool-view.ts';
 
 export type CheckProjectOptions = Omit<SourcesReportOptions, 'onNoSources'>;
@@ -23,7 +23,8 @@ export interface CheckReport {
 export async function checkProject(options: CheckProjectOptions): Promise<CheckReport> {
   const { cwd } = options;
   // Every problem of toolpack.yaml with its line, rather than the first one thrown.
-  const manifestProblems = options.sources.length === 0 ? await readProjectProblems(cwd) : [];
+  const loaded = options.sources.length === 0 ? await loadProject(cwd) : undefined;
+  const manifestProblems = loaded?.status === 'invalid' ? loaded.diagnostics : [];
   if (manifestProblems.length > 0) {
     return {
       tools: [],
@@ -47,9 +48,9 @@ export async function checkProject(options: CheckProjectOptions): Promise<CheckR
       createDiagnostic(
         'error',
         'E_NO_SOURCES',
-        `Nothing to check: no ${PROJECT_FILE} here and no source flags.`,
+        `Nothing to check: no ${MANIFEST_FILE} here and no source flags.`,
         { path: cwd },
-        `Create ${PROJECT_FILE} with your sources (e.g. \`sources: [{ scripts: scripts }]\`), pass a source flag (--script-root DIR, --tools-dir DIR, --module PATH, --workflows DIR), or run mcp check in the project folder (-C DIR).`,
+        `Create ${MANIFEST_FILE} with your sources (e.g. \`sources: [{ scripts: scripts }]\`), pass a source flag (--script-root DIR, --tools-dir DIR, --module PATH, --workflows DIR), or run mcp check in the project folder (-C DIR).`,
       ),
     );
   } else if (own.length === 0) {
@@ -62,11 +63,11 @@ export async function checkProject(options: CheckProjectOptions): Promise<CheckR
         'error',
         'E_NO_TOOLS',
         emptyProject
-          ? `${PROJECT_FILE} has no sources and no packs: it serves no tool.`
+          ? `${MANIFEST_FILE} has no sources and no packs: it serves no tool.`
           : `The sources give no tool: a client would get only the built-in tools.`,
-        { path: resolved.origin === 'project' ? path.join(cwd, PROJECT_FILE) : cwd },
+        { path: resolved.origin === 'project' ? path.join(cwd, MANIFEST_FILE) : cwd },
         emptyProject
-          ? `Add sources: to ${PROJECT_FILE} (e.g. \`sources: [{ scripts: scripts }]\`) or a pack (mcp pack add NAME); mcp new tool NAME creates a first tool.`
+          ? `Add sources: to ${MANIFEST_FILE} (e.g. \`sources: [{ scripts: scripts }]\`) or a pack (mcp pack add NAME); mcp new tool NAME creates a first tool.`
           : 'Check the source paths and the include:/exclude: patterns; mcp list shows what each source gives.',
       ),
     );

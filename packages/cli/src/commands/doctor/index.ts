@@ -4,8 +4,8 @@ import path from 'node:path';
 import { describeContainment } from '@toolpack/runners';
 import type { CommandContext } from '../../io.ts';
 import { discoverTools } from '@toolpack/discovery';
+import { MANIFEST_FILE, loadProject } from '@toolpack/packs';
 import { findUnrunnableTools, groupUnrunnableTools } from '../../find-unrunnable-tools.ts';
-import { PROJECT_FILE, readProjectConfig } from '../../project-config.ts';
 import { resolveSources, type ResolvedSources } from '../../source-flags.ts';
 import { checkPwsh } from './check-pwsh.ts';
 
@@ -70,9 +70,11 @@ async function checkCommand(
 }
 
 async function checkInterpreters(context: CommandContext): Promise<MachineCheck[]> {
-  const project = await readProjectConfig(context.cwd).catch(() => undefined);
+  const loaded = await loadProject(context.cwd).catch(() => undefined);
+  const interpreters =
+    loaded?.status === 'loaded' ? (loaded.project.manifest.interpreters ?? {}) : {};
   const checks: MachineCheck[] = [];
-  for (const [extension, argv] of Object.entries(project?.interpreters ?? {})) {
+  for (const [extension, argv] of Object.entries(interpreters)) {
     const [command = ''] = argv;
     const found = await commandExists(command, context);
     checks.push(
@@ -126,8 +128,8 @@ async function checkProjectTools(context: CommandContext): Promise<MachineCheck[
       {
         name: 'tools',
         status: 'warn',
-        detail: `${PROJECT_FILE} cannot be read, so its tools were not checked`,
-        hint: `mcp check shows every problem of ${PROJECT_FILE} with its line (${(error as Error).message.split('\n')[0]})`,
+        detail: `${MANIFEST_FILE} cannot be read, so its tools were not checked`,
+        hint: `mcp check shows every problem of ${MANIFEST_FILE} with its line (${(error as Error).message.split('\n')[0]})`,
       },
     ];
   }

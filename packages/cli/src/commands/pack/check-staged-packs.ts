@@ -1,12 +1,12 @@
 import path from 'node:path';
-import type { Diagnostic, SourceSpec } from '@toolpack/core';
+import type { Diagnostic } from '@toolpack/core';
 import {
   listPackSources,
   packInstallDir,
   type CheckStagedPacks,
   type StagedPackInfo,
 } from '@toolpack/packs';
-import type { CommandContext } from '../../io.ts';
+import type { CliIo } from '../../io.ts';
 import { resolveSources } from '../../source-flags.ts';
 
 /**
@@ -17,7 +17,7 @@ import { resolveSources } from '../../source-flags.ts';
  * composed by the same rule the server applies. What the registry's VersionDoc says about
  * the tools plays no part.
  */
-export function createStagedPackCheck(io: CommandContext): CheckStagedPacks {
+export function createStagedPackCheck(io: CliIo): CheckStagedPacks {
   return async (staged) => {
     const { composeTools, discoverTools } = await import('@toolpack/discovery');
     const resolved = await resolveSources([], { cache: false }, io);
@@ -39,9 +39,7 @@ export function createStagedPackCheck(io: CommandContext): CheckStagedPacks {
     const mine = await discoverTools({
       ...common,
       builtins: false,
-      sources: staged.flatMap(
-        (p) => listPackSources({ projectDir: io.cwd, ...p }).sources as SourceSpec[],
-      ),
+      sources: staged.flatMap((p) => listPackSources({ projectDir: io.cwd, ...p }).sources),
     });
     // Both lists are already prefixed and filtered: composing them again only adds the
     // collisions between the staged packs and the rest of the project.

@@ -11,9 +11,8 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SourceSpec } from '@toolpack/core';
 import { discoverTools } from '@toolpack/discovery';
-import { createPackTarball, resolveProjectSources } from '@toolpack/packs';
+import { createPackTarball, loadProject } from '@toolpack/packs';
 import { buildTarball, startTestRegistry, type TestRegistry } from '@toolpack/packs/testing';
 import { describePackTools } from './shared.ts';
 import { runMcp, startMcp } from '../../testing/run-mcp.ts';
@@ -182,12 +181,11 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
     });
 
     // What mcp list / mcp serve get once the CLI reads the project's packs.
-    const sources = await resolveProjectSources(project);
-    expect(sources.sources).toEqual([
-      { module: '.toolpack/packs/jira/src/jira-tools.mjs', pack: 'jira' },
-    ]);
+    const loaded = await loadProject(project);
+    const sources = loaded.status === 'loaded' ? loaded.project.sources : [];
+    expect(sources).toEqual([{ module: '.toolpack/packs/jira/src/jira-tools.mjs', pack: 'jira' }]);
     const listed = await discoverTools({
-      sources: sources.sources as SourceSpec[],
+      sources,
       cwd: project,
       cache: false,
     });

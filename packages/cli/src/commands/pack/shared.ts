@@ -4,7 +4,6 @@ import {
   isToolpackError,
   type Diagnostic,
   type DiscoveredTool,
-  type SourceSpec,
 } from '@toolpack/core';
 import {
   createPackCache,
@@ -18,7 +17,7 @@ import {
   type PackToolSummary,
   type RegistryClient,
 } from '@toolpack/packs';
-import { createPainter, type CliIo, type CommandContext } from '../../io.ts';
+import { createPainter, type CliIo } from '../../io.ts';
 import { displayPath } from '../../tool-view.ts';
 
 export const REGISTRY_HELP =
@@ -30,7 +29,7 @@ export function addRegistryOption(command: Command): Command {
 
 /** The registry a command talks to, chosen as `resolveRegistryLocation` documents. */
 export async function openCommandRegistry(
-  io: CommandContext,
+  io: CliIo,
   flag: string | undefined,
 ): Promise<RegistryClient> {
   const manifest = await readManifest(io.cwd);
@@ -63,7 +62,7 @@ export async function discoverPackTools(
 ): Promise<{ tools: DiscoveredTool[]; diagnostics: Diagnostic[] }> {
   const { discoverTools } = await import('@toolpack/discovery');
   const result = await discoverTools({
-    sources: manifest.sources.map(({ prefix: _prefix, ...source }) => source as SourceSpec),
+    sources: manifest.sources.map(({ prefix: _prefix, ...source }) => source),
     cwd: packDir,
     cache: false,
     builtins: false,
@@ -98,7 +97,7 @@ export function toToolSummary(tool: DiscoveredTool): PackToolSummary {
   };
 }
 
-export function createCommandCache(io: CommandContext): PackCache {
+export function createCommandCache(io: CliIo): PackCache {
   return createPackCache({ env: io.env });
 }
 

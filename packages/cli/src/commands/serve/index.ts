@@ -1,27 +1,22 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { LineCounter, isMap, parseDocument } from 'yaml';
 import {
-  createDiagnostic,
   formatDiagnostic,
   isToolpackError,
   type Diagnostic,
   type SourceSpec,
+  type ToolPolicy,
 } from '@toolpack/core';
 import { REFUSING_CODES } from '@toolpack/discovery';
+import { MANIFEST_FILE, readPolicyFile, type LoadedPolicy } from '@toolpack/packs';
 import {
   createToolpackServer,
-  parsePolicy,
   startHttpServer,
   startStdioServer,
-  type LoadedPolicy,
-  type ToolPolicy,
   type ToolpackServer,
 } from '@toolpack/server';
 import { EXIT_OK, EXIT_USAGE } from '../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../io.ts';
-import { PROJECT_FILE } from '../../project-config.ts';
 import { addSourceFlags, resolveSources, type SourceFlagValues } from '../../source-flags.ts';
 import { displayPath } from '../../tool-view.ts';
 import { findUnrunnableTools, renderUnrunnableTools } from '../../find-unrunnable-tools.ts';
@@ -54,62 +49,6 @@ export function parseListenAddress(value: string): { host: string; port: number 
     );
   }
   return { host: match[1] ?? '127.0.0.1', port };
-}
-
-/**
- * Reads a policy from a YAML/JSON file, or (with `key`) from one key of `toolpack.yaml`.
- * With a key, no key is no policy; a missing file asked for by name is an error.
- */
-export async function readPolicyFile(
-  file: string,
-  cwd: string,
-  key?: string,
-): Promise<LoadedPolicy> {
-  const shown = displayPath(file, cwd);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    return {
-      diagnostics: [
-        createDiagnostic(
-          'error',
-          'E_POLICY',
-          `Cannot read the policy file: ${(error as Error).message}`,
-          { path: shown },
-          'Check the path given to --policy.',
-        ),
-      ],
-    };
-  }
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter });
-  if (document.errors.length > 0) {
-    const line = document.errors[0]?.linePos?.[0]?.line;
-    return {
-      diagnostics: [
-        createDiagnostic(
-          'error',
-          'E_POLICY',
-          `The policy file is not valid YAML or JSON: ${document.errors[0]?.message.split('\n')[0]}`,
-          { path: shown, ...(line === undefined ? {} : { line }) },
-          'Fix the syntax at that line.',
-        ),
-      ],
-    };
-  }
-  if (key === undefined) return parsePolicy(document.toJS(), { path: shown });
-  if (!isMap(document.contents)) return { diagnostics: [] };
-  const pair = document.contents.items.find(
-    (item) => (item.key as { value?: unknown } | null)?.value === key,
-  );
-  if (pair === undefined) return { diagnostics: [] };
-  const offset = (pair.key as { range?: [number, number, number] } | null)?.range?.[0];
-  const line = offset === undefined ? undefined : lineCounter.linePos(offset).line;
-  return parsePolicy((document.toJS() as Record<string, unknown>)[key], {
-    path: shown,
-    ...(line === undefined ? {} : { line }),
-  });
 }
 
 function describePolicy(policy: ToolPolicy): string {
@@ -186,7 +125,7 @@ export function createServeCommand(io: CliIo, done: (code: number) => void): Com
     )
     .option(
       '--policy <file>',
-      `a YAML/JSON policy { allow, deny, readOnly } (default: policy: in ${PROJECT_FILE})`,
+      `a YAML/JSON policy { allow, deny, readOnly } (default: policy: in ${MANIFEST_FILE})`,
     )
     .option('--audit <file>', 'append one JSON line per call (tool, argument names, outcome, ms)')
     .option('--name <name>', 'the server name clients show (default: toolpack)')
@@ -227,7 +166,7 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
     const resolved = await resolveSources(sources, flags, io);
     if (resolved.origin === 'none') {
       say(
-        `no source flags and no ${PROJECT_FILE} here: serving only the built-in tools (find_tools, describe_tool).`,
+        `no source flags and no ${MANIFEST_FILE} here: serving only the built-in tools (find_tools, describe_tool).`,
       );
     }
 
@@ -235,11 +174,14 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
       say(formatDiagnostic(d));
     }
 
-    let loaded: LoadedPolicy = { diagnostics: [] };
+    // --policy replaces the project's policy: (already read, with its line, by loadProject).
+    let loaded: LoadedPolicy = {
+      ...(resolved.policy === undefined ? {} : { policy: resolved.policy }),
+      diagnostics: [],
+    };
     if (flags.policy !== undefined) {
-      loaded = await readPolicyFile(path.resolve(io.cwd, flags.policy), io.cwd);
-    } else if (resolved.origin === 'project') {
-      loaded = await readPolicyFile(path.join(io.cwd, PROJECT_FILE), io.cwd, 'policy');
+      const file = path.resolve(io.cwd, flags.policy);
+      loaded = await readPolicyFile({ file, shownAs: displayPath(file, io.cwd) });
     }
     const policyErrors: Diagnostic[] = loaded.diagnostics.filter((d) => d.severity === 'error');
     if (policyErrors.length > 0) {
@@ -315,7 +257,7 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
 
     const policy = loaded.policy;
     const summary = `${toolpack.tools.length} ${toolpack.tools.length === 1 ? 'tool' : 'tools'}${
-      resolved.origin === 'project' ? ` from ${PROJECT_FILE}` : ''
+      resolved.origin === 'project' ? ` from ${MANIFEST_FILE}` : ''
     }${policy === undefined ? '' : ` (policy ${policy.origin}: ${describePolicy(policy)})`}`;
 
     let closeTransport: () => Promise<void>;

@@ -2,9 +2,16 @@ import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../main.ts';
-import { parseListenAddress, readPolicyFile } from './index.ts';
+import { resolveSources } from '../../source-flags.ts';
+import { parseListenAddress } from './index.ts';
 
 const fixtures = path.join(import.meta.dirname, 'fixtures');
+const io = {
+  stdout: { write: () => true },
+  stderr: { write: () => true },
+  cwd: fixtures,
+  env: {},
+};
 
 describe('parseListenAddress', () => {
   it('reads [HOST:]PORT, defaulting the host to 127.0.0.1', () => {
@@ -21,61 +28,15 @@ describe('parseListenAddress', () => {
   });
 });
 
-describe('readPolicyFile', () => {
-  it('reads a JSON policy file and names it as the origin', async () => {
-    const { policy, diagnostics } = await readPolicyFile(
-      path.join(fixtures, 'policy.json'),
-      fixtures,
-    );
-    expect(diagnostics).toEqual([]);
-    expect(policy).toEqual({
-      allow: ['note_*'],
-      deny: ['*_delete'],
-      readOnly: false,
-      origin: 'policy.json',
-    });
-  });
-
-  it('reads policy: from toolpack.yaml with its line', async () => {
-    const { policy } = await readPolicyFile(
-      path.join(fixtures, 'toolpack.yaml'),
-      fixtures,
-      'policy',
-    );
-    expect(policy).toEqual({ deny: ['*_delete*'], origin: 'toolpack.yaml:6' });
-  });
-
-  it('is no policy when toolpack.yaml has no policy: key', async () => {
-    expect(await readPolicyFile(path.join(fixtures, 'toolpack.yaml'), fixtures, 'nothing')).toEqual(
-      { diagnostics: [] },
-    );
-  });
-
-  it('explains a YAML error and a missing file, with where', async () => {
-    const bad = await readPolicyFile(path.join(fixtures, 'bad-policy.yaml'), fixtures);
-    expect(bad.policy).toBeUndefined();
-    expect(bad.diagnostics[0]).toMatchObject({
-      code: 'E_POLICY',
-      path: 'bad-policy.yaml',
-      message: expect.stringMatching(/not valid YAML/),
-    });
-    const missing = await readPolicyFile(path.join(fixtures, 'nope.yaml'), fixtures);
-    expect(missing.diagnostics[0]).toMatchObject({
-      code: 'E_POLICY',
-      path: 'nope.yaml',
-      hint: 'Check the path given to --policy.',
-    });
+describe("the project's policy", () => {
+  it('comes from loadProject with its line in toolpack.yaml, without a second read', async () => {
+    const resolved = await resolveSources([], {}, io);
+    expect(resolved.policy).toEqual({ deny: ['*_delete*'], origin: 'toolpack.yaml:6' });
   });
 });
 
 describe('mcp serve flags', () => {
   it('exits 2 on a bad --http address or --timeout', async () => {
-    const io = {
-      stdout: { write: () => true },
-      stderr: { write: () => true },
-      cwd: fixtures,
-      env: {},
-    };
     expect(await runCli(['serve', '--http', 'nope'], io)).toBe(2);
     expect(await runCli(['serve', '--timeout', '0'], io)).toBe(2);
   });
