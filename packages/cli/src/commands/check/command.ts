@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import { formatDiagnostic, type SourceSpec } from '@toolpack/core';
+import { MANIFEST_FILE } from '@toolpack/packs';
 import { EXIT_FAILURE, EXIT_OK } from '../../exit-codes.ts';
 import { renderUnrunnableTools } from '../../find-unrunnable-tools.ts';
 import { createPainter, type CliIo } from '../../io.ts';
-import { PROJECT_FILE } from '../../project-config.ts';
 import { addSourceFlags, type SourceFlagValues } from '../../source-flags.ts';
 import { checkProject } from './index.ts';
 
@@ -22,8 +22,8 @@ Examples:
   mcp check                          # the sources of ./toolpack.yaml
   mcp check --script-root ./scripts --strict
 
-Errors: any problem of ${PROJECT_FILE} (an unknown key such as soruces: included), no
-${PROJECT_FILE} and no source flags, sources that give no tool, a tool's own error.
+Errors: any problem of ${MANIFEST_FILE} (an unknown key such as soruces: included), no
+${MANIFEST_FILE} and no source flags, sources that give no tool, a tool's own error.
 Tools this machine cannot run (pwsh missing, no interpreter for .bas, a pack's required
 env variable unset) are named with the fix but are not errors: the project is right, and
 a CI machine without pwsh must still be able to check a project with PowerShell tools.

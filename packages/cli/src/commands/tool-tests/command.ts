@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import { formatDiagnostic, type SourceSpec } from '@toolpack/core';
+import { MANIFEST_FILE } from '@toolpack/packs';
 import { EXIT_FAILURE, EXIT_OK } from '../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../io.ts';
 import { parseTimeout } from '../../option-parsers.ts';
-import { PROJECT_FILE } from '../../project-config.ts';
 import { addSourceFlags, type SourceFlagValues } from '../../source-flags.ts';
 import { testTools } from './index.ts';
 import type { ToolTestResult } from './run-tool-tests.ts';
@@ -83,7 +83,7 @@ What runs, per tool:
 A tool that fails to load is a failure. Tools of installed packs are not tested here.
 
 Examples:
-  mcp test                                   # the sources of ./${PROJECT_FILE}
+  mcp test                                   # the sources of ./${MANIFEST_FILE}
   mcp test --tools-dir systems/mcp/tools
   mcp test --script-root scripts --include 'Get-*' --timeout 30000
   mcp test --module tools.ts --json
