@@ -8,8 +8,7 @@ import {
   readNodeOptionsConditionFlags,
   type Diagnostic,
   type DiscoveredTool,
-  type ObjectJsonSchema,
-  type ToolAnnotations,
+  type ToolDefinition,
 } from '@toolpack/core';
 import { createDiscoveryAbortedError, throwIfDiscoveryAborted } from '../../discovery-aborted.ts';
 import { resolveAsset } from '../../package-assets.ts';
@@ -19,16 +18,8 @@ export const JS_MODULE_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts
 
 const LIST_TIMEOUT_MS = 15_000;
 
-interface ListedTool {
-  exportName: string;
-  name: string;
-  title?: string;
-  description: string;
-  inputSchema: ObjectJsonSchema;
-  outputSchema?: ObjectJsonSchema;
-  annotations?: ToolAnnotations;
-  timeoutMs?: number;
-}
+/** A tool as the loader child lists it: the definition without its source, and its export. */
+type ListedTool = Omit<ToolDefinition, 'source'> & { exportName: string };
 
 type ListAnswer =
   | { tools: ListedTool[]; exportNames: string[] }
