@@ -1,2 +1,1 @@
-export { describeBasicScript, readBasicStatements } from './describe-basic-script.ts';
-export type { DescribeBasicScriptInput } from './describe-basic-script.ts';
+export { describeBasicScript } from './describe-basic-script.ts';
