@@ -11,7 +11,7 @@ import { BUILTIN_TOOL_NAMES, createBuiltinTools } from './builtins/builtin-tools
 import { checkWorkflowSteps } from './adapters/workflows/index.ts';
 import type { SourceResult } from './types.ts';
 
-export const DEFAULT_MAX_TOOLS = 50;
+const DEFAULT_MAX_TOOLS = 50;
 
 /**
  * Composition errors a server must neither start nor reload with: serving anyway would hide

@@ -118,7 +118,7 @@ function skipTrivia(tokens: readonly Token[], index: number, newlines: boolean):
   return i;
 }
 
-export function attributeKey(name: string): string {
+function attributeKey(name: string): string {
   const short = name.slice(name.lastIndexOf('.') + 1).toLowerCase();
   return short.endsWith('attribute') && short !== 'attribute'
     ? short.slice(0, -'attribute'.length)

@@ -11,7 +11,7 @@ import type { ParseCache, SourceResult } from '../../types.ts';
 const SCRIPT_PARSER_VERSION = 2;
 
 /** The extensions a script root serves; anything else in the folder is left alone. */
-export const SCRIPT_EXTENSIONS = ['.ps1', '.sh', '.py', '.js', '.mjs', '.ts', '.bas'] as const;
+const SCRIPT_EXTENSIONS = ['.ps1', '.sh', '.py', '.js', '.mjs', '.ts', '.bas'] as const;
 
 // Test and spec files sit beside tools in many repositories (Pester's `*.Tests.ps1`);
 // they are never tools themselves.

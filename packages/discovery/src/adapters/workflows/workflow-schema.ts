@@ -50,7 +50,7 @@ export const inputObjectSchema = z.strictObject({
   default: z.unknown().optional(),
   examples: z.array(z.unknown()).optional(),
 });
-export const stepSchema = z.strictObject({
+const stepSchema = z.strictObject({
   id: z
     .string()
     .regex(STEP_ID, 'a step id starts with a letter or _ and uses letters, digits, _ and -'),
