@@ -8,22 +8,18 @@ import {
   type ToolPolicy,
 } from '@toolpack/core';
 import { discoverTools, type DiscoverToolsOptions } from '@toolpack/discovery';
-import { createToolRunner, type ToolRunner, type ToolRunnerOptions } from '@toolpack/runners';
-import { createAuditLog, type AuditLog } from './audit/audit-log.ts';
+import type { ToolRunner, ToolRunnerOptions } from '@toolpack/runners';
 import { createCallPipeline } from './call-pipeline/call-tool.ts';
 import type { DispatchCallOptions } from './call-pipeline/dispatch-types.ts';
 import { createDiagnosticLog } from './diagnostic-log.ts';
 import { findRefusal } from './find-refusal.ts';
 import { createLiveServers } from './mcp/live-servers.ts';
-import { createIdleCollector, type IdleCollectorOptions } from './memory/idle-collector.ts';
-import {
-  createDisabledMetrics,
-  createServerMetrics,
-  type ServerMetrics,
-} from './metrics/server-metrics.ts';
+import type { IdleCollectorOptions } from './memory/idle-collector.ts';
+import type { ServerMetrics } from './metrics/server-metrics.ts';
 import { createPolicyFilter } from './policy/policy.ts';
 import { createReloadQueue } from './reload/reload-queue.ts';
 import { reloadTools, type ReloadReport } from './reload/reload-tools.ts';
+import { openServerResources } from './server-resources.ts';
 import { serveTools, type ServedTools } from './served-tools.ts';
 import { findWatchRoots, type SourceWatcher } from './watch/source-watcher.ts';
 import { findModuleFiles, watchSources } from './watch/watch-sources.ts';
@@ -142,25 +138,8 @@ export async function createToolpackServer(
     });
   }
 
-  const ownsRunner = options.runner === undefined || !('call' in options.runner);
-  const runner: ToolRunner =
-    options.runner !== undefined && 'call' in options.runner
-      ? options.runner
-      : createToolRunner({
-          ...(options.runner ?? {}),
-          projectRoot: options.runner?.projectRoot ?? cwd,
-        });
-  const metrics = options.metrics === false ? createDisabledMetrics() : await createServerMetrics();
-  const audit: AuditLog | undefined =
-    options.audit === undefined
-      ? undefined
-      : createAuditLog(options.audit, (error) =>
-          log(`audit log ${options.audit} cannot be written: ${error.message}`),
-        );
-  const idleCollector =
-    options.collectWhenIdle === undefined || options.collectWhenIdle === false
-      ? undefined
-      : createIdleCollector(options.collectWhenIdle === true ? {} : options.collectWhenIdle);
+  const resources = await openServerResources(options, log);
+  const { runner, metrics } = resources;
   const name = options.name ?? 'toolpack';
   const version = options.version ?? readOwnVersion();
 
@@ -184,8 +163,8 @@ export async function createToolpackServer(
   const callTool = createCallPipeline({
     served: () => served,
     metrics,
-    audit,
-    idleCollector,
+    audit: resources.audit,
+    idleCollector: resources.idleCollector,
     maxArgumentKeys: options.maxArgumentKeys ?? DEFAULT_MAX_ARGUMENT_KEYS,
   });
   const liveServers = createLiveServers(
@@ -238,11 +217,9 @@ export async function createToolpackServer(
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      idleCollector?.close();
       await watcher?.close();
       await liveServers.closeAll();
-      if (ownsRunner) await runner.close();
-      await audit?.close();
+      await resources.close();
     })();
     return closing;
   };
