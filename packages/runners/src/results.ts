@@ -13,6 +13,10 @@ export function createErrorResult(
   return { content: [{ type: 'text', text: message }, ...extra], isError: true };
 }
 
+/**
+ * The same check as @toolpack/core's isPlainObject, kept here because the module child
+ * (child-entry.ts) imports this file and must start without loading @toolpack/core.
+ */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const prototype = Object.getPrototypeOf(value) as unknown;
