@@ -20,8 +20,8 @@ export interface IssueDiagnosticsOptions {
   /** Default: error. */
   severity?: DiagnosticSeverity;
   /** The file, with the line of the value at `path` when the caller knows it. */
-  locate(path: IssuePath): DiagnosticLocation;
-  hint?(path: IssuePath): string | undefined;
+  locate(path: IssuePath, issue: z.core.$ZodIssue): DiagnosticLocation;
+  hint?(path: IssuePath, issue: z.core.$ZodIssue): string | undefined;
   /** Default: `<path>: <zod's message without its "Invalid input: " lead>.` */
   describe?(issue: z.core.$ZodIssue, path: IssuePath): string;
 }
@@ -41,8 +41,8 @@ export function createIssueDiagnostics(
       options.severity ?? 'error',
       options.code,
       describe(issue, path),
-      options.locate(path),
-      options.hint?.(path),
+      options.locate(path, issue),
+      options.hint?.(path, issue),
     );
   });
 }
