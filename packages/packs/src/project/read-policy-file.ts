@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import {
   createDiagnostic,
+  createIssueDiagnostics,
+  formatIssuePath,
   parseLocatedYaml,
   toolPolicySchema,
   type Diagnostic,
@@ -28,15 +30,13 @@ export function parsePolicy(
   const parsed = toolPolicySchema.safeParse(value ?? {});
   if (!parsed.success) {
     return {
-      diagnostics: parsed.error.issues.map((issue) =>
-        createDiagnostic(
-          'error',
-          'E_POLICY',
-          `The policy is invalid at ${issue.path.join('.') || '(root)'}: ${issue.message}.`,
-          location,
-          POLICY_HINT,
-        ),
-      ),
+      diagnostics: createIssueDiagnostics(parsed.error.issues, {
+        code: 'E_POLICY',
+        locate: () => location,
+        hint: () => POLICY_HINT,
+        describe: (issue, path) =>
+          `The policy is invalid at ${formatIssuePath(path)}: ${issue.message}.`,
+      }),
     };
   }
   const policy: ToolPolicy = {
