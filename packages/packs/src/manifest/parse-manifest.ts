@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   createDiagnostic,
+  createIssueDiagnostics,
   findClosestName,
+  formatIssuePath,
   getSourceLocation,
   parseLocatedYaml,
   type Diagnostic,
@@ -78,27 +80,24 @@ export function parseManifest(text: string, options: ParseManifestOptions): Mani
   };
   const parsed = manifestSchema.safeParse(value);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const where = issue.path.map(String).join('.') || '(root)';
-      const message =
-        issue.code === 'unrecognized_keys'
-          ? `unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}${describeKnownKeys(issue.path)}`
-          : issue.code === 'invalid_key'
-            ? (issue.issues[0]?.message ?? issue.message)
-            : issue.message.replace(/^Invalid input: /, '');
-      diagnostics.push(
-        createDiagnostic(
-          'error',
-          'E_MANIFEST_FIELD',
-          `${where}: ${message}`,
-          // An unknown key points at its own line, not at its parent's.
-          at(
-            issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path,
-          ),
-          hintForKey(issue.path),
-        ),
-      );
-    }
+    diagnostics.push(
+      ...createIssueDiagnostics(parsed.error.issues, {
+        code: 'E_MANIFEST_FIELD',
+        // An unknown key points at its own line, not at its parent's.
+        locate: (issuePath, issue) =>
+          at(issue.code === 'unrecognized_keys' ? [...issuePath, issue.keys[0] ?? ''] : issuePath),
+        hint: (issuePath) => hintForKey(issuePath),
+        describe: (issue, issuePath) => {
+          const message =
+            issue.code === 'unrecognized_keys'
+              ? `unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}${describeKnownKeys(issuePath)}`
+              : issue.code === 'invalid_key'
+                ? (issue.issues[0]?.message ?? issue.message)
+                : issue.message.replace(/^Invalid input: /, '');
+          return `${formatIssuePath(issuePath)}: ${message}`;
+        },
+      }),
+    );
   }
   diagnostics.push(
     ...findUnknownKeys(located, file, options.kind ?? 'project'),
