@@ -10,8 +10,9 @@ export interface Project {
   manifest: Manifest;
   /**
    * What to serve, in composition order: the installed packs' sources (each with `pack:`,
-   * so their tools are `<alias>_<tool>`), then the project's own, so a project's tool wins a
-   * name collision with a pack's.
+   * so their tools are `<alias>_<tool>`), then the project's own. The order decides no
+   * collision with a pack: a name a pack's tool shares is served by neither
+   * (docs/architecture.md "Composition").
    */
   sources: SourceSpec[];
   /** `policy:`, with `origin` `toolpack.yaml:<line>` for denial messages. */
