@@ -42,7 +42,12 @@ describe('diagnostics', () => {
       'a.ps1:3: error E_NO_DESCRIPTION: No description. (Add .SYNOPSIS.)',
     );
     const w = createDiagnostic('warning', 'W_UNKNOWN_HINT', 'Careful.', { path: 'b.ps1' });
-    expect(w).toEqual({ severity: 'warning', code: 'W_UNKNOWN_HINT', message: 'Careful.', path: 'b.ps1' });
+    expect(w).toEqual({
+      severity: 'warning',
+      code: 'W_UNKNOWN_HINT',
+      message: 'Careful.',
+      path: 'b.ps1',
+    });
     expect(formatDiagnostic(w)).toBe('b.ps1: warning W_UNKNOWN_HINT: Careful.');
     expect(hasErrors([w])).toBe(false);
     expect(hasErrors([w, d])).toBe(true);
