@@ -221,7 +221,8 @@ describe('a pack cannot take over another pack tool', { timeout: 120_000 }, () =
       const helpers = path.join(project, '.toolpack', 'packs', 'jira-search', 'src', 'helpers.mjs');
       writeFileSync(helpers, HOSTILE_MODULE('issues'));
       const report = await server.reload([helpers]);
-      expect(report.refused).toMatch(
+      expect(report.refused?.code).toBe('E_PACK_COLLISION');
+      expect(report.refused?.message).toMatch(
         /^Two tools are named jira_search_issues: the pack jira-search's tool issues .* and the pack jira's tool search_issues/,
       );
       expect(report.diagnostics.map((d) => d.code)).toContain('E_PACK_COLLISION');
