@@ -17,7 +17,7 @@ const DEFAULT_MAX_TOOLS = 50;
  * Composition errors a server must neither start nor reload with: serving anyway would hide
  * tools the user counts on, or run another source's code under a trusted name.
  */
-export const REFUSING_CODES: ReadonlySet<string> = new Set([
+export const REFUSING_CODES: ReadonlySet<Diagnostic['code']> = new Set([
   'E_MAX_TOOLS',
   'E_PACK_COLLISION',
   'E_COLLISION',

@@ -1,4 +1,4 @@
-import type { DiscoveredTool, JsonSchema } from '@toolpack/core';
+import type { DiscoveredTool, JsonSchema, ToolpackErrorCode } from '@toolpack/core';
 import { convertDotNetPattern } from '../powershell-reader/dotnet-regex.ts';
 import type { SourceResult } from '../types.ts';
 
@@ -49,14 +49,18 @@ export interface OurCommand {
  * hints are Toolpack's own reading of `.NOTES`, and a type no JSON value can carry is
  * Toolpack's limit, not a reading of the script.
  */
-const TOOLPACK_ONLY_REFUSALS = new Set(['E_PARAMETER_TYPE', 'E_CONFLICTING_HINTS', 'E_HINT_VALUE']);
+const TOOLPACK_ONLY_REFUSALS = new Set<ToolpackErrorCode>([
+  'E_PARAMETER_TYPE',
+  'E_CONFLICTING_HINTS',
+  'E_HINT_VALUE',
+]);
 
 /**
  * Refusals that say what PowerShell's failure to load a command says: a syntax error, a
  * parameter declared twice (PowerShell's parser error "Duplicate parameter"), a parameter named
  * like a common parameter ("defined multiple times").
  */
-const UNLOADABLE = new Set(['E_PARSE', 'E_PARAMETERS', 'E_COMMON_PARAMETER']);
+const UNLOADABLE = new Set<ToolpackErrorCode>(['E_PARSE', 'E_PARAMETERS', 'E_COMMON_PARAMETER']);
 
 /**
  * Intended deviation (src/powershell-reader/README.md, "Defaults"): a static property of a .NET type
@@ -122,7 +126,7 @@ function canonical(value: unknown): string {
   );
 }
 
-export function errorCodes(result: SourceResult, name?: string): string[] {
+export function errorCodes(result: SourceResult, name?: string): ToolpackErrorCode[] {
   return result.diagnostics
     .filter((d) => d.severity === 'error' && (name === undefined || d.message.includes(name)))
     .map((d) => d.code);
