@@ -145,19 +145,14 @@ export async function createToolpackServer(
 
   const verdictOf = createPolicyFilter(options.policy);
   let watcher: SourceWatcher | undefined;
-  let served = serveTools({
-    tools: first.tools,
-    diagnostics: first.diagnostics,
-    verdictOf,
-    runner,
-  });
-  metrics.setToolCount(served.allowed.length);
+  let served: ServedTools;
   const serve = (tools: DiscoveredTool[], diagnostics: Diagnostic[]): ServedTools => {
     served = serveTools({ tools, diagnostics, verdictOf, runner });
     metrics.setToolCount(served.allowed.length);
     watcher?.add(findWatchRoots({ sources, cwd, moduleFiles: findModuleFiles(served.all) }));
     return served;
   };
+  served = serve(first.tools, first.diagnostics);
   diagnosticLog.report(first.diagnostics);
 
   const callTool = createCallPipeline({
