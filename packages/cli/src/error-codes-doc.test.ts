@@ -42,6 +42,8 @@ match on them, not on the message.
 Exit codes: \`0\` ok, \`1\` the result is a failure, \`2\` bad usage or input. The registry's own
 command (\`toolpack-registry\`) exits the same way; codes marked "Registry API" reach \`mcp\` inside
 \`E_REGISTRY\` or \`E_PUBLISH_REJECTED\`.
+\`mcp serve\` chooses its exit itself when it refuses to start: 2 on \`E_MAX_TOOLS\`,
+\`E_PACK_COLLISION\` and \`E_COLLISION\`.
 
 An error that is not one of these (an exception Toolpack did not expect) is a bug in Toolpack:
 \`mcp\` prints one line naming the version and where to report it, and exits 1. Set

@@ -60,7 +60,7 @@ export const ERROR_CODES = Object.freeze({
   },
   E_CONFIG: {
     meaning: "An MCP client's configuration file cannot be read or is not the expected JSON.",
-    exit: 'failure',
+    exit: 'usage',
   },
   E_CONFLICTING_HINTS: {
     meaning: 'A tool declares hints that contradict each other.',
