@@ -49,6 +49,7 @@ describe('an error Toolpack did not expect', () => {
     const { code, stderr } = packInto({ TOOLPACK_DEBUG: '1' });
     expect(code).toBe(1);
     expect(stderr).toContain(`internal error (a bug in Toolpack ${manifest.version}`);
+    expect(stderr).toContain(`please report it at ${manifest.bugs.url}, with this stack:\n`);
     expect(stderr).toMatch(/^\s+at /m);
   });
 });

@@ -19,10 +19,12 @@ export async function reportBug(
   const what = error instanceof Error ? error.message : String(error);
   const version = cli === undefined ? '' : ` ${cli.version}`;
   const where = cli?.bugsUrl === undefined ? '' : `; please report it at ${cli.bugsUrl}`;
+  const stack =
+    io.env[DEBUG_ENV_VARIABLE] === '1' && error instanceof Error ? error.stack : undefined;
+  const how =
+    stack === undefined ? ` (set ${DEBUG_ENV_VARIABLE}=1 to see the stack)` : ', with this stack:';
   io.stderr.write(
-    `${paint('red', 'error')} internal error (a bug in Toolpack${version}, not in your input): ${what}${where} (set ${DEBUG_ENV_VARIABLE}=1 to see the stack)\n`,
+    `${paint('red', 'error')} internal error (a bug in Toolpack${version}, not in your input): ${what}${where}${how}\n`,
   );
-  if (io.env[DEBUG_ENV_VARIABLE] === '1' && error instanceof Error && error.stack !== undefined) {
-    io.stderr.write(`${paint('dim', error.stack)}\n`);
-  }
+  if (stack !== undefined) io.stderr.write(`${paint('dim', stack)}\n`);
 }
