@@ -6,7 +6,7 @@ import {
   type CheckStagedPacks,
   type StagedPackInfo,
 } from '@toolpack/packs';
-import type { CliIo } from '../../io.ts';
+import type { CommandContext } from '../../io.ts';
 import { resolveSources } from '../../source-flags.ts';
 
 /**
@@ -17,7 +17,7 @@ import { resolveSources } from '../../source-flags.ts';
  * composed by the same rule the server applies. What the registry's VersionDoc says about
  * the tools plays no part.
  */
-export function createStagedPackCheck(io: CliIo): CheckStagedPacks {
+export function createStagedPackCheck(io: CommandContext): CheckStagedPacks {
   return async (staged) => {
     const { composeTools, discoverTools } = await import('@toolpack/discovery');
     const resolved = await resolveSources([], { cache: false }, io);

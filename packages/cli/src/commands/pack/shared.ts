@@ -17,7 +17,7 @@ import {
   type PackToolSummary,
   type RegistryClient,
 } from '@toolpack/packs';
-import { createPainter, type CliIo } from '../../io.ts';
+import { createPainter, type CliIo, type CommandContext } from '../../io.ts';
 import { displayPath } from '../../tool-view.ts';
 
 export const REGISTRY_HELP =
@@ -29,7 +29,7 @@ export function addRegistryOption(command: Command): Command {
 
 /** The registry a command talks to, chosen as `resolveRegistryLocation` documents. */
 export async function openCommandRegistry(
-  io: CliIo,
+  io: CommandContext,
   flag: string | undefined,
 ): Promise<RegistryClient> {
   const manifest = await readManifest(io.cwd);
@@ -97,7 +97,7 @@ export function toToolSummary(tool: DiscoveredTool): PackToolSummary {
   };
 }
 
-export function createCommandCache(io: CliIo): PackCache {
+export function createCommandCache(io: CommandContext): PackCache {
   return createPackCache({ env: io.env });
 }
 
