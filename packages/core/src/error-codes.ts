@@ -1,8 +1,8 @@
 /**
- * What a code means for the `mcp` exit code (the numbers live in the CLI's `exit-codes.ts`):
- * - `usage`: the user's input or flags are wrong (exit 2);
- * - `failure`: the work was attempted and failed, or a file holds an error (exit 1);
- * - `bug`: Toolpack itself went wrong; the CLI says where to report it (exit 1);
+ * What a code means for the `mcp` exit code (the CLI's `exit-codes.ts` turns it into a number):
+ * - `usage`: the user's input or flags are wrong;
+ * - `failure`: the work was attempted and failed, or a file holds an error;
+ * - `bug`: Toolpack itself went wrong; the CLI says where to report it;
  * - `none`: a warning or a note; it never fails a command.
  */
 export type ErrorExitClass = 'usage' | 'failure' | 'bug' | 'none';
