@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ToolpackError, type Diagnostic } from '@toolpack/core';
 import { createPackTarball, type PackTarball } from '@toolpack/packs';
-import { discoverPackTools } from './shared.ts';
+import { discoverPackTools } from './discover-pack-tools.ts';
 
 export interface BuiltPack {
   tarball: PackTarball & {

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { discoverTools } from '@toolpack/discovery';
 import { createPackTarball, loadProject } from '@toolpack/packs';
 import { buildTarball, startTestRegistry, type TestRegistry } from '@toolpack/packs/testing';
-import { describePackTools } from './shared.ts';
+import { describePackTools } from './discover-pack-tools.ts';
 import { runMcp, startMcp } from '../../testing/run-mcp.ts';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..', '..');

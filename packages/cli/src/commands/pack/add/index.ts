@@ -6,7 +6,7 @@ import {
 } from '@toolpack/packs';
 import type { CommandContext } from '../../../io.ts';
 import { createStagedPackCheck } from '../check-staged-packs.ts';
-import { createCommandCache, openCommandRegistry } from '../shared.ts';
+import { createCommandCache, openCommandRegistry } from '../project-registry.ts';
 import { withPackNameSuggestion } from '../suggest-pack-name.ts';
 
 export interface AddProjectPackOptions extends CommandContext {

@@ -2,7 +2,8 @@ import { Command } from 'commander';
 import { sortVersionsDescending, type VersionDoc } from '@toolpack/packs';
 import { EXIT_OK } from '../../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../../io.ts';
-import { addRegistryOption, plural } from '../shared.ts';
+import { addRegistryOption } from '../registry-option.ts';
+import { plural } from '../render-pack-output.ts';
 import { getPackInfo } from './index.ts';
 
 export function createInfoCommand(io: CliIo, done: (code: number) => void): Command {

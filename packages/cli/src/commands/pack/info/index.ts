@@ -7,7 +7,7 @@ import {
   type VersionDoc,
 } from '@toolpack/packs';
 import type { CommandContext } from '../../../io.ts';
-import { openCommandRegistry } from '../shared.ts';
+import { openCommandRegistry } from '../project-registry.ts';
 import { withPackNameSuggestion } from '../suggest-pack-name.ts';
 
 export interface GetPackInfoOptions extends CommandContext {

@@ -2,7 +2,9 @@ import { Command } from 'commander';
 import { describeDifferences } from '@toolpack/packs';
 import { EXIT_OK } from '../../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../../io.ts';
-import { addRegistryOption, createDownloadProgress, plural } from '../shared.ts';
+import { createDownloadProgress } from '../download-progress.ts';
+import { addRegistryOption } from '../registry-option.ts';
+import { plural } from '../render-pack-output.ts';
 import { installProjectPacks } from './index.ts';
 
 export function createInstallCommand(io: CliIo, done: (code: number) => void): Command {

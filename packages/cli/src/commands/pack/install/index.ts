@@ -5,7 +5,7 @@ import {
   type RegistryClient,
 } from '@toolpack/packs';
 import type { CommandContext } from '../../../io.ts';
-import { createCommandCache, openCommandRegistry } from '../shared.ts';
+import { createCommandCache, openCommandRegistry } from '../project-registry.ts';
 
 export interface InstallProjectPacksOptions extends CommandContext {
   /** Fail when toolpack.lock does not match toolpack.yaml (for CI). */

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { EXIT_OK } from '../../../exit-codes.ts';
 import type { CliIo } from '../../../io.ts';
 import { renderTable } from '../../../render-table.ts';
-import { writeDiagnostics } from '../shared.ts';
+import { writeDiagnostics } from '../render-pack-output.ts';
 import { listPacks } from './index.ts';
 
 const STATUS_TEXT = {

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { formatBytes } from '@toolpack/packs';
 import { EXIT_FAILURE, EXIT_OK } from '../../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../../io.ts';
-import { plural, writeDiagnostics } from '../shared.ts';
+import { plural, writeDiagnostics } from '../render-pack-output.ts';
 import { packFolder } from './index.ts';
 
 export function createPackPackCommand(io: CliIo, done: (code: number) => void): Command {

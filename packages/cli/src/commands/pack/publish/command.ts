@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import { EXIT_FAILURE, EXIT_OK } from '../../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../../io.ts';
-import { addRegistryOption, writeDiagnostics } from '../shared.ts';
+import { addRegistryOption } from '../registry-option.ts';
+import { writeDiagnostics } from '../render-pack-output.ts';
 import { publishPack } from './index.ts';
 
 export function createPublishCommand(io: CliIo, done: (code: number) => void): Command {

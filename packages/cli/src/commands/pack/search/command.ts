@@ -3,7 +3,8 @@ import { EXIT_OK } from '../../../exit-codes.ts';
 import type { CliIo } from '../../../io.ts';
 import { collect } from '../../../option-parsers.ts';
 import { renderTable } from '../../../render-table.ts';
-import { addRegistryOption, plural } from '../shared.ts';
+import { addRegistryOption } from '../registry-option.ts';
+import { plural } from '../render-pack-output.ts';
 import { searchRegistry } from './index.ts';
 
 function parseLimit(value: string): number {

@@ -1,6 +1,6 @@
 import type { SearchResponse } from '@toolpack/packs';
 import type { CommandContext } from '../../../io.ts';
-import { openCommandRegistry } from '../shared.ts';
+import { openCommandRegistry } from '../project-registry.ts';
 
 export interface SearchRegistryOptions extends CommandContext {
   /** Words to find in names, descriptions, tags and tools. */

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import { EXIT_OK } from '../../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../../io.ts';
-import { addRegistryOption, createDownloadProgress } from '../shared.ts';
+import { createDownloadProgress } from '../download-progress.ts';
+import { addRegistryOption } from '../registry-option.ts';
 import { updateProjectPacks } from './index.ts';
 
 export function createUpdateCommand(io: CliIo, done: (code: number) => void): Command {

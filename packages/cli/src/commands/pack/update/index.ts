@@ -1,7 +1,7 @@
 import { updatePacks, type DownloadListener, type UpdatePacksReport } from '@toolpack/packs';
 import type { CommandContext } from '../../../io.ts';
 import { createStagedPackCheck } from '../check-staged-packs.ts';
-import { createCommandCache, openCommandRegistry } from '../shared.ts';
+import { createCommandCache, openCommandRegistry } from '../project-registry.ts';
 
 export interface UpdateProjectPacksOptions extends CommandContext {
   /** Aliases or names; empty updates every pack. */
