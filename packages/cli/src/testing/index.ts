@@ -3,4 +3,4 @@
 // CLI from its sources, which a published package does not carry.
 export { runMcp, startMcp } from './run-mcp.ts';
 export type { McpRun } from './run-mcp.ts';
-export { describePackTools } from '../commands/pack/shared.ts';
+export { describePackTools } from '../commands/pack/discover-pack-tools.ts';
