@@ -1,8 +1,7 @@
 import { createDiagnostic, findParameterProblems } from '@toolpack/core';
-import type { Diagnostic, ParameterSpec, ParameterType, ValueSpec } from '@toolpack/core';
-import { parseNumberLiteral } from './constant-value.ts';
-import type { ConstantResult } from './constant-value.ts';
-import { convertDotNetPattern } from './dotnet-regex.ts';
+import type { Diagnostic, ParameterSpec, ValueSpec } from '@toolpack/core';
+import { applyValidationAttribute } from './apply-validation-attribute.ts';
+import { coerceDeep, constantNumber, constantString } from './attribute-values.ts';
 import {
   ARRAY,
   BOOLEAN,
@@ -57,58 +56,6 @@ function isTruthy(argument: AttributeArgument | undefined): boolean {
     (typeof value === 'number' && value !== 0) ||
     (typeof value === 'string' && value !== '')
   );
-}
-
-function constantString(result: ConstantResult | undefined): string | undefined {
-  return result?.constant === true && typeof result.value === 'string' ? result.value : undefined;
-}
-
-function constantNumber(argument: AttributeArgument | undefined): number | undefined {
-  if (argument === undefined || !argument.value.constant) return undefined;
-  const value = argument.value.value;
-  if (typeof value === 'number') return value;
-  if (typeof value === 'string') return parseNumberLiteral(value.trim());
-  return undefined;
-}
-
-/** Converts an attribute value (ValidateSet entry, default) to the JSON type of its target. */
-function coerce(value: unknown, type: ParameterType): { ok: true; value: unknown } | { ok: false } {
-  switch (type) {
-    case 'string':
-      if (typeof value === 'string') return { ok: true, value };
-      if (typeof value === 'number') return { ok: true, value: String(value) };
-      if (typeof value === 'boolean') return { ok: true, value: value ? 'True' : 'False' };
-      return { ok: false };
-    case 'integer':
-    case 'number': {
-      const number = typeof value === 'string' ? parseNumberLiteral(value.trim()) : value;
-      if (typeof number !== 'number') return { ok: false };
-      if (type === 'integer' && !Number.isInteger(number)) return { ok: false };
-      return { ok: true, value: number };
-    }
-    case 'boolean':
-      if (typeof value === 'boolean') return { ok: true, value };
-      if (typeof value === 'number') return { ok: true, value: value !== 0 };
-      return { ok: false };
-    case 'array':
-      return { ok: true, value: Array.isArray(value) ? value : [value] };
-    case 'object':
-      return typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? { ok: true, value }
-        : { ok: false };
-  }
-}
-
-function coerceDeep(value: unknown, spec: ValueSpec): { ok: true; value: unknown } | { ok: false } {
-  const coerced = coerce(value, spec.type);
-  if (!coerced.ok || spec.type !== 'array' || spec.items === undefined) return coerced;
-  const items: unknown[] = [];
-  for (const item of coerced.value as unknown[]) {
-    const inner = coerceDeep(item, spec.items);
-    if (!inner.ok) return inner;
-    items.push(inner.value);
-  }
-  return { ok: true, value: items };
 }
 
 function inferUntyped(parameter: PsParameter): ValueSpec {
@@ -224,209 +171,13 @@ class ParameterConverter {
     const spec: ParameterSpec = { ...structuredClone(base), name };
     if (finalDescription !== '') spec.description = finalDescription;
     if (mandatory) spec.required = true;
-    for (const attribute of parameter.attributes) this.applyValidation(spec, attribute, parameter);
+    for (const attribute of parameter.attributes)
+      applyValidationAttribute(spec, attribute, parameter, this.report.bind(this));
     if (!mandatory) this.applyDefault(spec, parameter);
     // A switch left out binds as $false: that is the engine's binding, not an invented default.
     if (!mandatory && parameter.defaultValue === undefined && isSwitchType(typeName))
       spec.default = false;
     return spec;
-  }
-
-  private applyValidation(
-    spec: ParameterSpec,
-    attribute: PsAttribute,
-    parameter: PsParameter,
-  ): void {
-    const name = parameter.name;
-    const isArray = spec.type === 'array';
-    // Element-wise validators apply to each item of a collection parameter.
-    const element: ValueSpec | undefined = isArray ? spec.items : spec;
-    const ignored = (why: string) =>
-      this.report(
-        'warning',
-        'W_VALIDATION_IGNORED',
-        `[${attribute.name}(...)] on $${name} is not part of the schema: ${why}.`,
-        attribute.line,
-        'PowerShell still checks it when the tool runs.',
-      );
-    // PowerShell checks each item of an [object[]]; the schema has no item type to hang it on.
-    const untypedItems = () =>
-      ignored(`the items of $${name} have no type, so the check has no place in the schema`);
-    switch (attribute.key) {
-      case 'validateset': {
-        if (element === undefined) {
-          untypedItems();
-          return;
-        }
-        if (
-          attribute.positional.length === 0 ||
-          attribute.positional.some((argument) => !argument.value.constant)
-        ) {
-          ignored('its values are computed when the script runs');
-          return;
-        }
-        if (element.type !== 'string' && element.type !== 'integer' && element.type !== 'number') {
-          ignored(`a ${element.type} cannot have a list of allowed values in JSON Schema`);
-          return;
-        }
-        let values: (string | number)[] = [];
-        for (const argument of attribute.positional) {
-          const raw = argument.value.constant ? argument.value.value : undefined;
-          for (const value of Array.isArray(raw) ? raw : [raw]) {
-            const coerced = coerce(value, element.type);
-            if (!coerced.ok) {
-              ignored(
-                `the value ${JSON.stringify(value)} is not ${element.type === 'string' ? 'a string' : 'a number'}`,
-              );
-              return;
-            }
-            if (!values.includes(coerced.value as string | number))
-              values.push(coerced.value as string | number);
-          }
-        }
-        // PowerShell checks every ValidateSet: a second one narrows the first.
-        const earlier = element.enum;
-        if (earlier !== undefined) {
-          const shared = earlier.filter((value) => values.includes(value as string | number));
-          if (shared.length === 0) {
-            ignored(
-              'it shares no value with the earlier [ValidateSet()], so PowerShell accepts no value at all',
-            );
-            return;
-          }
-          values = shared as (string | number)[];
-        }
-        element.enum = values;
-        return;
-      }
-      case 'validaterange': {
-        if (element === undefined) {
-          untypedItems();
-          return;
-        }
-        if (element.type !== 'integer' && element.type !== 'number') {
-          ignored(
-            `a range only applies to numbers and $${name} is ${isArray ? 'an array of ' : 'a '}${element.type}`,
-          );
-          return;
-        }
-        if (attribute.positional.length === 1) {
-          const kind = constantString(attribute.positional[0]?.value)?.toLowerCase();
-          if (kind === 'positive') element.exclusiveMinimum = 0;
-          else if (kind === 'nonnegative') narrowMinimum(element, 0);
-          else if (kind === 'negative') element.exclusiveMaximum = 0;
-          else if (kind === 'nonpositive') narrowMaximum(element, 0);
-          else ignored('its range kind is not Positive, NonNegative, Negative or NonPositive');
-          return;
-        }
-        const [low, high] = attribute.positional.map((argument) => constantNumber(argument));
-        if (attribute.positional.length !== 2 || (low === undefined && high === undefined)) {
-          ignored('its bounds are not constant numbers');
-          return;
-        }
-        // Every range PowerShell checks, the type's own bounds ([byte]) included, narrows the schema.
-        if (low !== undefined) narrowMinimum(element, low);
-        if (high !== undefined) narrowMaximum(element, high);
-        return;
-      }
-      case 'validatepattern': {
-        if (element === undefined) {
-          untypedItems();
-          return;
-        }
-        if (element.type !== 'string') {
-          ignored(
-            `a pattern only applies to strings and $${name} is ${isArray ? 'an array of ' : 'a '}${element.type}`,
-          );
-          return;
-        }
-        const source = constantString(attribute.positional[0]?.value);
-        if (source === undefined) {
-          ignored('its pattern is not a constant string');
-          return;
-        }
-        const options = attribute.named.get('options');
-        let ignoreCase = true;
-        if (options !== undefined) {
-          const words = (constantString(options.value) ?? options.text).toLowerCase();
-          if (
-            /multiline|singleline|ignorepatternwhitespace|explicitcapture|righttoleft/.test(words)
-          ) {
-            ignored(`its options (${options.text}) have no JSON Schema equivalent`);
-            return;
-          }
-          ignoreCase = /ignorecase/.test(words);
-        }
-        if (element.pattern !== undefined) {
-          ignored('only the first [ValidatePattern()] of a parameter becomes its pattern');
-          return;
-        }
-        const converted = convertDotNetPattern(source, { ignoreCase });
-        if (converted.pattern === undefined) {
-          ignored(
-            `the pattern ${JSON.stringify(source)} cannot be expressed in ECMAScript: ${converted.warnings.join('; ')}`,
-          );
-          return;
-        }
-        for (const warning of converted.warnings) {
-          this.report(
-            'warning',
-            'W_PATTERN_CHANGED',
-            `[${attribute.name}(...)] on $${name}: ${warning}.`,
-            attribute.line,
-          );
-        }
-        element.pattern = converted.pattern;
-        return;
-      }
-      case 'validatelength': {
-        if (element === undefined) {
-          untypedItems();
-          return;
-        }
-        if (element.type !== 'string') {
-          ignored('a length only applies to strings');
-          return;
-        }
-        const [low, high] = attribute.positional.map((argument) => constantNumber(argument));
-        if (low === undefined || high === undefined) {
-          ignored('its bounds are not constant numbers');
-          return;
-        }
-        // ValidateNotNullOrEmpty's minLength 1, [char]'s 1..1 or another ValidateLength stay in force.
-        element.minLength = Math.max(element.minLength ?? 0, low);
-        element.maxLength = Math.min(element.maxLength ?? high, high);
-        return;
-      }
-      case 'validatecount': {
-        if (!isArray) {
-          ignored('a count only applies to arrays');
-          return;
-        }
-        const [low, high] = attribute.positional.map((argument) => constantNumber(argument));
-        if (low === undefined || high === undefined) {
-          ignored('its bounds are not constant numbers');
-          return;
-        }
-        spec.minItems = Math.max(spec.minItems ?? 0, low);
-        spec.maxItems = Math.min(spec.maxItems ?? high, high);
-        return;
-      }
-      case 'validatenotnullorempty':
-      case 'validatenotnullorwhitespace': {
-        const whitespace = attribute.key === 'validatenotnullorwhitespace';
-        if (isArray) spec.minItems = Math.max(spec.minItems ?? 0, 1);
-        if (element?.type === 'string') {
-          element.minLength = Math.max(element.minLength ?? 0, 1);
-          // A [ValidatePattern()] in any position keeps the one pattern slot; \S is the fallback.
-          const patterned = parameter.attributes.some((a) => a.key === 'validatepattern');
-          if (whitespace && element.pattern === undefined && !patterned) element.pattern = '\\S';
-        }
-        return;
-      }
-      default:
-        return;
-    }
   }
 
   private applyDefault(spec: ParameterSpec, parameter: PsParameter): void {
@@ -522,14 +273,6 @@ function checkCommonParameters(input: ConvertParametersInput, converter: Paramet
       'Rename the parameter.',
     );
   }
-}
-
-function narrowMinimum(spec: ValueSpec, bound: number): void {
-  spec.minimum = spec.minimum === undefined ? bound : Math.max(spec.minimum, bound);
-}
-
-function narrowMaximum(spec: ValueSpec, bound: number): void {
-  spec.maximum = spec.maximum === undefined ? bound : Math.min(spec.maximum, bound);
 }
 
 function capitalize(text: string): string {

@@ -1,0 +1,65 @@
+import type { ParameterType, ValueSpec } from '@toolpack/core';
+import { parseNumberLiteral } from './constant-value.ts';
+import type { ConstantResult } from './constant-value.ts';
+import type { AttributeArgument } from './reader.ts';
+
+/** The text of an attribute argument that is a constant string. */
+export function constantString(result: ConstantResult | undefined): string | undefined {
+  return result?.constant === true && typeof result.value === 'string' ? result.value : undefined;
+}
+
+/** An attribute argument as a number, when it is a constant one. */
+export function constantNumber(argument: AttributeArgument | undefined): number | undefined {
+  if (argument === undefined || !argument.value.constant) return undefined;
+  const value = argument.value.value;
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string') return parseNumberLiteral(value.trim());
+  return undefined;
+}
+
+/** Converts an attribute value (ValidateSet entry, default) to the JSON type of its target. */
+export function coerce(
+  value: unknown,
+  type: ParameterType,
+): { ok: true; value: unknown } | { ok: false } {
+  switch (type) {
+    case 'string':
+      if (typeof value === 'string') return { ok: true, value };
+      if (typeof value === 'number') return { ok: true, value: String(value) };
+      if (typeof value === 'boolean') return { ok: true, value: value ? 'True' : 'False' };
+      return { ok: false };
+    case 'integer':
+    case 'number': {
+      const number = typeof value === 'string' ? parseNumberLiteral(value.trim()) : value;
+      if (typeof number !== 'number') return { ok: false };
+      if (type === 'integer' && !Number.isInteger(number)) return { ok: false };
+      return { ok: true, value: number };
+    }
+    case 'boolean':
+      if (typeof value === 'boolean') return { ok: true, value };
+      if (typeof value === 'number') return { ok: true, value: value !== 0 };
+      return { ok: false };
+    case 'array':
+      return { ok: true, value: Array.isArray(value) ? value : [value] };
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { ok: true, value }
+        : { ok: false };
+  }
+}
+
+/** `coerce`, into the items of an array parameter too. */
+export function coerceDeep(
+  value: unknown,
+  spec: ValueSpec,
+): { ok: true; value: unknown } | { ok: false } {
+  const coerced = coerce(value, spec.type);
+  if (!coerced.ok || spec.type !== 'array' || spec.items === undefined) return coerced;
+  const items: unknown[] = [];
+  for (const item of coerced.value as unknown[]) {
+    const inner = coerceDeep(item, spec.items);
+    if (!inner.ok) return inner;
+    items.push(inner.value);
+  }
+  return { ok: true, value: items };
+}
