@@ -5,7 +5,7 @@ import { runInNewContext } from 'node:vm';
  * Bytes this thread's isolate still holds after a full collection: the V8 heap plus the
  * memory behind Buffers. Unlike RSS it does not depend on when V8 chose to collect or on
  * what the allocator kept for reuse, so "the runner does not hold a flood" stays true on a
- * loaded machine. Worker isolates are not included; their heaps have their own limits.
+ * loaded machine. A module's child process is not included; it has its own limits.
  */
 export function retainedBytes(): number {
   setFlagsFromString('--expose-gc');
