@@ -19,7 +19,7 @@ export interface ToolFolderScripts {
 }
 
 /** Checks the folder's script and decides how to run it; undefined when it cannot be run. */
-export async function checkScript(
+export async function checkToolScript(
   input: ToolFolderScripts,
   rawName: string | undefined,
   name: string | undefined,

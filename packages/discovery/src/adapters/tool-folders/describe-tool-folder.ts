@@ -10,7 +10,7 @@ import {
 import type { Diagnostic, DiscoveredTool, ObjectJsonSchema } from '@toolpack/core';
 import type { SourceResult } from '../../types.ts';
 import { checkObjectSchema } from './check-object-schema.ts';
-import { type ToolFolderScripts, checkScript } from './check-tool-script.ts';
+import { type ToolFolderScripts, checkToolScript } from './check-tool-script.ts';
 import { type LineOf, type Report, describeValue } from './metadata-report.ts';
 import { readAnnotations } from './read-annotations.ts';
 import { readTimeout } from './read-timeout.ts';
@@ -239,7 +239,7 @@ export async function describeToolFolder(input: DescribeToolFolderInput): Promis
   const annotations = readAnnotations(metadata.annotations, metadataPath, diagnostics, lineOf);
   const timeoutMs = readTimeout(metadata, report, lineOf);
 
-  const invocation = await checkScript(input, rawName, name, diagnostics);
+  const invocation = await checkToolScript(input, rawName, name, diagnostics);
 
   if (
     hasErrors(diagnostics) ||
