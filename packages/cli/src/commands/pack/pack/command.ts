@@ -31,12 +31,12 @@ id_rsa*, *.tgz, and what .toolpackignore lists (.gitignore syntax).
 Exit codes: 0 packed, 1 the pack has problems (each printed), 2 bad input.`,
   );
   command.action(async (dir: string, flags: { out?: string; json?: boolean }) => {
-    const { diagnostics, packed } = await packFolder({
+    const { packed } = await packFolder({
       cwd: io.cwd,
       dir,
       ...(flags.out === undefined ? {} : { out: flags.out }),
+      onPacked: (diagnostics) => writeDiagnostics(io, diagnostics),
     });
-    writeDiagnostics(io, diagnostics);
     if (packed === undefined) {
       done(EXIT_FAILURE);
       return;

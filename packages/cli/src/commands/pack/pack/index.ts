@@ -11,6 +11,11 @@ export interface PackFolderOptions {
   dir: string;
   /** The .tgz to write, or a folder for `<name>-<version>.tgz` (default: `cwd`). */
   out?: string;
+  /**
+   * The pack's problems, once it is packed and before the .tgz is written (which can still
+   * fail): the problems are worth seeing either way.
+   */
+  onPacked?: (diagnostics: Diagnostic[]) => void;
 }
 
 /** What `mcp pack pack --json` prints. */
@@ -27,8 +32,7 @@ export interface PackedFolder {
 }
 
 export interface PackFolderResult {
-  diagnostics: Diagnostic[];
-  /** Undefined when the pack has errors: no tarball is written then. */
+  /** Undefined when the pack has an error (see `onPacked`): no tarball is written then. */
   packed?: PackedFolder & { description: string };
 }
 
@@ -36,7 +40,8 @@ export interface PackFolderResult {
 export async function packFolder(options: PackFolderOptions): Promise<PackFolderResult> {
   const { cwd } = options;
   const { diagnostics, built } = await buildPack(path.resolve(cwd, options.dir));
-  if (built === undefined) return { diagnostics };
+  options.onPacked?.(diagnostics);
+  if (built === undefined) return {};
   const { tarball: packed, tools } = built;
   const fileName = `${toFileStem(packed.manifest.name)}-${packed.manifest.version}.tgz`;
   let target = path.resolve(cwd, options.out ?? '.');
@@ -51,7 +56,6 @@ export async function packFolder(options: PackFolderOptions): Promise<PackFolder
   await mkdir(path.dirname(target), { recursive: true });
   await writeFile(target, packed.tarball);
   return {
-    diagnostics,
     packed: {
       name: packed.manifest.name,
       version: packed.manifest.version,

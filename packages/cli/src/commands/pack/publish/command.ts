@@ -24,14 +24,14 @@ token (401) and a pack with problems (422, each listed).
 Exit codes: 0 published, 1 the pack has problems or the registry refused it, 2 bad input.`,
   );
   command.action(async (dir: string, flags: { token?: string; registry?: string }) => {
-    const { location, diagnostics, published, refused } = await publishPack({
+    const { location, published, refused } = await publishPack({
       cwd: io.cwd,
       env: io.env,
       dir,
       ...(flags.token === undefined ? {} : { token: flags.token }),
       ...(flags.registry === undefined ? {} : { registry: flags.registry }),
+      onPacked: (diagnostics) => writeDiagnostics(io, diagnostics),
     });
-    writeDiagnostics(io, diagnostics);
     if (published !== undefined) {
       const paint = createPainter(io.stdout, io.env);
       io.stdout.write(

@@ -18,14 +18,17 @@ export interface PublishPackOptions extends CommandContext {
   token?: string;
   /** A registry URL (default: as `resolveRegistryLocation` documents). */
   registry?: string;
+  /**
+   * The pack's problems, once it is packed and before the upload: the upload can still fail
+   * (an unreachable registry throws), and the problems are worth seeing either way.
+   */
+  onPacked?: (diagnostics: Diagnostic[]) => void;
 }
 
 export interface PublishReport {
   /** The registry published to. */
   location: string;
-  /** Problems of the pack; with an error, nothing is uploaded. */
-  diagnostics: Diagnostic[];
-  /** What the registry now serves. */
+  /** What the registry now serves. Neither this nor `refused` when the pack has an error. */
   published?: VersionDoc;
   /** The registry's refusal (an existing version, another owner's name, a bad token, problems). */
   refused?: RegistryError;
@@ -58,14 +61,15 @@ export async function publishPack(options: PublishPackOptions): Promise<PublishR
     );
   }
   const { diagnostics, built } = await buildPack(dir);
-  if (built === undefined) return { location, diagnostics };
+  options.onPacked?.(diagnostics);
+  if (built === undefined) return { location };
   try {
     const published = await createHttpRegistry({ url: location }).publish(built.tarball.tarball, {
       token,
     });
-    return { location, diagnostics, published };
+    return { location, published };
   } catch (error) {
     if (!(error instanceof RegistryError)) throw error;
-    return { location, diagnostics, refused: error };
+    return { location, refused: error };
   }
 }
