@@ -69,14 +69,14 @@ const UNLOADABLE = new Set<ToolpackErrorCode>(['E_PARSE', 'E_PARAMETERS', 'E_COM
  */
 const STATIC_MEMBER_DEFAULT = /^\[[\w.]+\]::\w+$/;
 
-export function normalizeText(text: string | undefined): string {
+function normalizeText(text: string | undefined): string {
   return (text ?? '').replace(/\s+/g, ' ').trim();
 }
 
 const SWITCH = 'System.Management.Automation.SwitchParameter';
 
 /** The JSON type Toolpack should give a .NET parameter type; undefined for untyped (`System.Object`). */
-export function expectedType(fullName: string): string | undefined {
+function expectedType(fullName: string): string | undefined {
   if (fullName === 'System.Object') return undefined;
   const nullable = /^System\.Nullable`1\[\[([^,\]]+)/.exec(fullName);
   if (nullable !== null) return expectedType(nullable[1] as string);
@@ -99,7 +99,7 @@ export function expectedType(fullName: string): string | undefined {
 }
 
 /** The element type name of an array or generic list type; undefined for other types. */
-export function elementTypeName(fullName: string): string | undefined {
+function elementTypeName(fullName: string): string | undefined {
   if (fullName.endsWith('[]')) return fullName.slice(0, -2);
   return /^System\.Collections\.Generic\.(?:List|HashSet)`1\[\[([^,\]]+)/.exec(fullName)?.[1];
 }

@@ -402,7 +402,7 @@ function renderFunction(name: string, shape: CommandShape): string {
 const VERBS = ['Get', 'Set', 'New', 'Find', 'Test'] as const;
 
 /** A script: `<Verb>-Gen<i>.ps1` once {@link nameCorpus} numbers it. */
-export const generatedScript: fc.Arbitrary<GeneratedPowerShellFile> = fc
+const generatedScript: fc.Arbitrary<GeneratedPowerShellFile> = fc
   .tuple(fc.constantFrom(...VERBS), commandShape)
   .map(([verb, shape]) => ({
     kind: 'script' as const,
@@ -411,7 +411,7 @@ export const generatedScript: fc.Arbitrary<GeneratedPowerShellFile> = fc
   }));
 
 /** A module of one to three exported functions, with an export line half the time. */
-export const generatedModule: fc.Arbitrary<GeneratedPowerShellFile> = fc
+const generatedModule: fc.Arbitrary<GeneratedPowerShellFile> = fc
   .tuple(fc.array(commandShape, { minLength: 1, maxLength: 3 }), fc.boolean())
   .map(([shapes, exportLine]) => {
     const names = shapes.map((_, i) => `${VERBS[i % VERBS.length]}-GenFn${i}`);
