@@ -173,6 +173,36 @@ export function parseParamLine(
     }
   }
 
+  return buildParamSpec({
+    name,
+    type,
+    itemType,
+    like,
+    defaultValue,
+    optional,
+    enumValues,
+    description,
+  });
+}
+
+/** The clauses of one PARAM line as written, before they are read as a parameter. */
+interface ParamClauses {
+  name: string;
+  type: DeclaredType | undefined;
+  itemType: DeclaredType | undefined;
+  like: Literal | undefined;
+  defaultValue: Literal | undefined;
+  optional: boolean;
+  enumValues: unknown[] | undefined;
+  description: string | undefined;
+}
+
+/**
+ * Turns a PARAM line's clauses into a parameter: ENUM on it (or on its items), LIKE and DEFAULT
+ * read as its type, and a date format dropped when the author's own examples do not use it.
+ */
+function buildParamSpec(clauses: ParamClauses): ParamLineResult {
+  const { name, type, itemType, like, defaultValue, optional, enumValues, description } = clauses;
   const warnings: DeclarationProblem[] = [];
   const spec: ParameterSpec = { name, ...toValueSpec(type ?? 'string') };
   if (spec.type === 'array' && itemType !== undefined) spec.items = toValueSpec(itemType);
