@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { DiscoveredTool, ToolInvocation } from '@toolpack/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findUnrunnableTools, groupUnrunnableTools } from './find-unrunnable-tools.ts';
-import { findOnPath } from './commands/tool-tests/find-on-path.ts';
+import { findOnPath } from './find-on-path.ts';
 
 const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-unrunnable-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { DiscoveredTool } from '@toolpack/core';
 import type { InstalledPack } from '@toolpack/packs';
 import { getDefaultInterpreters } from '@toolpack/runners';
-import { findOnPath } from './commands/tool-tests/find-on-path.ts';
+import { findOnPath } from './find-on-path.ts';
 
 /**
  * A tool that is listed and valid but cannot run on this machine. Not a diagnostic: the

@@ -1,6 +1,6 @@
 // Test support: how a machine without PowerShell looks to mcp, on any machine.
 import path from 'node:path';
-import { findOnPath } from '../commands/tool-tests/find-on-path.ts';
+import { findOnPath } from '../find-on-path.ts';
 
 /** This process's environment with the PATH folders that hold a `pwsh` left out. */
 export function withoutPwsh(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMcp } from '../../testing/run-mcp.ts';
 import { withoutPwsh } from '../../testing/without-pwsh.ts';
-import { findOnPath } from '../tool-tests/find-on-path.ts';
+import { findOnPath } from '../../find-on-path.ts';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..', '..');
 const examples = path.join(repo, 'examples');

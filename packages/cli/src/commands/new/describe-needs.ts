@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { findOnPath } from '../tool-tests/find-on-path.ts';
+import { findOnPath } from '../../find-on-path.ts';
 import type { ToolPlan } from './plan-tool.ts';
 
 /** Lines saying what the machine still lacks to run (or load) the tool. */

@@ -4,7 +4,7 @@ import { MANIFEST_FILE } from '@toolpack/packs';
 import type { CommandContext } from '../../io.ts';
 import { resolveSources, type SourceFlagValues } from '../../source-flags.ts';
 import { displayPath } from '../../tool-view.ts';
-import { findOnPath } from './find-on-path.ts';
+import { findOnPath } from '../../find-on-path.ts';
 import { runToolTests, type ToolTestResult } from './run-tool-tests.ts';
 
 export interface TestToolsOptions extends CommandContext {
