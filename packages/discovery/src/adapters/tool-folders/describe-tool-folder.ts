@@ -1,17 +1,12 @@
 import path from 'node:path';
-import {
-  createDiagnostic,
-  findClosestName,
-  hasErrors,
-  isPlainObject,
-  isToolpackError,
-  normalizeToolName,
-} from '@toolpack/core';
+import { createDiagnostic, hasErrors, isPlainObject } from '@toolpack/core';
 import type { Diagnostic, DiscoveredTool, ObjectJsonSchema } from '@toolpack/core';
 import type { SourceResult } from '../../types.ts';
 import { checkObjectSchema } from './check-object-schema.ts';
 import { type ToolFolderScripts, checkToolScript } from './check-tool-script.ts';
 import { type LineOf, type Report, describeValue } from './metadata-report.ts';
+import { readToolFolderName } from './read-tool-folder-name.ts';
+import { reportUnknownKeys } from './report-unknown-keys.ts';
 import { readAnnotations } from './read-annotations.ts';
 import { readTimeout } from './read-timeout.ts';
 import { parseLocatedDocument } from './yaml-document.ts';
@@ -24,22 +19,6 @@ export interface DescribeToolFolderInput extends ToolFolderScripts {
   /** The metadata file's text. */
   metadata: string;
 }
-
-const KNOWN_KEYS = [
-  'name',
-  'title',
-  'description',
-  'inputSchema',
-  'input_schema',
-  'outputSchema',
-  'output_schema',
-  'annotations',
-  'timeout',
-  'timeoutMs',
-  'timeout_ms',
-];
-// Keys dotbot's own metadata files carry that mean nothing to a tool list.
-const IGNORED_KEYS = new Set(['version', 'category', 'examples', 'tags', 'author', 'notes']);
 
 /**
  * Describes one dotbot-style tool folder: `metadata.yaml` (or `.yml`/`.json`) plus one
@@ -106,81 +85,15 @@ export async function describeToolFolder(input: DescribeToolFolderInput): Promis
     return { tools: [], diagnostics };
   }
 
-  for (const key of Object.keys(metadata)) {
-    if (KNOWN_KEYS.includes(key) || IGNORED_KEYS.has(key)) continue;
-    const meant = findMeantKey(key);
-    if (meant !== undefined) {
-      report(
-        'warning',
-        'W_UNKNOWN_KEY',
-        `${metadataFile} has the key ${JSON.stringify(key)}, which is ignored.`,
-        lineOf(key),
-        `Did you mean ${meant}?`,
-      );
-    } else {
-      report(
-        'info',
-        'I_UNKNOWN_KEY',
-        `${metadataFile} has the key ${JSON.stringify(key)}, which Toolpack ignores.`,
-        lineOf(key),
-      );
-    }
-  }
+  reportUnknownKeys(metadata, { metadataFile, report, lineOf });
 
-  // Name: dotbot requires one; a missing name is taken from the folder rather than refused.
-  let rawName: string | undefined;
-  if (metadata.name === undefined || metadata.name === null) {
-    rawName = folderName.replace(/-/g, '_');
-    report(
-      'info',
-      'I_NAME_FROM_FOLDER',
-      `${metadataFile} has no name; the tool is named ${JSON.stringify(rawName)} after its folder.`,
-      1,
-      `Add name: ${rawName}.`,
-    );
-  } else if (typeof metadata.name !== 'string') {
-    report(
-      'error',
-      'E_METADATA_FIELD',
-      `name must be a string, not ${describeValue(metadata.name)}.`,
-      lineOf('name'),
-      'Write the name in snake_case, such as name: send_notification.',
-    );
-  } else {
-    rawName = metadata.name;
-  }
-  let name: string | undefined;
-  let renamed: Diagnostic | undefined;
-  if (rawName !== undefined) {
-    try {
-      const normalized = normalizeToolName(rawName);
-      name = normalized.name;
-      if (normalized.changed) {
-        renamed = createDiagnostic(
-          'info',
-          'I_RENAMED',
-          `The tool ${JSON.stringify(rawName)} is served as ${JSON.stringify(name)} (${normalized.changes.join('; ')}).`,
-          { path: metadataPath, line: lineOf('name') },
-          `Write name: ${name} to keep the name as it is.`,
-        );
-      }
-    } catch (error) {
-      if (!isToolpackError(error)) throw error;
-      report('error', 'E_TOOL_NAME', error.message, lineOf('name'), error.hint);
-    }
-  }
-  if (name !== undefined) {
-    const expectedFolder = name.replace(/_/g, '-');
-    if (folderName !== expectedFolder) {
-      report(
-        'warning',
-        'W_FOLDER_NAME',
-        `The folder ${JSON.stringify(folderName)} does not match the tool name ${JSON.stringify(name)}: dotbot's convention is the folder ${JSON.stringify(expectedFolder)}.`,
-        lineOf('name'),
-        `Rename the folder to ${expectedFolder}, or the tool to name: ${folderName.replace(/-/g, '_')}.`,
-      );
-    }
-  }
+  const { rawName, name, renamed } = readToolFolderName(metadata, {
+    metadataFile,
+    metadataPath,
+    folderName,
+    report,
+    lineOf,
+  });
 
   let description: string | undefined;
   if (typeof metadata.description === 'string' && metadata.description.trim() !== '') {
@@ -288,12 +201,4 @@ function pickKey(
   }
   if (hasPreferred) return preferred;
   return hasAlternative ? alternative : undefined;
-}
-
-function findMeantKey(key: string): string | undefined {
-  // Short keys are too alike (`name`, `title`) to guess between.
-  return findClosestName(
-    key,
-    KNOWN_KEYS.filter((known) => known.length > 3),
-  );
 }
