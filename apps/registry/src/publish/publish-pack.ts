@@ -42,7 +42,12 @@ export interface PublishRequest {
 
 export type PublishOutcome =
   | { status: 201; doc: VersionDoc; warnings: Diagnostic[] }
-  | { status: 403 | 409 | 422 | 503; code: Diagnostic['code']; message: string; problems: Diagnostic[] };
+  | {
+      status: 403 | 409 | 422 | 503;
+      code: Diagnostic['code'];
+      message: string;
+      problems: Diagnostic[];
+    };
 
 /**
  * Publishes one pack tarball: the one path every publish takes, an upload over HTTP and the
