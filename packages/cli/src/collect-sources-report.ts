@@ -1,5 +1,6 @@
 import type { Diagnostic, SourceSpec } from '@toolpack/core';
 import { discoverTools } from '@toolpack/discovery';
+import type { LoadProjectResult } from '@toolpack/packs';
 import { findUnrunnableTools, type UnrunnableTool } from './find-unrunnable-tools.ts';
 import type { CommandContext } from './io.ts';
 import { resolveSources, type ResolvedSources, type SourceFlagValues } from './source-flags.ts';
@@ -11,6 +12,8 @@ export interface SourcesReportOptions extends CommandContext {
   flags: SourceFlagValues;
   /** Called as soon as it is known that there is neither a source flag nor a `toolpack.yaml`. */
   onNoSources?: () => void;
+  /** The project, when the caller has already loaded it. */
+  loaded?: LoadProjectResult;
 }
 
 export interface SourcesReport {
@@ -25,7 +28,12 @@ export interface SourcesReport {
 /** Discovery as `list` and `check` present it: paths relative to the project. */
 export async function collectSourcesReport(options: SourcesReportOptions): Promise<SourcesReport> {
   const { cwd, env } = options;
-  const resolved = await resolveSources(options.sources, options.flags, { cwd });
+  const resolved = await resolveSources({
+    sources: options.sources,
+    flags: options.flags,
+    cwd,
+    ...(options.loaded === undefined ? {} : { loaded: options.loaded }),
+  });
   if (resolved.origin === 'none') options.onNoSources?.();
   const result = await discoverTools(resolved.options);
   const unrunnable = findUnrunnableTools({

@@ -8,9 +8,13 @@ import {
   type ToolPolicy,
 } from '@toolpack/core';
 import type { DiscoverToolsOptions } from '@toolpack/discovery';
-import { MANIFEST_FILE, loadProject, type InstalledPack } from '@toolpack/packs';
+import {
+  MANIFEST_FILE,
+  loadProject,
+  type InstalledPack,
+  type LoadProjectResult,
+} from '@toolpack/packs';
 import { findWithheldAllowListEntries } from '@toolpack/runners';
-import type { CliIo } from './io.ts';
 import { collect, parseCount } from './option-parsers.ts';
 
 export interface SourceFlagValues {
@@ -81,18 +85,24 @@ export interface ResolvedSources {
   policy?: ToolPolicy;
 }
 
+export interface ResolveSourcesOptions {
+  /** Source flags in command-line order; empty means `toolpack.yaml` says what to serve. */
+  sources: SourceSpec[];
+  flags: SourceFlagValues;
+  cwd: string;
+  /** The project as the caller already loaded it, so `toolpack.yaml` is read once per command. */
+  loaded?: LoadProjectResult;
+}
+
 /**
  * Flags win; without source flags, `toolpack.yaml` in the current folder says what to
  * serve: the tools of its installed packs (as `<alias>_<tool>`) and then its own sources,
  * so a project's tool wins a name collision with a pack's.
  */
-export async function resolveSources(
-  sources: SourceSpec[],
-  flags: SourceFlagValues,
-  io: Pick<CliIo, 'cwd'>,
-): Promise<ResolvedSources> {
+export async function resolveSources(options: ResolveSourcesOptions): Promise<ResolvedSources> {
+  const { sources, flags, cwd } = options;
   const common = {
-    cwd: io.cwd,
+    cwd,
     ...(flags.cache === false ? { cache: false as const } : {}),
     ...(flags.strict ? { strict: true } : {}),
     ...(flags.maxTools === undefined ? {} : { maxTools: flags.maxTools }),
@@ -111,7 +121,7 @@ export async function resolveSources(
       },
     };
   }
-  const loaded = await loadProject(io.cwd);
+  const loaded = options.loaded ?? (await loadProject(cwd));
   if (loaded.status === 'missing') {
     return {
       origin: 'none',

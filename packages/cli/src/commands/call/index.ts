@@ -49,7 +49,7 @@ export interface CallToolOptions extends CommandContext, CallArguments {
  */
 export async function callTool(options: CallToolOptions): Promise<ToolCallResult> {
   const { cwd, name } = options;
-  const resolved = await resolveSources(options.sources, options.flags, { cwd });
+  const resolved = await resolveSources({ sources: options.sources, flags: options.flags, cwd });
   if (resolved.origin === 'none') options.onNoSources?.();
   // A call needs one tool, not a servable catalogue: too many tools is no reason to refuse it.
   const { tools, diagnostics } = await discoverTools({

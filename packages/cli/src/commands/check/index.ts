@@ -32,7 +32,10 @@ export async function checkProject(options: CheckProjectOptions): Promise<CheckR
       cannotRunHere: [],
     };
   }
-  const { tools, diagnostics, resolved, unrunnable } = await collectSourcesReport(options);
+  const { tools, diagnostics, resolved, unrunnable } = await collectSourcesReport({
+    ...options,
+    ...(loaded === undefined ? {} : { loaded }),
+  });
   const own = tools.filter((tool) => tool.source.kind !== 'builtin');
   const extra: Diagnostic[] = [];
   if (resolved.origin !== 'flags') {

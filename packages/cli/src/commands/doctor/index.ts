@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describeContainment } from '@toolpack/runners';
 import type { CommandContext } from '../../io.ts';
 import { discoverTools } from '@toolpack/discovery';
-import { MANIFEST_FILE, loadProject } from '@toolpack/packs';
+import { MANIFEST_FILE, loadProject, type LoadProjectResult } from '@toolpack/packs';
 import { findUnrunnableTools, groupUnrunnableTools } from '../../find-unrunnable-tools.ts';
 import { resolveSources, type ResolvedSources } from '../../source-flags.ts';
 import { checkPwsh } from './check-pwsh.ts';
@@ -69,8 +69,10 @@ async function checkCommand(
     : { name, status: 'ok', detail: version };
 }
 
-async function checkInterpreters(context: CommandContext): Promise<MachineCheck[]> {
-  const loaded = await loadProject(context.cwd).catch(() => undefined);
+async function checkInterpreters(
+  context: CommandContext,
+  loaded: LoadProjectResult | undefined,
+): Promise<MachineCheck[]> {
   const interpreters =
     loaded?.status === 'loaded' ? (loaded.project.manifest.interpreters ?? {}) : {};
   const checks: MachineCheck[] = [];
@@ -119,10 +121,19 @@ async function commandExists(command: string, context: CommandContext): Promise<
  * One line per thing this machine lacks that a tool of the project (./toolpack.yaml) needs:
  * pwsh, an interpreter, a pack's required env variable; each names its tools.
  */
-async function checkProjectTools(context: CommandContext): Promise<MachineCheck[]> {
+async function checkProjectTools(
+  context: CommandContext,
+  loaded: LoadProjectResult | undefined,
+): Promise<MachineCheck[]> {
   let resolved: ResolvedSources;
   try {
-    resolved = await resolveSources([], {}, context);
+    // Without a loaded project (it could not be read) this reads again, to report why.
+    resolved = await resolveSources({
+      sources: [],
+      flags: {},
+      cwd: context.cwd,
+      ...(loaded === undefined ? {} : { loaded }),
+    });
   } catch (error) {
     return [
       {
@@ -249,6 +260,7 @@ export interface MachineReport {
  */
 export async function checkMachine(options: CommandContext): Promise<MachineReport> {
   const { env } = options;
+  const loaded = await loadProject(options.cwd).catch(() => undefined);
   const checks = [
     await checkNode(),
     ...(await Promise.all([
@@ -256,8 +268,8 @@ export async function checkMachine(options: CommandContext): Promise<MachineRepo
       checkCommand('python3', ['--version'], '.py tools', env),
       checkCommand('bash', ['--version'], '.sh tools', env),
     ])),
-    ...(await checkInterpreters(options)),
-    ...(await checkProjectTools(options)),
+    ...(await checkInterpreters(options, loaded)),
+    ...(await checkProjectTools(options, loaded)),
     checkContainment(env),
     await checkCache(options),
     await checkRegistry(options),

@@ -24,7 +24,7 @@ export interface ToolInspection {
 /** One tool exactly as a client sees it, with the problems of its file. */
 export async function inspectTool(options: InspectToolOptions): Promise<ToolInspection> {
   const { cwd, name } = options;
-  const resolved = await resolveSources(options.sources, options.flags, { cwd });
+  const resolved = await resolveSources({ sources: options.sources, flags: options.flags, cwd });
   if (resolved.origin === 'none') options.onNoSources?.();
   const { tools, diagnostics } = await discoverTools({
     ...resolved.options,

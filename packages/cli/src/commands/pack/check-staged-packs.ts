@@ -20,7 +20,7 @@ import { resolveSources } from '../../source-flags.ts';
 export function createStagedPackCheck(io: CommandContext): CheckStagedPacks {
   return async (staged) => {
     const { composeTools, discoverTools } = await import('@toolpack/discovery');
-    const resolved = await resolveSources([], { cache: false }, io);
+    const resolved = await resolveSources({ sources: [], flags: { cache: false }, cwd: io.cwd });
     const aliases = new Set(staged.map((p) => p.alias));
     const extensions = new Set([
       ...(resolved.options.extraScriptExtensions ?? []),

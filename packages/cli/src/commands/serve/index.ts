@@ -163,7 +163,7 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
       done(EXIT_USAGE);
     };
 
-    const resolved = await resolveSources(sources, flags, io);
+    const resolved = await resolveSources({ sources, flags, cwd: io.cwd });
     if (resolved.origin === 'none') {
       say(
         `no source flags and no ${MANIFEST_FILE} here: serving only the built-in tools (find_tools, describe_tool).`,

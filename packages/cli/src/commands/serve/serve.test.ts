@@ -30,7 +30,7 @@ describe('parseListenAddress', () => {
 
 describe("the project's policy", () => {
   it('comes from loadProject with its line in toolpack.yaml, without a second read', async () => {
-    const resolved = await resolveSources([], {}, io);
+    const resolved = await resolveSources({ sources: [], flags: {}, cwd: io.cwd });
     expect(resolved.policy).toEqual({ deny: ['*_delete*'], origin: 'toolpack.yaml:6' });
   });
 });

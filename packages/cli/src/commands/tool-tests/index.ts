@@ -38,7 +38,7 @@ export interface ToolTestReport {
  */
 export async function testTools(options: TestToolsOptions): Promise<ToolTestReport> {
   const { cwd, env, sources, flags } = options;
-  const resolved = await resolveSources(sources, flags, { cwd });
+  const resolved = await resolveSources({ sources, flags, cwd });
   if (resolved.origin === 'none') {
     throw new ToolpackError(
       'E_USAGE',
