@@ -8,6 +8,7 @@ it('@toolpack/runners exports exactly these runtime names', () => {
     'DEFAULT_ENV_ALLOW_LIST',
     'WITHHELD_ENV_NAMES',
     'buildToolEnvironment',
+    'checkToolArguments',
     'createToolRunner',
     'describeContainment',
     'findWithheldAllowListEntries',

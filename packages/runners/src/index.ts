@@ -1,4 +1,5 @@
 export { createToolRunner } from './tool-runner.ts';
+export { checkToolArguments } from './check-tool-arguments.ts';
 export type {
   ToolCallOptions,
   ToolRunner,

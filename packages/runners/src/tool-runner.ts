@@ -2,12 +2,12 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import {
   ToolpackError,
-  createArgumentValidator,
   type DiscoveredTool,
   type ToolCallResult,
   type ToolLogLevel,
 } from '@toolpack/core';
 import { buildToolEnvironment } from '@toolpack/containment';
+import { checkToolArguments } from './check-tool-arguments.ts';
 import { createNodeChildRunner } from './node-child/node-child-runner.ts';
 import { createProcessRunner } from './process/process-runner.ts';
 import { createPwshRunner } from './pwsh/pwsh-runner.ts';
@@ -222,7 +222,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     }
     const runner = pickRunner(tool);
     const argumentsObject = args ?? {};
-    const problem = checkArguments(tool, argumentsObject);
+    const problem = checkToolArguments(tool, argumentsObject);
     if (problem !== undefined) return problem;
 
     const timeoutMs = Math.min(
@@ -347,20 +347,6 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       return closing;
     },
   };
-}
-
-function checkArguments(tool: DiscoveredTool, args: unknown): ToolCallResult | undefined {
-  let validate: ReturnType<typeof createArgumentValidator>;
-  try {
-    validate = createArgumentValidator(tool.inputSchema);
-  } catch (error) {
-    return createErrorResult(
-      `Tool "${tool.name}" cannot be called: its input schema is not valid (${(error as Error).message}). Fix the tool's parameter declarations.`,
-    );
-  }
-  const validation = validate(args);
-  if (validation.valid) return undefined;
-  return createErrorResult(`Invalid arguments for tool "${tool.name}": ${validation.message}.`);
 }
 
 function createInterruptedResult(

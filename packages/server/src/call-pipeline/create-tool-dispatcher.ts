@@ -1,6 +1,6 @@
-import { createArgumentValidator, type DiscoveredTool, type ToolCallResult } from '@toolpack/core';
+import type { DiscoveredTool, ToolCallResult } from '@toolpack/core';
 import { describeTool, findTools } from '@toolpack/discovery';
-import type { ToolRunner } from '@toolpack/runners';
+import { checkToolArguments, type ToolRunner } from '@toolpack/runners';
 import { toCallResult } from './call-results.ts';
 import type { DispatchCallOptions, ToolDispatcher } from './dispatch-types.ts';
 import { runWorkflow } from './run-workflow.ts';
@@ -48,18 +48,13 @@ export function createToolDispatcher(options: CreateToolDispatcherOptions): Tool
   ): Promise<ToolCallResult> => {
     const invocation = tool.invocation;
     const input = (args ?? {}) as Record<string, unknown>;
-    // The runner validates the tools it runs (its direct callers rely on that); the tools
-    // answered here are validated here, before anything of them runs.
+    // The runner checks the arguments of the tools it runs (its direct callers rely on that);
+    // the tools answered here get the same check, before anything of them runs.
     if (invocation.runner !== 'builtin' && invocation.runner !== 'workflow') {
       return options.runner.call(tool, input, callOptions);
     }
-    const validation = createArgumentValidator(tool.inputSchema)(input);
-    if (!validation.valid) {
-      return toCallResult(
-        `Invalid arguments for tool "${tool.name}": ${validation.message}.`,
-        true,
-      );
-    }
+    const problem = checkToolArguments(tool, input);
+    if (problem !== undefined) return problem;
     if (invocation.runner === 'builtin') return answerBuiltin(invocation.builtin, input);
     if (depth >= maxDepth) {
       return toCallResult(
