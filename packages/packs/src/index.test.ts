@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import * as packs from './index.ts';
+import * as testing from './testing/index.ts';
+
+// The public surface as a literal list: adding or removing a name is a visible change here,
+// made on purpose, never a side effect of exporting something for a neighbour inside.
+describe('@toolpack/packs exports', () => {
+  it('exports exactly these runtime names', () => {
+    expect(Object.keys(packs).sort()).toEqual([
+      'DEFAULT_PACK_LIMITS',
+      'MANIFEST_FILE',
+      'MAX_SEARCH_LIMIT',
+      'RegistryError',
+      'addPack',
+      'buildVersionDoc',
+      'computeIntegrity',
+      'createHttpRegistry',
+      'createPackCache',
+      'createPackTarball',
+      'defaultAlias',
+      'describeDifferences',
+      'formatBytes',
+      'inspectTarball',
+      'installPacks',
+      'isHttpUrl',
+      'isValidPackName',
+      'listPackSources',
+      'listProjectPacks',
+      'loadProject',
+      'openRegistry',
+      'packInstallDir',
+      'parseManifest',
+      'parsePackSpecifier',
+      'readManifest',
+      'readPolicyFile',
+      'removePack',
+      'resolveRegistryLocation',
+      'selectVersion',
+      'sortVersionsDescending',
+      'toFileStem',
+      'toServedToolName',
+      'updatePacks',
+      'writePackFiles',
+    ]);
+  });
+
+  it('keeps the test registry and the hostile-tarball builder in the testing entry', () => {
+    expect(Object.keys(testing).sort()).toEqual([
+      'buildTarball',
+      'packManifestText',
+      'startTestRegistry',
+    ]);
+  });
+});
