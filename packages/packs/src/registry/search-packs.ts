@@ -9,7 +9,8 @@ export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 100;
 
 /**
- * The search every registry answers `GET /v0/packs` with: every word must occur
+ * The search of a folder registry and of the test registry (`apps/registry` answers
+ * `GET /v0/packs` from its own full-text index): every word must occur
  * (case-insensitively) in the name, description, a tag, or a tool's name or description; every tag must be
  * one of the pack's tags exactly, ignoring case. Name matches rank first, then by name.
  * The cursor is opaque to clients (an offset here).
