@@ -11,7 +11,7 @@ import {
   type PackDependency,
 } from '../names/pack-names.ts';
 
-export const LOCK_FILE = 'toolpack.lock';
+const LOCK_FILE = 'toolpack.lock';
 export const LOCKFILE_VERSION = 1;
 
 /** What `mcp pack install` reproduces exactly: one installed pack. */

@@ -5,7 +5,7 @@ export interface SearchablePack extends PackSummary {
   tools?: readonly { name: string; description: string }[];
 }
 
-export const DEFAULT_SEARCH_LIMIT = 20;
+const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 100;
 
 /**

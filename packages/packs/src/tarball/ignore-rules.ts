@@ -36,7 +36,7 @@ export type GlobToken =
   | { kind: 'class'; negated: boolean; ascii: Uint8Array; wide: readonly number[] };
 
 /** Never packed, whatever `.toolpackignore` says: they are either secrets or not the pack's own. */
-export const ALWAYS_IGNORED: readonly string[] = [
+const ALWAYS_IGNORED: readonly string[] = [
   '.git',
   'node_modules',
   '.toolpack',

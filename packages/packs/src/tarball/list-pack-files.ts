@@ -8,7 +8,7 @@ import {
   type IgnoreRule,
 } from './ignore-rules.ts';
 
-export const IGNORE_FILE = '.toolpackignore';
+const IGNORE_FILE = '.toolpackignore';
 
 export interface PackFile {
   /** Relative to the pack folder, `/`-separated. */
