@@ -7,7 +7,7 @@ import {
   startStdioSession,
   waitFor,
   type StdioSession,
-} from '../../packages/server/src/testing/index.ts';
+} from '@toolpack/server/testing';
 
 export { waitFor, type StdioSession };
 

@@ -17,10 +17,10 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { describePackTools, startMcp } from '@toolpack/cli/testing';
-import { describeContainment } from '../../packages/containment/src/index.ts';
-import { startTestRegistry } from '../../packages/packs/src/testing/index.ts';
+import { describeContainment } from '@toolpack/containment';
+import { startTestRegistry } from '@toolpack/packs/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, cliBin } from '../../packages/server/src/testing/index.ts';
+import { childEnv, cliBin } from '@toolpack/server/testing';
 import {
   listProcessesWith,
   settle,

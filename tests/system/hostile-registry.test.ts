@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestRegistry, type TestRegistry } from '../../packages/packs/src/testing/index.ts';
+import { startTestRegistry, type TestRegistry } from '@toolpack/packs/testing';
 import { describePackTools, startMcp } from '@toolpack/cli/testing';
 import { repo } from './system-helpers.ts';
 

@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { describeContainment } from '../../packages/containment/src/index.ts';
-import { childEnv, cliBin } from '../../packages/server/src/testing/index.ts';
+import { describeContainment } from '@toolpack/containment';
+import { childEnv, cliBin } from '@toolpack/server/testing';
 import {
   INITIALIZE_PARAMS,
   readRssBytes,

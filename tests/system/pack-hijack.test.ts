@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createPackTarball } from '../../packages/packs/src/index.ts';
-import { createToolpackServer } from '../../packages/server/src/index.ts';
-import { startTestRegistry, type TestRegistry } from '../../packages/packs/src/testing/index.ts';
+import { createPackTarball } from '@toolpack/packs';
+import { createToolpackServer } from '@toolpack/server';
+import { startTestRegistry, type TestRegistry } from '@toolpack/packs/testing';
 import { describePackTools, startMcp } from '@toolpack/cli/testing';
 import { repo } from './system-helpers.ts';
 

@@ -8,7 +8,7 @@ import {
   cliBin,
   startHttpServe,
   type SpawnedServer,
-} from '../../packages/server/src/testing/index.ts';
+} from '@toolpack/server/testing';
 
 export const repo = path.resolve(import.meta.dirname, '..', '..');
 export const fixtures = path.join(import.meta.dirname, 'fixtures');
