@@ -207,7 +207,7 @@ export function renderJsModule({ names, description }: TemplateInput): string {
   return `import { defineTool } from '@toolpack/core';
 import { z } from 'zod';
 
-// Every exported defineTool(...) value is a tool. All tools of one module share one worker.
+// Every exported defineTool(...) value is a tool. All tools of one module share one child process.
 export const ${names.camel} = defineTool({
   name: '${names.snake}',
   description: ${quoteJson(description)},
