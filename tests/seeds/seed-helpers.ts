@@ -2,12 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startMcp, type McpRun } from '@toolpack/cli/testing';
-import {
-  childEnv,
-  startStdioSession,
-  waitFor,
-  type StdioSession,
-} from '@toolpack/server/testing';
+import { childEnv, startStdioSession, waitFor, type StdioSession } from '@toolpack/server/testing';
 
 export { waitFor, type StdioSession };
 

@@ -3,12 +3,7 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
-import {
-  childEnv,
-  cliBin,
-  startHttpServe,
-  type SpawnedServer,
-} from '@toolpack/server/testing';
+import { childEnv, cliBin, startHttpServe, type SpawnedServer } from '@toolpack/server/testing';
 
 export const repo = path.resolve(import.meta.dirname, '..', '..');
 export const fixtures = path.join(import.meta.dirname, 'fixtures');
