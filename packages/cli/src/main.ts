@@ -9,7 +9,8 @@ import { routeCommandOutput } from './route-command-output.ts';
 type CommandFactory = (io: CliIo, done: (code: number) => void) => Command;
 
 // Each command is loaded only when it runs (or for help): `mcp list` must not pay for the
-// MCP SDK, nor `mcp serve` for tar. Start-up is what every client that spawns us waits on.
+// MCP SDK. Start-up is what every client that spawns us waits on. (Every command that reads a
+// project still loads tar, through @toolpack/packs' index: a start-up cost for issue 20.)
 const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   list: async () => (await import('./commands/list/command.ts')).createListCommand,
   check: async () => (await import('./commands/check/command.ts')).createCheckCommand,
