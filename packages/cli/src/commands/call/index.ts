@@ -8,11 +8,11 @@ import {
   type ToolCallResult,
   type ToolLogLevel,
 } from '@toolpack/core';
-import { discoverTools } from '@toolpack/discovery';
 import { createToolRunner, type ToolProgress } from '@toolpack/runners';
 import { createToolDispatcher } from '@toolpack/server';
 import type { CommandContext } from '../../io.ts';
-import { resolveSources, type SourceFlagValues } from '../../source-flags.ts';
+import { discoverEveryTool } from '../../discover-every-tool.ts';
+import type { SourceFlagValues } from '../../source-flags.ts';
 import { describeUnknownTool } from '../../suggest-tool-names.ts';
 
 /** The arguments as the command line gives them: one JSON object, or `key=value` pairs. */
@@ -49,13 +49,7 @@ export interface CallToolOptions extends CommandContext, CallArguments {
  */
 export async function callTool(options: CallToolOptions): Promise<ToolCallResult> {
   const { cwd, name } = options;
-  const resolved = await resolveSources({ sources: options.sources, flags: options.flags, cwd });
-  if (resolved.origin === 'none') options.onNoSources?.();
-  // A call needs one tool, not a servable catalogue: too many tools is no reason to refuse it.
-  const { tools, diagnostics } = await discoverTools({
-    ...resolved.options,
-    maxTools: Number.MAX_SAFE_INTEGER,
-  });
+  const { resolved, tools, diagnostics } = await discoverEveryTool(options);
   const runner = createToolRunner({
     projectRoot: cwd,
     envAllowList: resolved.envAllowList,

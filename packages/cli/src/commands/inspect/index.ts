@@ -1,7 +1,7 @@
 import { ToolpackError, type Diagnostic, type SourceSpec } from '@toolpack/core';
-import { discoverTools } from '@toolpack/discovery';
 import type { CommandContext } from '../../io.ts';
-import { resolveSources, type SourceFlagValues } from '../../source-flags.ts';
+import { discoverEveryTool } from '../../discover-every-tool.ts';
+import type { SourceFlagValues } from '../../source-flags.ts';
 import { describeUnknownTool } from '../../suggest-tool-names.ts';
 import { toDiagnosticView, toToolView, type ToolView } from '../../tool-view.ts';
 
@@ -24,12 +24,7 @@ export interface ToolInspection {
 /** One tool exactly as a client sees it, with the problems of its file. */
 export async function inspectTool(options: InspectToolOptions): Promise<ToolInspection> {
   const { cwd, name } = options;
-  const resolved = await resolveSources({ sources: options.sources, flags: options.flags, cwd });
-  if (resolved.origin === 'none') options.onNoSources?.();
-  const { tools, diagnostics } = await discoverTools({
-    ...resolved.options,
-    maxTools: Number.MAX_SAFE_INTEGER,
-  });
+  const { resolved, tools, diagnostics } = await discoverEveryTool(options);
   const tool = tools.find((t) => t.name === name);
   if (tool === undefined) {
     throw new ToolpackError('E_UNKNOWN_TOOL', `No tool is named ${name}.`, {
