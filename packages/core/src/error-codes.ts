@@ -24,6 +24,15 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'The pack alias is already used by another pack of the project.',
     exit: 'failure',
   },
+  E_APPROVAL_DECLINED: {
+    meaning: "The pack's permissions or tool changes were not approved, so nothing was installed.",
+    exit: 'failure',
+  },
+  E_APPROVAL_REQUIRED: {
+    meaning:
+      "A pack's permissions or tool changes need approval and there is no terminal to ask on (pass --yes or --allow).",
+    exit: 'usage',
+  },
   E_ARGUMENTS: {
     meaning: 'The arguments of a tool call do not match its input schema.',
     exit: 'failure',
@@ -227,6 +236,11 @@ export const ERROR_CODES = Object.freeze({
     exit: 'failure',
   },
   E_PACK_TOO_MANY_FILES: { meaning: 'The pack has more files than allowed.', exit: 'failure' },
+  E_PACK_PERMISSIONS_MISMATCH: {
+    meaning:
+      "The registry's version document shows other permissions than the pack's own toolpack.yaml.",
+    exit: 'failure',
+  },
   E_PARAMETERS: {
     meaning: 'The parameters of a tool cannot be turned into an input schema.',
     exit: 'failure',
@@ -260,6 +274,11 @@ export const ERROR_CODES = Object.freeze({
   },
   E_PARAM_VALUE: {
     meaning: 'A value in a header-script PARAM line cannot be converted to its type.',
+    exit: 'failure',
+  },
+  E_PERMISSION_DRIFT: {
+    meaning:
+      'An installed pack would get wider permissions or changed tools than toolpack.lock approved (--frozen refuses any).',
     exit: 'failure',
   },
   E_PARSE: { meaning: 'A PowerShell script cannot be parsed.', exit: 'failure' },
@@ -311,6 +330,16 @@ export const ERROR_CODES = Object.freeze({
   E_RUNNER: { meaning: 'A tool was given to a runner that cannot run its kind.', exit: 'failure' },
   E_RUNNER_CLOSED: { meaning: 'A closed tool runner was asked to run a tool.', exit: 'failure' },
   E_RUNNER_OPTIONS: { meaning: 'A tool runner was created with invalid options.', exit: 'failure' },
+  E_SANDBOX_ARGUMENTS: {
+    meaning:
+      'A confined tool was given more than the sandbox can pass (fds, paths); this is a bug.',
+    exit: 'bug',
+  },
+  E_SANDBOX_REQUIRED: {
+    meaning:
+      'A confined tool was refused because the OS sandbox cannot be had here and the sandbox is required.',
+    exit: 'failure',
+  },
   E_SCHEMA: { meaning: 'A schema is not valid JSON Schema 2020-12.', exit: 'failure' },
   E_SEVERAL_SCRIPTS: { meaning: 'A tool folder has more than one script.', exit: 'failure' },
   E_SOURCE_MISSING: { meaning: 'A source (folder, file or module) does not exist.', exit: 'usage' },
@@ -487,6 +516,10 @@ export const ERROR_CODES = Object.freeze({
   },
   W_PATTERN_CHANGED: {
     meaning: 'A PowerShell validation pattern was adapted to JSON Schema.',
+    exit: 'none',
+  },
+  W_SANDBOX_UNAVAILABLE: {
+    meaning: "The OS sandbox cannot be had here: confined tools run with the user's full rights.",
     exit: 'none',
   },
   W_SCHEMA_REQUIRED: {

@@ -19,6 +19,7 @@ export type {
   ToolDefinition,
   ToolLogLevel,
   ToolRunContext,
+  ToolSandbox,
   ToolSource,
   ToolSourceKind,
   ToolInvocation,
@@ -56,6 +57,15 @@ export {
 } from './source-spec.ts';
 export type { SourceLocationKey, SourceOptions, SourceSpec } from './source-spec.ts';
 export { toolPolicySchema } from './tool-policy.ts';
+export {
+  LEAST_PERMISSIONS,
+  describePermissions,
+  findFilesystemRootProblem,
+  findPermissionWidening,
+  normalizePermissions,
+  packPermissionsSchema,
+} from './pack-permissions.ts';
+export type { PackPermissions, PackPermissionsInput } from './pack-permissions.ts';
 export type { ToolPolicy } from './tool-policy.ts';
 
 export { editDistance, findClosestName } from './closest-name.ts';

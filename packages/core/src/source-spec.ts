@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { packPermissionsSchema, type PackPermissions } from './pack-permissions.ts';
 
 /** Wildcards (`Get-*`, `jira_*`), as `include:`, `exclude:` and a policy's `allow:`/`deny:` take them. */
 export const wildcardListSchema = z.array(
@@ -17,6 +18,18 @@ export interface SourceOptions {
   prefix?: boolean | string;
   /** Set for an installed pack: its alias prefixes every tool and lands in `source.pack`. */
   pack?: string;
+  /**
+   * Run the tools confined to `permissions` (bubblewrap on Linux; docs/permissions.md). Every
+   * installed pack's sources have it; a project's own sources only when they ask.
+   */
+  sandbox?: boolean;
+  /** What confined tools may touch (default: `LEAST_PERMISSIONS`). */
+  permissions?: PackPermissions;
+  /**
+   * The folder confined tools may always read, relative to the project root: set for an
+   * installed pack (its whole folder); otherwise the source's own folder.
+   */
+  sandboxRoot?: string;
 }
 
 /** One place tools come from: exactly one location, plus its settings. */
@@ -46,8 +59,18 @@ export const sourceSpecSchema = z
         }),
       ])
       .optional(),
+    sandbox: z.boolean().optional(),
+    permissions: packPermissionsSchema.optional(),
   })
   .superRefine((source, context) => {
+    if (source.permissions !== undefined && source.sandbox !== true) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          'permissions: only apply to a confined source: add sandbox: true (or drop the permissions)',
+        path: ['permissions'],
+      });
+    }
     const given = SOURCE_LOCATION_KEYS.filter((key) => source[key] !== undefined);
     if (given.length !== 1) {
       context.addIssue({

@@ -1,3 +1,5 @@
+import type { PackPermissions } from './pack-permissions.ts';
+
 /** A JSON Schema (2020-12) document. Kept structural: any keyword may appear. */
 export type JsonSchema = { [keyword: string]: unknown };
 
@@ -39,6 +41,15 @@ export interface ToolSource {
   line?: number;
   /** The alias of the installed pack that provided the tool. */
   pack?: string;
+  /** Set when the tool runs confined (every pack tool; a project source with `sandbox: true`). */
+  sandbox?: ToolSandbox;
+}
+
+/** How a confined tool runs: what it may touch, and its own folder (always readable). */
+export interface ToolSandbox {
+  /** The pack's folder or the source's, relative to the project root (or absolute). */
+  root: string;
+  permissions: PackPermissions;
 }
 
 /** What a client sees of a tool, plus where it came from. Plain data: serialisable as JSON. */

@@ -9,6 +9,11 @@ export interface ToolPolicy {
   deny?: string[];
   /** Offer only tools that declare `readOnlyHint: true`. */
   readOnly?: boolean;
+  /**
+   * Refuse to run confined tools (every pack's) where the OS sandbox cannot be had, instead
+   * of running them unconfined with a warning.
+   */
+  requireSandbox?: boolean;
   /** Where the policy came from (`toolpack.yaml:12`, `policy.yaml`), for denial messages. */
   origin?: string;
 }
@@ -18,4 +23,5 @@ export const toolPolicySchema = z.strictObject({
   allow: wildcardListSchema.optional(),
   deny: wildcardListSchema.optional(),
   readOnly: z.boolean().optional(),
+  requireSandbox: z.boolean().optional(),
 });

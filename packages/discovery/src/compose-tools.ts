@@ -1,11 +1,14 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
 import {
+  LEAST_PERMISSIONS,
   createDiagnostic,
+  getSourceLocation,
   normalizeToolName,
   type Diagnostic,
   type DiscoveredTool,
   type SourceSpec,
+  type ToolSandbox,
 } from '@toolpack/core';
 import { BUILTIN_TOOL_NAMES, createBuiltinTools } from './builtins/builtin-tools.ts';
 import { checkWorkflowSteps } from './adapters/workflows/index.ts';
@@ -76,8 +79,9 @@ export function composeTools(
     diagnostics.push(...result.diagnostics);
     const sourceFilter = createFilter(spec.include, spec.exclude);
     const prefix = choosePrefix(spec);
+    const sandbox = chooseSandbox(spec);
     for (const discovered of result.tools) {
-      const tool = applyPrefix(discovered, prefix, spec.pack);
+      const tool = applyPrefix(discovered, prefix, spec.pack, sandbox);
       if (
         !sourceFilter(tool.name, tool.originalName, discovered.name) ||
         !globalFilter(tool.name, tool.originalName, discovered.name)
@@ -157,20 +161,51 @@ function choosePrefix(spec: SourceSpec): string | undefined {
   return 'module' in spec ? base.replace(/\.(psd1|psm1|[cm]?[jt]s)$/i, '') : base;
 }
 
+/**
+ * A confined source's sandbox: its permissions (the least when it names none) and the folder
+ * its tools may always read, which is the pack's whole folder for a pack (scripts there load
+ * files beside them) and otherwise the folder the source names (a module's own folder).
+ */
+function chooseSandbox(spec: SourceSpec): ToolSandbox | undefined {
+  if (spec.sandbox !== true) return undefined;
+  const { key, location } = getSourceLocation(spec);
+  const root =
+    spec.sandboxRoot ??
+    (key === 'module'
+      ? /[\\/]/.test(location)
+        ? path.dirname(location)
+        : '.'
+      : readStaticBase(location));
+  return { root, permissions: spec.permissions ?? LEAST_PERMISSIONS };
+}
+
+/** The part of a path or glob before its first wildcard segment (`scripts/*.ps1` -> `scripts`). */
+function readStaticBase(location: string): string {
+  const segments = location.split(/[\\/]/);
+  const firstGlob = segments.findIndex((segment) => /[*?[\]{}]/.test(segment));
+  const base = firstGlob === -1 ? segments : segments.slice(0, firstGlob);
+  return base.join('/') || '.';
+}
+
 function applyPrefix(
   tool: DiscoveredTool,
   prefix: string | undefined,
   pack: string | undefined,
+  sandbox: ToolSandbox | undefined,
 ): DiscoveredTool {
   let name = tool.name;
   if (prefix !== undefined && !name.toLowerCase().startsWith(`${prefix.toLowerCase()}_`)) {
     name = normalizeToolName(`${prefix}_${name}`).name;
   }
-  if (name === tool.name && pack === undefined) return tool;
+  if (name === tool.name && pack === undefined && sandbox === undefined) return tool;
   return {
     ...tool,
     name,
-    source: pack === undefined ? tool.source : { ...tool.source, pack },
+    source: {
+      ...tool.source,
+      ...(pack === undefined ? {} : { pack }),
+      ...(sandbox === undefined ? {} : { sandbox }),
+    },
   };
 }
 
