@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import {
+  packPermissionsSchema,
   sourceSpecSchema,
   toolPolicySchema,
   wildcardListSchema,
+  type PackPermissions,
   type SourceSpec,
   type ToolPolicy,
 } from '@toolpack/core';
@@ -57,6 +59,7 @@ export const manifestSchema = z.looseObject({
     .default([]),
   sources: z.array(sourceSpecSchema).default([]),
   env: z.array(envSchema).default([]),
+  permissions: packPermissionsSchema.optional(),
   packs: z
     .record(z.string(), z.string({ error: 'a pack range is a string such as "^1.2.0"' }))
     .superRefine((packs, context) => {
@@ -123,6 +126,12 @@ export interface Manifest {
   /** As written: never with `pack:` (only an installed pack's sources get one). */
   sources: SourceSpec[];
   env: EnvRequirement[];
+  /**
+   * What a pack's tools may touch (`permissions:`, normalised), with the names of `env:`
+   * merged in (a pack's env entries are what it reads); `LEAST_PERMISSIONS` plus those names
+   * when it declares none. A project cannot declare its own (only a `sandbox: true` source can).
+   */
+  permissions: PackPermissions;
   /** The raw `packs:` entries (key -> range or name@range); `dependencies` reads them. */
   packs: Record<string, string>;
   /** `packs:` read: alias, pack name and range of each entry. */

@@ -198,3 +198,106 @@ describe('typos in a project manifest', () => {
     expect(diagnostics[0]?.hint).not.toMatch(/source/);
   });
 });
+
+describe('permissions:', () => {
+  const pack = (permissions: string) =>
+    `name: p\nversion: 1.0.0\ndescription: d\nsources: [{ tools: tools }]\nenv:\n  - name: P_TOKEN\n${permissions}`;
+
+  it("reads a pack's permissions, normalised, with its env: names merged in", () => {
+    const { manifest, diagnostics } = parseManifest(
+      pack(
+        'permissions:\n  filesystem: { read: [project/docs], write: [temp, temp] }\n  network: { access: any, hosts: [API.example.com] }\n  env: [OTHER]\n  subprocess: true\n',
+      ),
+      { path: 'toolpack.yaml', kind: 'pack' },
+    );
+    expect(diagnostics).toEqual([]);
+    expect(manifest?.permissions).toEqual({
+      filesystem: { read: ['project/docs', 'temp'], write: ['temp'] },
+      network: { access: 'any', hosts: ['api.example.com'] },
+      env: ['OTHER', 'P_TOKEN'],
+      subprocess: true,
+    });
+  });
+
+  it('is the least (plus the env: names) when a pack declares none', () => {
+    const { manifest } = parseManifest(pack(''), { path: 'toolpack.yaml', kind: 'pack' });
+    expect(manifest?.permissions).toEqual({
+      filesystem: { read: [], write: [] },
+      network: { access: 'none', hosts: [] },
+      env: ['P_TOKEN'],
+      subprocess: false,
+    });
+  });
+
+  it('reports unknown keys and bad roots at their own lines, with the permissions hint', () => {
+    const { manifest, diagnostics } = parseManifest(
+      pack(
+        'permissions:\n  filesystem:\n    read: [project, /etc]\n    write:\n      - pack\n    exec: [x]\n  netwrok: any\n  network: { access: none, hosts: [a.example.com] }\n',
+      ),
+      { path: 'toolpack.yaml', kind: 'pack' },
+    );
+    expect(manifest).toBeUndefined();
+    expect(diagnostics.map((d) => `${d.line}: ${d.message}`)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^9: permissions\.filesystem\.read\.1: "\/etc" is not a filesystem root/,
+        ),
+        expect.stringMatching(
+          /^11: permissions\.filesystem\.write\.0: a pack's own folder is never writable/,
+        ),
+        expect.stringMatching(
+          /^12: permissions\.filesystem: unknown key "exec" \(filesystem has read:, write:\)/,
+        ),
+        expect.stringMatching(
+          /^13: permissions: unknown key "netwrok" \(permissions has filesystem:/,
+        ),
+        expect.stringMatching(
+          /^14: permissions\.network\.access: hosts are only reachable with access: any/,
+        ),
+      ]),
+    );
+    expect(diagnostics).toHaveLength(5);
+    expect(diagnostics.every((d) => d.hint?.startsWith('permissions: {'))).toBe(true);
+  });
+
+  it("refuses a project's top-level permissions at their line, pointing at sandbox: true", () => {
+    const { manifest, diagnostics } = parseManifest(
+      'sources: [{ tools: tools }]\npermissions:\n  network: any\n',
+      { path: 'toolpack.yaml' },
+    );
+    expect(manifest).toBeUndefined();
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        code: 'E_MANIFEST_FIELD',
+        line: 2,
+        message: expect.stringMatching(/^permissions: a project's own tools are not confined/),
+        hint: expect.stringMatching(/sandbox: true/),
+      }),
+    ]);
+    // A pack's own folder served while its author writes it keeps them.
+    expect(
+      parseManifest(pack('permissions: { network: any }\n'), { path: 'toolpack.yaml' }).manifest
+        ?.permissions.network.access,
+    ).toBe('any');
+  });
+
+  it("gives the errors of a confined project source's permissions their lines too", () => {
+    const { diagnostics } = parseManifest(
+      'sources:\n  - tools: tools\n    sandbox: true\n    permissions:\n      filesystem: { read: [../up] }\n      envv: [X]\n  - tools: more\n    permissions: { network: any }\n',
+      { path: 'toolpack.yaml' },
+    );
+    expect(diagnostics.map((d) => `${d.line}: ${d.message}`)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^5: sources\.0\.permissions\.filesystem\.read\.0: "\.\.\/up" is not a filesystem root/,
+        ),
+        expect.stringMatching(/^6: sources\.0\.permissions: unknown key "envv" \(permissions has/),
+        expect.stringMatching(
+          /^8: sources\.1\.permissions: permissions: only apply to a confined source/,
+        ),
+      ]),
+    );
+    expect(diagnostics).toHaveLength(3);
+  });
+});

@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  LEAST_PERMISSIONS,
   createDiagnostic,
   createIssueDiagnostics,
   findClosestName,
   formatIssuePath,
   getSourceLocation,
+  normalizePermissions,
   parseLocatedYaml,
   type Diagnostic,
   type LocatedYaml,
@@ -106,11 +108,20 @@ export function parseManifest(text: string, options: ParseManifestOptions): Mani
   );
   if (options.kind === 'pack')
     diagnostics.push(...findMissingPackFields(value as Record<string, unknown>, at));
+  else diagnostics.push(...findProjectPermissions(value as Record<string, unknown>, at));
   if (!parsed.success) return { manifest: undefined, diagnostics };
 
-  const { packs, ...rest } = parsed.data;
+  const { packs, permissions, ...rest } = parsed.data;
+  const declared = permissions ?? LEAST_PERMISSIONS;
   const manifest = {
-    ...(JSON.parse(JSON.stringify(rest)) as Omit<Manifest, 'packs' | 'dependencies'>),
+    ...(JSON.parse(JSON.stringify(rest)) as Omit<
+      Manifest,
+      'packs' | 'dependencies' | 'permissions'
+    >),
+    permissions: normalizePermissions({
+      ...declared,
+      env: [...declared.env, ...rest.env.map((env) => env.name)],
+    }),
     packs,
     dependencies: Object.entries(packs)
       .map(([key, range]) => readPackDependency(key, range))
@@ -173,6 +184,11 @@ export async function readManifest(
 }
 
 function describeKnownKeys(path: readonly PropertyKey[]): string {
+  if (path.includes('permissions')) {
+    if (path.at(-1) === 'filesystem') return ' (filesystem has read:, write:)';
+    if (path.at(-1) === 'network') return ' (network has access:, hosts:)';
+    return ' (permissions has filesystem:, network:, env:, subprocess:)';
+  }
   if (path[0] === 'sources')
     return ' (a source is one of tools:, scripts:, module:, workflows:, with include:, exclude:, prefix:)';
   if (path[0] === 'env') return ' (an env entry has name:, required:, secret:, description:)';
@@ -182,6 +198,8 @@ function describeKnownKeys(path: readonly PropertyKey[]): string {
 
 /** How to fix a problem under the top-level key `path[0]`, so a policy typo is not told about sources. */
 function hintForKey(path: readonly PropertyKey[]): string | undefined {
+  if (path.includes('permissions'))
+    return 'permissions: { filesystem: { read: [project], write: [project/out, temp] }, network: none|any (or { access: any, hosts: [api.example.com] }), env: [NAME], subprocess: true|false } (docs/permissions.md).';
   switch (path[0]) {
     case 'sources':
       return 'Each source is one of `tools: DIR`, `scripts: DIR`, `module: PATH` or `workflows: DIR`, with optional include:, exclude:, prefix:.';
@@ -276,6 +294,28 @@ function findDuplicateTags(
     );
   });
   return diagnostics;
+}
+
+/**
+ * `permissions:` at the top of a project's toolpack.yaml: a project's own tools run with the
+ * user's rights unless a source asks for `sandbox: true`, so a grant there would confine
+ * nothing while looking as if it did. A manifest with a `name:` is a pack's own folder (its
+ * author serves it while writing it), where the permissions are what it will ask for.
+ */
+function findProjectPermissions(
+  value: Record<string, unknown>,
+  at: (segments: readonly PropertyKey[]) => { path: string; line?: number },
+): Diagnostic[] {
+  if (value.permissions === undefined || value.name !== undefined) return [];
+  return [
+    createDiagnostic(
+      'error',
+      'E_MANIFEST_FIELD',
+      "permissions: a project's own tools are not confined by a top-level permissions: key, so it would mean nothing.",
+      at(['permissions']),
+      'Permissions belong to a pack (its toolpack.yaml, with name: and version:), or beside `sandbox: true` on a source: sources: [{ tools: tools, sandbox: true, permissions: { network: none } }].',
+    ),
+  ];
 }
 
 /** What a pack needs beyond a project: identity, a description and sources (checked on the raw value, so they come with the other problems). */
