@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { LEAST_PERMISSIONS } from '@toolpack/core';
 import { computeIntegrity } from '../integrity/integrity.ts';
+import { hashToolDefinition } from '../pins/tool-hash.ts';
 import { findLockDrift, parseLockfile, serializeLockfile, type Lockfile } from './lockfile.ts';
 
 const integrity = computeIntegrity(Buffer.from('x'));
@@ -22,6 +24,53 @@ describe('toolpack.lock', () => {
     expect(text.indexOf('"json"')).toBeLessThan(text.indexOf('"tracker"'));
     expect(text.endsWith('}\n')).toBe(true);
     expect(parseLockfile(text, 'toolpack.lock')).toEqual({ lock, diagnostics: [] });
+  });
+
+  it('records approved permissions and tool pins, sorted and stable, and reads them back', () => {
+    const pin = (name: string) =>
+      hashToolDefinition({ name, description: name, inputSchema: { type: 'object' } });
+    const pinned: Lockfile = structuredClone(lock);
+    pinned.packs.tracker = {
+      ...pinned.packs.tracker!,
+      permissions: {
+        filesystem: { read: ['temp', 'project'], write: ['temp'] },
+        network: { access: 'any', hosts: ['b.example.com', 'a.example.com'] },
+        env: ['Z_TOKEN', 'A_URL'],
+        subprocess: false,
+      },
+      tools: { tracker_z: pin('tracker_z'), tracker_a: pin('tracker_a') },
+    };
+    const text = serializeLockfile(pinned);
+    expect(text.indexOf('"tracker_a"')).toBeLessThan(text.indexOf('"tracker_z"'));
+    expect(text.indexOf('"integrity"')).toBeLessThan(text.indexOf('"permissions"'));
+    const read = parseLockfile(text, 'toolpack.lock').lock!;
+    expect(read.packs.tracker?.permissions).toEqual({
+      filesystem: { read: ['project', 'temp'], write: ['temp'] },
+      network: { access: 'any', hosts: ['a.example.com', 'b.example.com'] },
+      env: ['A_URL', 'Z_TOKEN'],
+      subprocess: false,
+    });
+    expect(serializeLockfile(read)).toBe(text);
+    // Entries written before permissions existed still read: nothing approved, nothing pinned.
+    expect(read.packs.json).toEqual(lock.packs.json);
+    expect(read.packs.json?.permissions).toBeUndefined();
+    const bad = parseLockfile(
+      JSON.stringify({
+        lockfileVersion: 1,
+        packs: {
+          x: {
+            ...lock.packs.json,
+            permissions: { ...LEAST_PERMISSIONS, filesytem: {} },
+            tools: { x_a: 'md5-x' },
+          },
+        },
+      }),
+      'toolpack.lock',
+    );
+    expect(bad.diagnostics.map((d) => d.message)).toEqual([
+      expect.stringMatching(/^packs\.x\.permissions: .*filesytem/),
+      'packs.x.tools.x_a: not a tool hash (sha256-<base64>).',
+    ]);
   });
 
   it('reports what is wrong with a damaged one', () => {

@@ -2,8 +2,16 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
 import { z } from 'zod';
-import { createDiagnostic, createIssueDiagnostics, type Diagnostic } from '@toolpack/core';
+import {
+  createDiagnostic,
+  createIssueDiagnostics,
+  normalizePermissions,
+  packPermissionsSchema,
+  type Diagnostic,
+  type PackPermissions,
+} from '@toolpack/core';
 import { isValidIntegrity } from '../integrity/integrity.ts';
+import { isToolHash } from '../pins/tool-hash.ts';
 import {
   isValidAlias,
   isValidPackName,
@@ -22,6 +30,17 @@ export interface LockEntry {
   resolved: string;
   /** `sha512-<base64>` of the tarball. */
   integrity: string;
+  /**
+   * The permissions the user approved for this pack (normalised). Absent in entries written
+   * before permissions existed: those count as `LEAST_PERMISSIONS` approved, so the next
+   * install or update asks once.
+   */
+  permissions?: PackPermissions;
+  /**
+   * Served tool name -> `hashToolDefinition` of its definition, as approved. Absent: the
+   * tools are not pinned yet (the next install or update pins them, asking once).
+   */
+  tools?: Record<string, string>;
 }
 
 /**
@@ -49,6 +68,13 @@ const lockSchema = z.object({
       integrity: z
         .string()
         .refine(isValidIntegrity, { error: 'not a sha512 integrity (sha512-<base64>)' }),
+      permissions: packPermissionsSchema.optional(),
+      tools: z
+        .record(
+          z.string().min(1),
+          z.string().refine(isToolHash, { error: 'not a tool hash (sha256-<base64>)' }),
+        )
+        .optional(),
     }),
   ),
 });
@@ -139,9 +165,19 @@ export function serializeLockfile(lock: Lockfile): string {
       version: entry.version,
       resolved: entry.resolved,
       integrity: entry.integrity,
+      ...(entry.permissions === undefined
+        ? {}
+        : { permissions: normalizePermissions(entry.permissions) }),
+      ...(entry.tools === undefined ? {} : { tools: sortByKey(entry.tools) }),
     };
   }
   return `${JSON.stringify({ lockfileVersion: LOCKFILE_VERSION, packs }, null, 2)}\n`;
+}
+
+function sortByKey(record: Record<string, string>): Record<string, string> {
+  const sorted: Record<string, string> = {};
+  for (const key of Object.keys(record).sort()) sorted[key] = record[key]!;
+  return sorted;
 }
 
 /** One difference between toolpack.yaml's `packs:` and toolpack.lock. */
