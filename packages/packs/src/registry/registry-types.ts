@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolAnnotations } from '@toolpack/core';
+import { packPermissionsSchema, type PackPermissions, type ToolAnnotations } from '@toolpack/core';
 import type { EnvRequirement } from '../manifest/manifest-schema.ts';
 
 /**
@@ -32,6 +32,12 @@ export interface VersionDoc {
   tags: string[];
   tools: PackToolSummary[];
   env: EnvRequirement[];
+  /**
+   * What the version's tools may touch, as its toolpack.yaml declares it (normalised, `env:`
+   * names merged in). Absent from registries older than permissions; when present, an install
+   * refuses a tarball whose toolpack.yaml says otherwise (E_PACK_PERMISSIONS_MISMATCH).
+   */
+  permissions?: PackPermissions;
   dist: PackDist;
   /** The deprecation message, when the version is deprecated. */
   deprecated?: string;
@@ -90,6 +96,8 @@ export const versionDocSchema = z.looseObject({
   tags: z.array(z.string()).default([]),
   tools: z.array(toolSchema).default([]),
   env: z.array(envSchema).default([]),
+  // Strict like a manifest's: a grant this client cannot read must not pass for no grant.
+  permissions: packPermissionsSchema.optional(),
   dist: z.looseObject({
     tarball: z.string().min(1),
     integrity: z.string().min(1),

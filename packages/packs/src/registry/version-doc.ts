@@ -27,6 +27,7 @@ export function buildVersionDoc(input: BuildVersionDocInput): VersionDoc {
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     })),
     env: input.manifest.env.map((env) => ({ ...env })),
+    permissions: structuredClone(input.manifest.permissions),
     dist: {
       tarball: input.tarball,
       integrity: input.integrity,

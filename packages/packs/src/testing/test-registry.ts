@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { LEAST_PERMISSIONS, type PackPermissions } from '@toolpack/core';
 import { computeIntegrity } from '../integrity/integrity.ts';
 import { parseManifest, readManifest, MANIFEST_FILE } from '../manifest/parse-manifest.ts';
 import type { PackManifest } from '../manifest/manifest-schema.ts';
@@ -40,11 +41,23 @@ export interface TestRegistry {
   replaceTarball(name: string, version: string, bytes: Buffer): void;
   /** Adds a version whose tarball is `bytes` as is, with their integrity (hostile-tarball tests). */
   addRaw(
-    doc: { name: string; version: string; description?: string; tools?: PackToolSummary[] },
+    doc: {
+      name: string;
+      version: string;
+      description?: string;
+      tools?: PackToolSummary[];
+      permissions?: PackPermissions;
+    },
     bytes: Buffer,
   ): void;
   /** Rewrites a version's `dist` as a hostile registry would (a tarball on another host, `data:`). */
   setDist(name: string, version: string, dist: Partial<PackDist>): void;
+  /**
+   * Rewrites the permissions a version's VersionDoc states, as a hostile or stale registry
+   * would (showing less than the tarball's toolpack.yaml asks); `undefined` drops them, as an
+   * older registry does.
+   */
+  setPermissions(name: string, version: string, permissions: PackPermissions | undefined): void;
   /** The stored tarball of a version, as published. */
   tarballOf(name: string, version: string): Buffer;
   deprecate(name: string, version: string, message: string): void;
@@ -325,6 +338,7 @@ export async function startTestRegistry(options: TestRegistryOptions = {}): Prom
         tags: [],
         sources: [],
         env: [],
+        permissions: doc.permissions ?? LEAST_PERMISSIONS,
         packs: {},
         dependencies: [],
       } satisfies PackManifest;
@@ -334,6 +348,12 @@ export async function startTestRegistry(options: TestRegistryOptions = {}): Prom
       const stored = packs.get(name)?.versions.get(version);
       if (stored === undefined) throw new Error(`No ${name}@${version} to change.`);
       stored.doc.dist = { ...stored.doc.dist, ...dist };
+    },
+    setPermissions(name, version, permissions) {
+      const stored = packs.get(name)?.versions.get(version);
+      if (stored === undefined) throw new Error(`No ${name}@${version} to change.`);
+      if (permissions === undefined) delete stored.doc.permissions;
+      else stored.doc.permissions = permissions;
     },
     tarballOf(name, version) {
       const stored = packs.get(name)?.versions.get(version);
