@@ -335,6 +335,11 @@ export const ERROR_CODES = Object.freeze({
       'A confined tool was given more than the sandbox can pass (fds, paths); this is a bug.',
     exit: 'bug',
   },
+  E_SANDBOX_PATH: {
+    meaning:
+      'A folder granted to a confined tool leads out of the project through a symlink, or its own folder is missing.',
+    exit: 'failure',
+  },
   E_SANDBOX_REQUIRED: {
     meaning:
       'A confined tool was refused because the OS sandbox cannot be had here and the sandbox is required.',
