@@ -45,7 +45,7 @@ export const DEFAULT_ENV_ALLOW_LIST: readonly string[] = [
 
 /**
  * Names Toolpack itself reads from its own environment (the bearer and publish token, the
- * registry address, the PowerShell host's channel token, the containment switch). A child
+ * registry address, the PowerShell host's channel token, the containment and sandbox switches). A child
  * never inherits them from the server, even when an allow-list pattern matches: a tool that
  * needs a token gets its own variable, declared by its pack. The runner may still set one of
  * these names explicitly for a child (`values`), as the PowerShell host's token is.
@@ -57,6 +57,7 @@ export const WITHHELD_ENV_NAMES: readonly string[] = [
   'TOOLPACK_REGISTRY',
   'TOOLPACK_CACHE_DIR',
   'TOOLPACK_CONTAINMENT',
+  'TOOLPACK_SANDBOX',
 ];
 
 export interface BuildToolEnvironmentOptions {

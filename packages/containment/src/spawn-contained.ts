@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, realpathSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
 import { ToolpackError } from '@toolpack/core';
@@ -11,6 +11,13 @@ import {
 } from './containment-mode.ts';
 import { getGroupWatchdog } from './group-watchdog.ts';
 import { killProcessTree } from './kill-process-tree.ts';
+import {
+  buildSandboxArgv,
+  buildSandboxEnvironmentValues,
+  SANDBOX_SYSTEM_ROOTS,
+} from './sandbox/build-sandbox-argv.ts';
+import { isWithin, type SandboxPlan } from './sandbox/plan-sandbox.ts';
+import { resolveSandbox } from './sandbox/probe-sandbox.ts';
 
 export interface SpawnContainedOptions {
   command: string;
@@ -25,12 +32,25 @@ export interface SpawnContainedOptions {
   stdio?: StdioOptions;
   /** Overrides `TOOLPACK_CONTAINMENT` for this child (tests; a caller that knows better). */
   mode?: ContainmentRequest;
+  /**
+   * Confines the child to this plan (`planSandbox`) under bubblewrap when the sandbox can be
+   * had here (`describeSandbox`), instead of the containment mode's namespaces: it sees only
+   * the plan's paths and the system's programs, a private HOME and /tmp, no network unless
+   * `plan.network`; HOME and TMPDIR are set to the private ones. `cwd`, when given, must be
+   * a folder the plan shows (else the child starts in `plan.cwd`). Where the sandbox cannot
+   * be had the child runs as without a plan: check `ContainedProcess.sandboxed`, or refuse
+   * beforehand with `describeSandbox`.
+   */
+  sandbox?: SandboxPlan;
 }
 
 export interface ContainedProcess {
   /** The started process. In namespace mode its pid is the outer launcher's, not the command's. */
   readonly child: ChildProcess;
+  /** `namespace` when sandboxed: bwrap's namespaces give the same promises. */
   readonly mode: ContainmentMode;
+  /** True when the child runs under the OS sandbox, confined to the plan it was given. */
+  readonly sandboxed: boolean;
   /**
    * Kills the child and everything it started (SIGKILL; contained children are not asked
    * politely: ask through the child's own channel first if it should clean up).
@@ -45,18 +65,47 @@ const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
 /**
- * Starts a child for tool or pack code that cannot outlive its owner: see `ContainmentMode`.
- * Throws `E_CONTAINMENT_UNAVAILABLE` when namespace mode is forced and cannot be had.
+ * Starts a child for tool or pack code that cannot outlive its owner: see `ContainmentMode`,
+ * and confined to a `SandboxPlan` when given one and the sandbox can be had.
+ * Throws `E_CONTAINMENT_UNAVAILABLE` when namespace mode is forced and cannot be had,
+ * `E_CONTAINMENT_MODE` for a wrong `TOOLPACK_CONTAINMENT` or `TOOLPACK_SANDBOX`, and
+ * `E_SANDBOX_ARGUMENTS` when the command of a sandboxed child is outside its plan.
  * Call it from the main thread: in namespace mode the child dies with the thread that spawned it.
  */
 export function spawnContained(options: SpawnContainedOptions): ContainedProcess {
-  const resolved = resolveContainment(options.mode);
+  const probe = options.sandbox === undefined ? undefined : resolveSandbox();
+  const bwrap = probe?.available === true ? probe.bwrap : undefined;
+  const plan = bwrap === undefined ? undefined : options.sandbox;
+  const sandboxed = plan !== undefined;
+  const resolved: ResolvedMode = sandboxed
+    ? { mode: 'namespace', reportsSignalsAsStatus: true }
+    : resolveContainmentMode(options.mode);
   const windows = process.platform === 'win32';
   const args = options.args ?? [];
   let command = options.command;
   let argv: string[] = [...args];
   let env: Record<string, string> = { ...options.env };
-  if (resolved.prefix !== undefined) {
+  if (plan !== undefined && bwrap !== undefined) {
+    const executable = findExecutable(options.command, options.env, options.cwd);
+    if (executable !== undefined) {
+      if (!isVisibleInSandbox(executable, plan)) {
+        throw new ToolpackError(
+          'E_SANDBOX_ARGUMENTS',
+          `${executable} would run confined, but it is outside the sandbox: the plan shows only the system's programs and ${[...plan.read, ...plan.write].join(', ')}.`,
+          { hint: "Pass the program's install folder in planSandbox's runtimePaths." },
+        );
+      }
+      const cwd =
+        options.cwd !== undefined && isVisibleInSandbox(options.cwd, plan)
+          ? realpathSync(options.cwd)
+          : plan.cwd;
+      command = bwrap;
+      argv = buildSandboxArgv({ plan: { ...plan, cwd }, command: executable, args });
+      env = { ...env, ...buildSandboxEnvironmentValues(plan) };
+    } else {
+      env = { ...env, PATH: options.env.PATH || NO_PATH };
+    }
+  } else if (resolved.prefix !== undefined) {
     const stdio = options.stdio;
     if (Array.isArray(stdio) && stdio.length > MAX_NAMESPACE_FD + 1) {
       throw new ToolpackError(
@@ -87,7 +136,7 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
     detached: !windows,
     windowsHide: true,
   });
-  if (resolved.mode === 'namespace') reportSignalDeaths(child);
+  if (resolved.reportsSignalsAsStatus) reportSignalDeaths(child);
   const pid = child.pid;
   const watchdog = resolved.mode === 'process-group' && !windows ? getGroupWatchdog() : undefined;
   if (pid !== undefined) {
@@ -105,6 +154,7 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
   return {
     child,
     mode: resolved.mode,
+    sandboxed,
     kill() {
       if (pid !== undefined && child.exitCode === null && child.signalCode === null)
         killProcessTree(pid);
@@ -112,9 +162,39 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
   };
 }
 
+interface ResolvedMode {
+  mode: ContainmentMode;
+  /** For `namespace`: the argv prefix. */
+  prefix?: readonly string[];
+  /** The launcher exits with 128 + N when the command dies of signal N (an init `sh`, bwrap). */
+  reportsSignalsAsStatus: boolean;
+}
+
+function resolveContainmentMode(request: ContainmentRequest | undefined): ResolvedMode {
+  const resolved = resolveContainment(request);
+  return {
+    mode: resolved.mode,
+    ...(resolved.prefix === undefined ? {} : { prefix: resolved.prefix }),
+    reportsSignalsAsStatus: resolved.mode === 'namespace',
+  };
+}
+
+/** Whether `target` (its real path) is bound inside a sandbox confined to `plan`. */
+function isVisibleInSandbox(target: string, plan: SandboxPlan): boolean {
+  let real: string;
+  try {
+    real = realpathSync(target);
+  } catch {
+    return false;
+  }
+  return [...SANDBOX_SYSTEM_ROOTS, ...plan.read, ...plan.write].some((folder) =>
+    isWithin(real, folder),
+  );
+}
+
 /**
- * In a namespace the command runs below an init `sh`, which can only pass a death by signal N
- * on as exit status 128 + N. Turned back into the signal for 'exit' and 'close' listeners, as
+ * In a namespace the command runs below an init `sh` (or bwrap), which can only pass a death
+ * by signal N on as exit status 128 + N. Turned back into the signal for 'exit' and 'close' listeners, as
  * a shell reports it (a command that exits with 130 on its own reads as SIGINT too).
  */
 function reportSignalDeaths(child: ChildProcess): void {

@@ -1,0 +1,125 @@
+import { lstatSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import type { SandboxPlan } from './plan-sandbox.ts';
+
+/** The confined child's HOME: an empty, writable tmpfs that ends with it. */
+export const SANDBOX_HOME = '/home/toolpack';
+
+/** The confined child's private temp folder when `temp` was not granted. */
+const PRIVATE_TMP = '/tmp';
+
+/**
+ * The top-level folders of the system's programs and libraries. Merged-/usr systems have
+ * /bin, /lib... as symlinks into /usr: they are recreated as the same symlinks inside.
+ */
+const SYSTEM_FOLDERS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/**
+ * What of /etc a program needs to start and to resolve names and certificates. Never /etc
+ * wholesale: shadow, ssh host keys and TLS keys live there (and a tool run by root is root
+ * inside too, the owner of those files).
+ */
+const ETC_FILES = [
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/nsswitch.conf',
+  '/etc/host.conf',
+  '/etc/hosts',
+  '/etc/resolv.conf',
+  '/etc/gai.conf',
+  '/etc/services',
+  '/etc/protocols',
+  // Certificates and OpenSSL's configuration, not /etc/ssl/private (TLS keys).
+  '/etc/ssl/certs',
+  '/etc/ssl/openssl.cnf',
+  '/etc/pki/ca-trust',
+  '/etc/pki/tls/certs',
+  '/etc/pki/tls/cert.pem',
+  '/etc/pki/tls/openssl.cnf',
+  '/etc/ca-certificates',
+  '/etc/ca-certificates.conf',
+  '/etc/crypto-policies',
+  '/etc/localtime',
+  '/etc/timezone',
+  '/etc/locale.alias',
+  '/etc/locale.conf',
+  '/etc/alternatives',
+  '/etc/os-release',
+  '/etc/mime.types',
+];
+
+/** What every sandbox shows of the system, besides /proc, /dev and its private folders. */
+export const SANDBOX_SYSTEM_ROOTS: readonly string[] = ['/usr', ...SYSTEM_FOLDERS, ...ETC_FILES];
+
+export interface BuildSandboxArgvOptions {
+  plan: Pick<SandboxPlan, 'read' | 'write' | 'network' | 'cwd'>;
+  /** The absolute path of the program to run inside. */
+  command: string;
+  args: readonly string[];
+}
+
+/**
+ * bwrap's arguments (after `bwrap` itself) for running `command` confined to `plan`:
+ * - every namespace bwrap can make (`--unshare-all`: user, PID, mount, IPC, UTS, cgroup, net),
+ *   the host's network only for `plan.network`; bwrap is the PID namespace's init, so the
+ *   command is not PID 1 (signals it sends itself work) and nothing it starts outlives it;
+ * - `--die-with-parent`, `--new-session` (no TIOCSTI into the owner's terminal) and
+ *   `--cap-drop ALL`: run as root, bwrap keeps every capability inside its user namespace,
+ *   enough to remount a read-only bind writable;
+ * - the system read-only (/usr, the /bin, /lib... symlinks or binds, a selection of /etc), a
+ *   fresh /proc and a minimal /dev, a private /tmp and HOME (tmpfs);
+ * - the plan's paths at their own paths, parents before children, so a writable folder inside
+ *   a read-only project stays writable and a read-only own folder inside a writable project
+ *   stays read-only.
+ */
+export function buildSandboxArgv(options: BuildSandboxArgvOptions): string[] {
+  const { plan } = options;
+  const argv = ['--unshare-all'];
+  if (plan.network) argv.push('--share-net');
+  argv.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
+  argv.push('--ro-bind', '/usr', '/usr');
+  for (const folder of SYSTEM_FOLDERS) {
+    const target = readSymlinkTarget(folder);
+    if (target === undefined) argv.push('--ro-bind-try', folder, folder);
+    else argv.push('--symlink', target, folder);
+  }
+  for (const file of ETC_FILES) argv.push('--ro-bind-try', file, file);
+  argv.push('--proc', '/proc', '--dev', '/dev');
+  argv.push('--tmpfs', PRIVATE_TMP, '--tmpfs', SANDBOX_HOME);
+  const binds = [
+    ...plan.read.map((folder) => ({ folder, flag: '--ro-bind' })),
+    ...plan.write.map((folder) => ({ folder, flag: '--bind' })),
+  ].sort((a, b) => countSegments(a.folder) - countSegments(b.folder));
+  for (const { folder, flag } of binds) argv.push(flag, folder, folder);
+  argv.push('--chdir', plan.cwd, '--', options.command, ...options.args);
+  return argv;
+}
+
+/** HOME and TMPDIR for the confined child: its private ones, or the real temp folder if granted. */
+export function buildSandboxEnvironmentValues(
+  plan: Pick<SandboxPlan, 'temp'>,
+): Record<string, string> {
+  return { HOME: SANDBOX_HOME, TMPDIR: plan.temp ?? PRIVATE_TMP };
+}
+
+function countSegments(folder: string): number {
+  return folder.split(path.sep).filter(Boolean).length;
+}
+
+const symlinkTargets = new Map<string, string | undefined>();
+
+function readSymlinkTarget(file: string): string | undefined {
+  if (!symlinkTargets.has(file)) {
+    let target: string | undefined;
+    try {
+      if (lstatSync(file).isSymbolicLink()) target = readlinkSync(file);
+    } catch {
+      // Missing: bound with --ro-bind-try, which skips it.
+    }
+    symlinkTargets.set(file, target);
+  }
+  return symlinkTargets.get(file);
+}
