@@ -7,11 +7,14 @@ it('@toolpack/containment exports exactly these runtime names', () => {
   expect(Object.keys(entry).sort()).toEqual([
     'CONTAINMENT_ENV_VARIABLE',
     'DEFAULT_ENV_ALLOW_LIST',
+    'SANDBOX_ENV_VARIABLE',
     'WITHHELD_ENV_NAMES',
     'buildToolEnvironment',
     'describeContainment',
+    'describeSandbox',
     'findWithheldAllowListEntries',
     'killProcessTree',
+    'planSandbox',
     'readContainmentRequest',
     'spawnContained',
   ]);

@@ -14,6 +14,11 @@ export type {
 
 export { killProcessTree } from './kill-process-tree.ts';
 
+export { planSandbox } from './sandbox/plan-sandbox.ts';
+export type { PlanSandboxOptions, SandboxPlan } from './sandbox/plan-sandbox.ts';
+export { SANDBOX_ENV_VARIABLE, describeSandbox } from './sandbox/probe-sandbox.ts';
+export type { SandboxDescription, SandboxRequest } from './sandbox/probe-sandbox.ts';
+
 export {
   DEFAULT_ENV_ALLOW_LIST,
   WITHHELD_ENV_NAMES,
