@@ -11,6 +11,7 @@ it('@toolpack/runners exports exactly these runtime names', () => {
     'checkToolArguments',
     'createToolRunner',
     'describeContainment',
+    'describeSandbox',
     'findWithheldAllowListEntries',
     'formatMissingPwshMessage',
     'getDefaultInterpreters',

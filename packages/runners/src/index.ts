@@ -8,19 +8,22 @@ export type {
 } from './tool-runner.ts';
 export type { ToolProgress } from './runner-types.ts';
 
-// The allow-list and the containment mode live in @toolpack/containment, with the rest of
-// what a child may inherit; re-exported so `@toolpack/runners` keeps its public names.
+// The allow-list, the containment mode and the sandbox's state live in @toolpack/containment,
+// with the rest of what a child may inherit; re-exported so that whoever configures a runner
+// (requireSandbox) can say beforehand what will happen to confined tools.
 export {
   DEFAULT_ENV_ALLOW_LIST,
   WITHHELD_ENV_NAMES,
   buildToolEnvironment,
   describeContainment,
+  describeSandbox,
   findWithheldAllowListEntries,
 } from '@toolpack/containment';
 export type {
   BuildToolEnvironmentOptions,
   ContainmentDescription,
   ContainmentMode,
+  SandboxDescription,
 } from '@toolpack/containment';
 
 export { getDefaultInterpreters } from './process/process-runner.ts';
