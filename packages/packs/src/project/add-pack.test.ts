@@ -1,6 +1,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LEAST_PERMISSIONS } from '@toolpack/core';
 import { createPackCache } from '../cache/pack-cache.ts';
 import { computeIntegrity } from '../integrity/integrity.ts';
 import { createHttpRegistry } from '../registry/http-registry.ts';
@@ -12,6 +13,9 @@ import { startTestRegistry, type TestRegistry } from '../testing/test-registry.t
 import { addPack } from './add-pack.ts';
 import { removePack } from './remove-pack.ts';
 import { createTempDirs, snapshotTree } from './test-project.ts';
+
+/** Approves every pack: these tests are about installing, not about approval. */
+const approveAll = () => true;
 
 const packs = path.join(import.meta.dirname, 'fixtures', 'packs');
 const temp = createTempDirs();
@@ -34,6 +38,7 @@ describe('addPack', () => {
   it('installs the latest version into an empty folder: toolpack.yaml, toolpack.lock, .toolpack/packs/<name>', async () => {
     const { project, cache, client } = setup();
     const report = await addPack({
+      approve: approveAll,
       projectDir: project,
       name: 'hello',
       registry: client,
@@ -62,6 +67,8 @@ describe('addPack', () => {
           version: '1.1.0',
           resolved: `${registry.url}/v0/packs/hello/-/hello-1.1.0.tgz`,
           integrity: expect.stringMatching(/^sha512-/),
+          // Approved: what its toolpack.yaml asks for (it declares nothing: the least).
+          permissions: LEAST_PERMISSIONS,
         },
       },
     });
@@ -81,6 +88,7 @@ describe('addPack', () => {
   it('resolves a range and serves under an alias', async () => {
     const { project, cache, client } = setup();
     const report = await addPack({
+      approve: approveAll,
       projectDir: project,
       name: 'hello',
       range: '~1.0',
@@ -105,6 +113,7 @@ describe('addPack', () => {
   it('does not prefix a tool already named <alias>_..., and warns about unset required env', async () => {
     const { project, cache, client } = setup();
     const report = await addPack({
+      approve: approveAll,
       projectDir: project,
       name: 'weather',
       registry: client,
@@ -114,6 +123,7 @@ describe('addPack', () => {
     expect(report.tools).toEqual(['weather_now']);
     expect(report.missingEnv.map((e) => e.name)).toEqual(['WEATHER_API_KEY']);
     const set = await addPack({
+      approve: approveAll,
       projectDir: project,
       name: 'weather',
       registry: client,
@@ -128,7 +138,13 @@ describe('addPack', () => {
     const original =
       '# mine\nsources:\n  - scripts: scripts   # our scripts\n\npacks:\n  weather: ^1.0.0  # forecasts\n';
     writeFileSync(path.join(project, 'toolpack.yaml'), original);
-    await addPack({ projectDir: project, name: 'hello', registry: client, cache });
+    await addPack({
+      approve: approveAll,
+      projectDir: project,
+      name: 'hello',
+      registry: client,
+      cache,
+    });
     expect(readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')).toBe(
       `${original}  hello: ^1.1.0\n`,
     );
@@ -136,10 +152,23 @@ describe('addPack', () => {
 
   it('refuses an alias another pack uses, leaving the project as it was', async () => {
     const { project, cache, client } = setup();
-    await addPack({ projectDir: project, name: 'hello', registry: client, cache });
+    await addPack({
+      approve: approveAll,
+      projectDir: project,
+      name: 'hello',
+      registry: client,
+      cache,
+    });
     const before = snapshotTree(project);
     await expect(
-      addPack({ projectDir: project, name: 'weather', alias: 'hello', registry: client, cache }),
+      addPack({
+        approve: approveAll,
+        projectDir: project,
+        name: 'weather',
+        alias: 'hello',
+        registry: client,
+        cache,
+      }),
     ).rejects.toMatchObject({
       code: 'E_ALIAS_TAKEN',
       message:
@@ -154,6 +183,7 @@ describe('addPack', () => {
     const before = snapshotTree(project);
     await expect(
       addPack({
+        approve: approveAll,
         projectDir: project,
         name: 'hello',
         registry: client,
@@ -176,10 +206,18 @@ describe('addPack', () => {
       labels.push(`${name}@${version}`);
       return () => undefined;
     };
-    await addPack({ projectDir: project, name: 'hello', registry: client, cache, onDownload });
+    await addPack({
+      approve: approveAll,
+      projectDir: project,
+      name: 'hello',
+      registry: client,
+      cache,
+      onDownload,
+    });
     rmSync(path.join(project, '.toolpack'), { recursive: true });
     rmSync(path.join(project, 'toolpack.lock'));
     const again = await addPack({
+      approve: approveAll,
       projectDir: project,
       name: 'hello',
       registry: client,
@@ -196,6 +234,7 @@ describe('addPack', () => {
       own.deprecate('hello', '1.0.0', 'Use hello 2 instead.');
       const { project, cache } = setup();
       const report = await addPack({
+        approve: approveAll,
         projectDir: project,
         name: 'hello',
         registry: createHttpRegistry({ url: own.url }),
@@ -215,6 +254,7 @@ describe('addPack', () => {
       own.yank('hello', '1.1.0');
       const { project, cache } = setup();
       const report = await addPack({
+        approve: approveAll,
         projectDir: project,
         name: 'hello',
         range: '^1.0.0',
@@ -246,6 +286,7 @@ describe('addPack refuses bad tarballs before writing anything outside a fresh t
     writeFileSync(path.join(project, 'toolpack.yaml'), '# mine\npacks: {}\n');
     const before = snapshotTree(project);
     const error = await addPack({
+      approve: approveAll,
       projectDir: project,
       name,
       registry: createHttpRegistry({ url: own.url }),
@@ -334,13 +375,27 @@ describe('addPack refuses bad tarballs before writing anything outside a fresh t
 describe('addPack with a broken project', () => {
   it('changes nothing when toolpack.lock cannot be read', async () => {
     const { project, cache, client } = setup();
-    await addPack({ projectDir: project, name: 'hello', range: '1.0.0', registry: client, cache });
+    await addPack({
+      approve: approveAll,
+      projectDir: project,
+      name: 'hello',
+      range: '1.0.0',
+      registry: client,
+      cache,
+    });
     const lock = path.join(project, 'toolpack.lock');
     rmSync(lock);
     mkdirSync(lock);
     const before = snapshotTree(project);
     await expect(
-      addPack({ projectDir: project, name: 'hello', range: '1.1.0', registry: client, cache }),
+      addPack({
+        approve: approveAll,
+        projectDir: project,
+        name: 'hello',
+        range: '1.1.0',
+        registry: client,
+        cache,
+      }),
     ).rejects.toMatchObject({ code: 'E_LOCKFILE' });
     expect(snapshotTree(project)).toEqual(before);
   });
@@ -350,7 +405,7 @@ describe('addPack with a broken project', () => {
     writeFileSync(path.join(project, 'toolpack.yaml'), 'packs:\n  jira: ^x\n');
     const before = snapshotTree(project);
     await expect(
-      addPack({ projectDir: project, name: 'hello', registry: client, cache }),
+      addPack({ approve: approveAll, projectDir: project, name: 'hello', registry: client, cache }),
     ).rejects.toMatchObject({
       code: 'E_MANIFEST',
       message: expect.stringMatching(
@@ -364,7 +419,13 @@ describe('addPack with a broken project', () => {
 describe('removePack', () => {
   it('restores an empty folder after add then remove', async () => {
     const { project, cache, client } = setup();
-    await addPack({ projectDir: project, name: 'hello', registry: client, cache });
+    await addPack({
+      approve: approveAll,
+      projectDir: project,
+      name: 'hello',
+      registry: client,
+      cache,
+    });
     const report = await removePack({ projectDir: project, name: 'hello' });
     expect(report).toEqual({
       alias: 'hello',
@@ -380,8 +441,21 @@ describe('removePack', () => {
     const { project, cache, client } = setup();
     const original = '# mine\npacks:\n  weather: ^1.0.0  # forecasts\n';
     writeFileSync(path.join(project, 'toolpack.yaml'), original);
-    await addPack({ projectDir: project, name: 'weather', registry: client, cache });
-    await addPack({ projectDir: project, name: 'hello', alias: 'hi', registry: client, cache });
+    await addPack({
+      approve: approveAll,
+      projectDir: project,
+      name: 'weather',
+      registry: client,
+      cache,
+    });
+    await addPack({
+      approve: approveAll,
+      projectDir: project,
+      name: 'hello',
+      alias: 'hi',
+      registry: client,
+      cache,
+    });
     await removePack({ projectDir: project, name: 'hello' });
     expect(readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')).toBe(original);
     expect(
@@ -402,6 +476,7 @@ describe('a pack from a folder registry', () => {
     try {
       const { openRegistry } = await import('../registry/open-registry.ts');
       const report = await addPack({
+        approve: approveAll,
         projectDir: project,
         name: 'hello',
         registry: openRegistry({ location: folder }),

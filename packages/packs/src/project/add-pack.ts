@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolpackError } from '@toolpack/core';
+import { LEAST_PERMISSIONS, ToolpackError, type PackPermissions } from '@toolpack/core';
 import type { PackCache } from '../cache/pack-cache.ts';
 import { createEmptyLockfile, serializeLockfile, type LockEntry } from '../lock/lockfile.ts';
 import { setManifestPack } from '../manifest/edit-manifest.ts';
@@ -28,7 +28,9 @@ import {
   readProjectState,
 } from './project-files.ts';
 import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
-import { assertNoCollisions, type CheckStagedPacks } from './staged-tools.ts';
+import { assertDocPermissions } from './check-doc-permissions.ts';
+import { obtainApprovals, reviewPack, type ApprovePack } from './review-pack.ts';
+import { assertNoCollisions, type CheckStagedPacks, type StagedToolCheck } from './staged-tools.ts';
 
 export interface AddPackOptions {
   projectDir: string;
@@ -45,6 +47,12 @@ export interface AddPackOptions {
    * registry's word (its VersionDoc), which its publisher controls.
    */
   checkTools?: CheckStagedPacks;
+  /**
+   * Asked once the pack is unpacked and checked, before anything is put in place: adding a
+   * pack is a first approval of what its toolpack.yaml asks for (and of its tools), so it is
+   * asked unless toolpack.lock already approved exactly that. Without it, E_APPROVAL_REQUIRED.
+   */
+  approve?: ApprovePack;
   onDownload?: DownloadListener;
   /** Checked for the pack's required `env` entries (default: process.env). */
   env?: NodeJS.ProcessEnv;
@@ -62,6 +70,8 @@ export interface InstalledPackReport {
   dir: string;
   /** The names its tools are served under. */
   tools: string[];
+  /** What its tools may touch, as approved and recorded in toolpack.lock. */
+  permissions: PackPermissions;
   /** The version installed before, when this replaced one. */
   previousVersion?: string;
   /** Nothing had to be downloaded or unpacked. */
@@ -113,15 +123,38 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
   const doc = pack.versions[version] ?? (await registry.getVersion(name, version));
   const range = options.range ?? `^${version}`;
   const tools = doc.tools.map((tool) => toServedToolName(alias, tool.name));
-  const checkTools = async (dir: string, manifest: PackManifest) => {
-    if (options.checkTools === undefined) return tools;
+  const checkTools = async (
+    dir: string,
+    manifest: PackManifest,
+  ): Promise<StagedToolCheck | undefined> => {
+    if (options.checkTools === undefined) return undefined;
     const check = await options.checkTools([{ alias, name, version, dir, manifest }]);
     assertNoCollisions(
       check,
       `${name}@${version}${alias === defaultAlias(name) ? '' : ` as ${alias}`}`,
       `Serve the pack under another alias (mcp pack add ${name} --as <alias>), or rename or exclude the other tool.`,
     );
-    return check.tools[alias] ?? [];
+    return check;
+  };
+  const servedNames = (check: StagedToolCheck | undefined) =>
+    check === undefined ? tools : (check.tools[alias] ?? []).map((tool) => tool.name);
+  /** Asks, when needed, and returns the lock entry with what was approved. */
+  const approveEntry = async (
+    base: LockEntry,
+    manifest: PackManifest,
+    check: StagedToolCheck | undefined,
+  ): Promise<{ entry: LockEntry; changed: boolean }> => {
+    const review = reviewPack({
+      alias,
+      name,
+      version,
+      permissions: manifest.permissions,
+      ...(locked === undefined ? {} : { locked }),
+      ...(check === undefined ? {} : { check }),
+      mode: 'add',
+    });
+    await obtainApprovals([review], { approve: options.approve });
+    return { entry: { ...base, ...review.grant }, changed: review.drifted };
   };
 
   const lock = structuredClone(state.lock.lock ?? createEmptyLockfile());
@@ -135,7 +168,7 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
     { alias, name, range },
     current ? { replaceKey: writePackDependency(current).key } : {},
   );
-  const report: Omit<InstalledPackReport, 'unchanged' | 'fromCache'> = {
+  const report: Omit<InstalledPackReport, 'unchanged' | 'fromCache' | 'permissions'> = {
     alias,
     name,
     version,
@@ -159,14 +192,28 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
     installed.version === version;
   if (alreadyThere) {
     const installedManifest = (await readManifest(dir, { kind: 'pack' })).manifest;
-    const served =
-      installedManifest === undefined ? tools : await checkTools(dir, installedManifest);
+    let permissions = locked.permissions ?? doc.permissions;
+    let served = tools;
+    let lockText: string | undefined;
+    if (installedManifest !== undefined) {
+      assertDocPermissions(doc, installedManifest.permissions);
+      const check = await checkTools(dir, installedManifest);
+      served = servedNames(check);
+      const approved = await approveEntry(locked, installedManifest, check);
+      permissions = approved.entry.permissions;
+      if (approved.changed) {
+        lock.packs[alias] = approved.entry;
+        lockText = serializeLockfile(lock);
+      }
+    }
     await commitProjectChange(projectDir, {
       ...(manifestText === state.manifest.text ? {} : { manifest: manifestText }),
+      ...(lockText === undefined ? {} : { lock: lockText }),
     });
     return {
       ...report,
       tools: served,
+      permissions: permissions ?? LEAST_PERMISSIONS,
       resolved: locked.resolved,
       unchanged: true,
       fromCache: false,
@@ -197,9 +244,11 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
       ...(options.limits ? { limits: options.limits } : {}),
     });
     stagedDir = staged.dir;
-    const served = await checkTools(staged.dir, staged.manifest);
+    assertDocPermissions(doc, staged.manifest.permissions);
+    const check = await checkTools(staged.dir, staged.manifest);
+    const approved = await approveEntry(entry, staged.manifest, check);
     await remember();
-    lock.packs[alias] = entry;
+    lock.packs[alias] = approved.entry;
     await commitProjectChange(projectDir, {
       packs: [{ alias, from: staged.dir }],
       manifest: manifestText,
@@ -207,7 +256,8 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
     });
     return {
       ...report,
-      tools: served,
+      tools: servedNames(check),
+      permissions: staged.manifest.permissions,
       missingEnv: staged.manifest.env.filter(
         (env) => env.required && !(options.env ?? process.env)[env.name],
       ),

@@ -9,6 +9,9 @@ import { addPack } from './add-pack.ts';
 import { installPacks } from './install-packs.ts';
 import { createTempDirs, snapshotTree } from './test-project.ts';
 
+/** Approves every pack: these tests are about installing, not about approval. */
+const approveAll = () => true;
+
 // Fails the rename that puts a chosen file in place: the last steps of a commit.
 const failing = vi.hoisted(() => ({ target: undefined as string | undefined }));
 vi.mock('node:fs/promises', async (importOriginal) => {
@@ -47,6 +50,7 @@ describe('a commit that fails half-way is undone', () => {
       const cache = createPackCache({ dir: temp.make('cache') });
       const client = createHttpRegistry({ url: registry.url });
       await addPack({
+        approve: approveAll,
         projectDir: project,
         name: 'hello',
         range: '1.0.0',
@@ -56,7 +60,14 @@ describe('a commit that fails half-way is undone', () => {
       const before = snapshotTree(project);
       failing.target = file;
       await expect(
-        addPack({ projectDir: project, name: 'hello', range: '^1.1.0', registry: client, cache }),
+        addPack({
+          approve: approveAll,
+          projectDir: project,
+          name: 'hello',
+          range: '^1.1.0',
+          registry: client,
+          cache,
+        }),
       ).rejects.toThrow(/simulated failure/);
       expect(snapshotTree(project)).toEqual(before);
       expect(
@@ -70,6 +81,7 @@ describe('a commit that fails half-way is undone', () => {
     failing.target = 'toolpack.lock';
     await expect(
       addPack({
+        approve: approveAll,
         projectDir: project,
         name: 'weather',
         registry: createHttpRegistry({ url: registry.url }),
@@ -83,8 +95,21 @@ describe('a commit that fails half-way is undone', () => {
     const project = temp.make('atomic');
     const cache = createPackCache({ dir: temp.make('cache') });
     const client = createHttpRegistry({ url: registry.url });
-    await addPack({ projectDir: project, name: 'hello', range: '1.0.0', registry: client, cache });
-    await addPack({ projectDir: project, name: 'weather', registry: client, cache });
+    await addPack({
+      approve: approveAll,
+      projectDir: project,
+      name: 'hello',
+      range: '1.0.0',
+      registry: client,
+      cache,
+    });
+    await addPack({
+      approve: approveAll,
+      projectDir: project,
+      name: 'weather',
+      registry: client,
+      cache,
+    });
     const manifest = path.join(project, 'toolpack.yaml');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(

@@ -11,6 +11,9 @@ import { addPack } from './add-pack.ts';
 import { createTempDirs, snapshotTree } from './test-project.ts';
 import { updatePacks } from './update-packs.ts';
 
+/** Approves every pack: these tests are about installing, not about approval. */
+const approveAll = () => true;
+
 // Issue 14 finding 4: a third-party pack takes over another tool by picking an alias and tool
 // names that normalise to it (`jira-search` + `issues` -> `jira_search_issues`), while the
 // VersionDoc the registry serves (the publisher's word) lists harmless tools.
@@ -56,6 +59,7 @@ describe('a hostile publisher', () => {
 
     await expect(
       addPack({
+        approve: approveAll,
         projectDir: project,
         name: 'search-helpers',
         alias: 'jira-search',
@@ -77,6 +81,7 @@ describe('a hostile publisher', () => {
   it('reports the tools the unpacked pack serves, not the ones its VersionDoc lists', async () => {
     const project = temp.make('project');
     const report = await addPack({
+      approve: approveAll,
       projectDir: project,
       name: 'search-helpers',
       alias: 'helpers',
@@ -98,6 +103,7 @@ describe('a hostile publisher', () => {
       const cache = createPackCache({ dir: temp.make('cache') });
       const projectTools = ['hello_wave'];
       await addPack({
+        approve: approveAll,
         projectDir: project,
         name: 'hello',
         registry: client,

@@ -13,6 +13,9 @@ import { listProjectPacks } from './project-packs.ts';
 import { createTempDirs, snapshotTree } from './test-project.ts';
 import { updatePacks } from './update-packs.ts';
 
+/** Approves every pack: these tests are about installing, not about approval. */
+const approveAll = () => true;
+
 const packs = path.join(import.meta.dirname, 'fixtures', 'packs');
 const temp = createTempDirs();
 let registry: TestRegistry;
@@ -27,8 +30,22 @@ async function projectWithPacks() {
   const project = temp.make('install');
   const cache = createPackCache({ dir: temp.make('cache') });
   const client = createHttpRegistry({ url: registry.url });
-  await addPack({ projectDir: project, name: 'hello', range: '^1.0.0', registry: client, cache });
-  await addPack({ projectDir: project, name: 'weather', alias: 'wx', registry: client, cache });
+  await addPack({
+    approve: approveAll,
+    projectDir: project,
+    name: 'hello',
+    range: '^1.0.0',
+    registry: client,
+    cache,
+  });
+  await addPack({
+    approve: approveAll,
+    projectDir: project,
+    name: 'weather',
+    alias: 'wx',
+    registry: client,
+    cache,
+  });
   return { project, cache, client };
 }
 
@@ -196,6 +213,7 @@ describe('installPacks', () => {
     const folder = temp.make('folder-registry');
     cpSync(path.join(packs, 'hello-1.0.0'), path.join(folder, 'hello'), { recursive: true });
     await addPack({
+      approve: approveAll,
       projectDir: project,
       name: 'hello',
       registry: openRegistry({ location: folder }),
@@ -222,6 +240,7 @@ describe('updatePacks', () => {
       const cache = createPackCache({ dir: temp.make('cache') });
       const client = createHttpRegistry({ url: own.url });
       await addPack({
+        approve: approveAll,
         projectDir: project,
         name: 'hello',
         range: '^1.0.0',
@@ -242,8 +261,16 @@ describe('updatePacks', () => {
         cache,
         only: ['hello'],
       });
+      // The same (least) permissions and no tool check: nothing to ask.
       expect(report.updated).toEqual([
-        { alias: 'hello', name: 'hello', from: '1.0.0', to: '1.1.0' },
+        {
+          alias: 'hello',
+          name: 'hello',
+          from: '1.0.0',
+          to: '1.1.0',
+          review: expect.objectContaining({ widening: [] }),
+          asked: false,
+        },
       ]);
       expect(readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')).toBe(
         'packs:\n  hello: ^1.0.0\n',

@@ -29,6 +29,15 @@ import {
 import { readPackTarball } from '../tarball/read-tarball.ts';
 import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
 import { findInstalledDifferences } from './verify-installed.ts';
+import { assertDocPermissions } from './check-doc-permissions.ts';
+import {
+  obtainApprovals,
+  reviewPack,
+  type ApprovalRequest,
+  type ApprovePack,
+} from './review-pack.ts';
+import type { CheckStagedPacks, StagedPackInfo } from './staged-tools.ts';
+import type { VersionDoc } from '../registry/registry-types.ts';
 
 export interface InstallPacksOptions {
   projectDir: string;
@@ -43,6 +52,18 @@ export interface InstallPacksOptions {
   env?: NodeJS.ProcessEnv;
   limits?: Partial<PackLimits>;
   fetch?: typeof fetch;
+  /**
+   * Discovers the packs to be installed (staged or already in place) so their tools are
+   * compared with toolpack.lock's pins. Without it, tools are neither pinned nor compared.
+   */
+  checkTools?: CheckStagedPacks;
+  /**
+   * Asked, before anything is put in place, for each pack that asks for more than
+   * toolpack.lock approved, whose tools are new or changed, or whose lock entry predates
+   * approval; never under `frozen` (any such drift is E_PERMISSION_DRIFT). Without it, such
+   * an install is E_APPROVAL_REQUIRED.
+   */
+  approve?: ApprovePack;
 }
 
 export interface InstallPacksReport {
@@ -58,6 +79,8 @@ export interface InstallPacksReport {
   /** Aliases whose folders were removed (no longer in toolpack.yaml). */
   removed: string[];
   lockChanged: boolean;
+  /** Packs whose permissions or tools differ from what toolpack.lock approved (asked or not). */
+  reviewed: { review: ApprovalRequest; asked: boolean }[];
   missingEnv: { alias: string; env: EnvRequirement }[];
 }
 
@@ -88,6 +111,7 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
   const target: Lockfile = createEmptyLockfile();
   const drifted = new Set(drift.map((d) => d.alias));
   const toResolve: PackDependency[] = [];
+  const docs = new Map<string, VersionDoc>();
   for (const dependency of dependencies) {
     const entry = before.packs[dependency.alias];
     if (entry !== undefined && !drifted.has(dependency.alias))
@@ -112,6 +136,7 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
       const pack = await registry.getPack(dependency.name);
       const version = selectVersion(pack, dependency.range);
       const doc = pack.versions[version] ?? (await registry.getVersion(dependency.name, version));
+      docs.set(dependency.alias, doc);
       target.packs[dependency.alias] = {
         name: dependency.name,
         version,
@@ -128,10 +153,12 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
     unverified: [],
     removed: [],
     lockChanged: false,
+    reviewed: [],
     missingEnv: [],
   };
   const created = await ensurePacksDir(projectDir);
   const staged: { alias: string; from: string }[] = [];
+  const toReview: StagedPackInfo[] = [];
   try {
     for (const [alias, entry] of Object.entries(target.packs).sort(([a], [b]) =>
       a < b ? -1 : 1,
@@ -148,6 +175,7 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
         });
         if (fetched === undefined) {
           report.upToDate.push({ alias, name: entry.name, version: entry.version });
+          await addInstalled(toReview, { alias, entry, dir });
           continue;
         }
         const differences = await findInstalledDifferences(
@@ -160,6 +188,7 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
         if (differences.length === 0) {
           await fetched.remember();
           report.upToDate.push({ alias, name: entry.name, version: entry.version });
+          await addInstalled(toReview, { alias, entry, dir });
           continue;
         }
         report.repaired.push({ alias, differences });
@@ -172,9 +201,44 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
         version: entry.version,
         ...(options.limits ? { limits: options.limits } : {}),
       });
+      const doc = docs.get(alias);
+      if (doc !== undefined) assertDocPermissions(doc, pack.manifest.permissions);
       staged.push({ alias, from: pack.dir });
+      toReview.push({
+        alias,
+        name: entry.name,
+        version: entry.version,
+        dir: pack.dir,
+        manifest: pack.manifest,
+      });
       await remember();
       report.installed.push({ alias, name: entry.name, version: entry.version, fromCache });
+    }
+    const check =
+      options.checkTools !== undefined && toReview.length > 0
+        ? await options.checkTools(toReview)
+        : undefined;
+    const reviews = toReview.map((pack) => {
+      const locked = before.packs[pack.alias];
+      return reviewPack({
+        alias: pack.alias,
+        name: pack.name,
+        version: pack.version,
+        permissions: pack.manifest.permissions,
+        ...(locked === undefined ? {} : { locked }),
+        ...(check === undefined ? {} : { check }),
+        mode: options.frozen ? 'frozen' : 'install',
+      });
+    });
+    await obtainApprovals(reviews, {
+      approve: options.approve,
+      ...(options.frozen ? { frozen: true } : {}),
+    });
+    for (const review of reviews) {
+      const alias = review.request.alias;
+      target.packs[alias] = { ...target.packs[alias]!, ...review.grant };
+      if (review.drifted)
+        report.reviewed.push({ review: review.request, asked: review.needsApproval });
     }
     const stale = (await listInstalledAliases(projectDir)).filter(
       (alias) => target.packs[alias] === undefined,
@@ -221,6 +285,22 @@ function fetchTarball(entry: LockEntry, options: InstallPacksOptions) {
         ...(options.limits ? { limits: options.limits } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
       }),
+  });
+}
+
+/** An installed pack (already its locked version) to review with the staged ones. */
+async function addInstalled(
+  list: StagedPackInfo[],
+  pack: { alias: string; entry: LockEntry; dir: string },
+): Promise<void> {
+  const read = await readManifest(pack.dir, { kind: 'pack' });
+  if (read.manifest === undefined) return;
+  list.push({
+    alias: pack.alias,
+    name: pack.entry.name,
+    version: pack.entry.version,
+    dir: pack.dir,
+    manifest: read.manifest,
   });
 }
 

@@ -1,5 +1,6 @@
 import { ToolpackError, type Diagnostic } from '@toolpack/core';
 import type { PackManifest } from '../manifest/manifest-schema.ts';
+import type { ToolDefinition } from '../pins/tool-hash.ts';
 
 /** A pack unpacked into a staging folder under `.toolpack/packs/`, not yet in place. */
 export interface StagedPackInfo {
@@ -12,8 +13,16 @@ export interface StagedPackInfo {
 }
 
 export interface StagedToolCheck {
-  /** Per alias, the names its tools would be served under. */
-  tools: Record<string, string[]>;
+  /**
+   * Per alias, its tools as they would be served (the served name, description, input schema
+   * and annotations): what `toolpack.lock` pins with `hashToolDefinition`.
+   */
+  tools: Record<string, ToolDefinition[]>;
+  /**
+   * Per alias, why some of its tools could not be read (discovery's errors in that pack): a
+   * pinned tool missing then was not seen, not removed, and no drift is reported for it.
+   */
+  unread?: Record<string, string[]>;
   /** Name collisions that involve a staged pack: what would make `mcp serve` refuse to start. */
   collisions: Diagnostic[];
 }

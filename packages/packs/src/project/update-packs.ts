@@ -1,14 +1,26 @@
 import { rm } from 'node:fs/promises';
-import { ToolpackError } from '@toolpack/core';
+import { ToolpackError, type PackPermissions } from '@toolpack/core';
 import type { PackCache } from '../cache/pack-cache.ts';
-import { createEmptyLockfile, serializeLockfile } from '../lock/lockfile.ts';
+import { createEmptyLockfile, serializeLockfile, type LockEntry } from '../lock/lockfile.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
 import { selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import { toLockResolved } from './add-pack.ts';
 import { commitProjectChange, ensurePacksDir, readProjectState } from './project-files.ts';
 import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
-import { assertNoCollisions, type CheckStagedPacks, type StagedPackInfo } from './staged-tools.ts';
+import { assertDocPermissions } from './check-doc-permissions.ts';
+import {
+  obtainApprovals,
+  reviewPack,
+  type ApprovalRequest,
+  type ApprovePack,
+} from './review-pack.ts';
+import {
+  assertNoCollisions,
+  type CheckStagedPacks,
+  type StagedPackInfo,
+  type StagedToolCheck,
+} from './staged-tools.ts';
 
 export interface UpdatePacksOptions {
   projectDir: string;
@@ -23,10 +35,26 @@ export interface UpdatePacksOptions {
    * the whole update. Without it nothing is checked.
    */
   checkTools?: CheckStagedPacks;
+  /**
+   * Asked, before anything is put in place, for each new version that asks for more than
+   * toolpack.lock approved or whose tools are new or changed (narrower permissions are
+   * recorded without asking). Without it, such an update is E_APPROVAL_REQUIRED.
+   */
+  approve?: ApprovePack;
 }
 
 export interface UpdatePacksReport {
-  updated: { alias: string; name: string; from?: string; to: string; deprecated?: string }[];
+  updated: {
+    alias: string;
+    name: string;
+    from?: string;
+    to: string;
+    deprecated?: string;
+    /** How the new version compares with what was approved (asked or not). */
+    review: ApprovalRequest;
+    /** Whether `approve` was asked. */
+    asked: boolean;
+  }[];
   current: { alias: string; name: string; version: string }[];
 }
 
@@ -57,6 +85,10 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
   const created = await ensurePacksDir(projectDir);
   const staged: { alias: string; from: string }[] = [];
   const stagedInfo: StagedPackInfo[] = [];
+  const previous = new Map<string, LockEntry | undefined>();
+  const updated: (Omit<UpdatePacksReport['updated'][number], 'review' | 'asked'> & {
+    permissions: PackPermissions;
+  })[] = [];
   const remembers: (() => Promise<void>)[] = [];
   try {
     for (const dependency of selected) {
@@ -88,6 +120,8 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         version,
         ...(options.limits ? { limits: options.limits } : {}),
       });
+      assertDocPermissions(doc, stagedPack.manifest.permissions);
+      previous.set(dependency.alias, locked);
       staged.push({ alias: dependency.alias, from: stagedPack.dir });
       stagedInfo.push({
         alias: dependency.alias,
@@ -103,20 +137,46 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         resolved: toLockResolved(registry, doc.dist, projectDir),
         integrity: doc.dist.integrity,
       };
-      report.updated.push({
+      updated.push({
         alias: dependency.alias,
         name: dependency.name,
         ...(locked === undefined ? {} : { from: locked.version }),
         to: version,
         ...(doc.deprecated === undefined ? {} : { deprecated: doc.deprecated }),
+        permissions: stagedPack.manifest.permissions,
       });
     }
+    let check: StagedToolCheck | undefined;
     if (options.checkTools !== undefined && stagedInfo.length > 0) {
+      check = await options.checkTools(stagedInfo);
       assertNoCollisions(
-        await options.checkTools(stagedInfo),
+        check,
         stagedInfo.map((p) => `${p.alias} ${p.version}`).join(', '),
         'Serve the pack under another alias in toolpack.yaml (packs: <alias>: <pack>@<range>), keep the version it has (narrow its range), or rename or exclude the other tool.',
       );
+    }
+    const reviews = updated.map(({ permissions, ...update }) => {
+      const locked = previous.get(update.alias);
+      return {
+        update,
+        review: reviewPack({
+          alias: update.alias,
+          name: update.name,
+          version: update.to,
+          permissions,
+          ...(locked === undefined ? {} : { locked }),
+          ...(check === undefined ? {} : { check }),
+          mode: 'update',
+        }),
+      };
+    });
+    await obtainApprovals(
+      reviews.map((r) => r.review),
+      { approve: options.approve },
+    );
+    for (const { update, review } of reviews) {
+      lock.packs[update.alias] = { ...lock.packs[update.alias]!, ...review.grant };
+      report.updated.push({ ...update, review: review.request, asked: review.needsApproval });
     }
     for (const remember of remembers) await remember();
     if (staged.length > 0)

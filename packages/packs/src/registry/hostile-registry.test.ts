@@ -12,6 +12,9 @@ import { describeScriptTools } from '../testing/describe-script-tools.ts';
 import { startTestRegistry, type TestRegistry } from '../testing/test-registry.ts';
 import { createHttpRegistry } from './http-registry.ts';
 
+/** Approves every pack: these tests are about installing, not about approval. */
+const approveAll = () => true;
+
 // Issue 14 finding 13: `mcp pack add` against a malicious registry.
 
 const packs = path.join(import.meta.dirname, '..', 'project', 'fixtures', 'packs');
@@ -141,6 +144,7 @@ describe('a hostile registry', () => {
       const project = temp.make('project');
       const before = snapshotTree(project);
       const error = await addPack({
+        approve: approveAll,
         projectDir: project,
         name: 'hello',
         registry: createHttpRegistry({ url: own.url }),
@@ -158,6 +162,7 @@ describe('a hostile registry', () => {
 
       // An origin the user allows is fine.
       const allowed = await addPack({
+        approve: approveAll,
         projectDir: project,
         name: 'hello',
         registry: createHttpRegistry({ url: own.url, tarballOrigins: [foreign.url] }),
@@ -182,6 +187,7 @@ describe('a hostile registry', () => {
       const project = temp.make('project');
       await expect(
         addPack({
+          approve: approveAll,
           projectDir: project,
           name: 'hello',
           registry: createHttpRegistry({ url: own.url }),

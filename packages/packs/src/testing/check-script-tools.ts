@@ -1,5 +1,6 @@
 import { createDiagnostic, type Diagnostic } from '@toolpack/core';
 import { toServedToolName } from '../names/pack-names.ts';
+import type { ToolDefinition } from '../pins/tool-hash.ts';
 import type { CheckStagedPacks } from '../project/staged-tools.ts';
 import { describeScriptTools } from './describe-script-tools.ts';
 
@@ -11,14 +12,15 @@ import { describeScriptTools } from './describe-script-tools.ts';
 export function checkScriptTools(projectTools: Iterable<string>): CheckStagedPacks {
   return async (staged) => {
     const taken = new Map<string, string>([...projectTools].map((name) => [name, 'the project']));
-    const tools: Record<string, string[]> = {};
+    const tools: Record<string, ToolDefinition[]> = {};
     const collisions: Diagnostic[] = [];
     for (const pack of staged) {
-      const names = (await describeScriptTools(pack.dir, pack.manifest)).map((tool) =>
-        toServedToolName(pack.alias, tool.name),
-      );
-      tools[pack.alias] = names;
-      for (const name of names) {
+      const served = (await describeScriptTools(pack.dir, pack.manifest)).map((tool) => ({
+        ...tool,
+        name: toServedToolName(pack.alias, tool.name),
+      }));
+      tools[pack.alias] = served;
+      for (const { name } of served) {
         const owner = taken.get(name);
         if (owner !== undefined) {
           collisions.push(
