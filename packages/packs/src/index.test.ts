@@ -20,6 +20,7 @@ describe('@toolpack/packs exports', () => {
       'defaultAlias',
       'describeDifferences',
       'formatBytes',
+      'hashToolDefinition',
       'inspectTarball',
       'installPacks',
       'isHttpUrl',

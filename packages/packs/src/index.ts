@@ -16,6 +16,8 @@ export type {
 } from './manifest/parse-manifest.ts';
 
 export { computeIntegrity } from './integrity/integrity.ts';
+export { hashToolDefinition } from './pins/tool-hash.ts';
+export type { ToolDefinition } from './pins/tool-hash.ts';
 
 export { DEFAULT_PACK_LIMITS, formatBytes } from './tarball/limits.ts';
 export type { PackLimits } from './tarball/limits.ts';
@@ -80,4 +82,5 @@ export type { LoadProjectResult, Project } from './project/load-project.ts';
 export { readPolicyFile } from './project/read-policy-file.ts';
 export type { LoadedPolicy } from './project/read-policy-file.ts';
 export type { CheckStagedPacks, StagedPackInfo, StagedToolCheck } from './project/staged-tools.ts';
+export type { ApprovalRequest, ApprovePack, ToolChanges } from './project/review-pack.ts';
 export type { InstalledPack, ProjectPack, ProjectPackStatus } from './project/project-packs.ts';
