@@ -1,5 +1,11 @@
 import path from 'node:path';
-import type { Diagnostic, DiscoveredTool, ToolCallResult } from '@toolpack/core';
+import type {
+  Diagnostic,
+  DiscoveredTool,
+  PackPermissions,
+  SourceSpec,
+  ToolCallResult,
+} from '@toolpack/core';
 import { discoverTools } from '@toolpack/discovery';
 import {
   createPackTarball,
@@ -22,6 +28,12 @@ import { readPackUpload } from '../publish/read-pack-upload.ts';
  * cmdlets it lacks (the bare engine has none).
  */
 export { PWSH_TEST_TAG, hasPwsh, missingCommands } from '@toolpack/pwsh-probe';
+
+/**
+ * Whether the OS sandbox can be had here and why not: the tests that prove a pack works
+ * confined (`openPackSession({ confine })`) skip with the reason where it cannot.
+ */
+export { describeSandbox } from '@toolpack/containment';
 
 export interface CheckedPack {
   manifest: PackManifest;
@@ -76,6 +88,13 @@ export interface OpenPackSessionOptions {
   projectRoot: string;
   /** Values for the pack's declared environment variables. */
   env?: Record<string, string>;
+  /**
+   * Run the tools confined, as an installed pack's tools run (its sources get `sandbox: true`):
+   * to `permissions` when given (a test that withholds a grant proves the sandbox holds), else
+   * to what the pack declares. Where the OS sandbox cannot be had the calls are refused
+   * (`requireSandbox`), never run unconfined.
+   */
+  confine?: { permissions?: PackPermissions };
 }
 
 /** Discovers a pack's tools and runs them as an MCP server would. */
@@ -83,15 +102,29 @@ export async function openPackSession(options: OpenPackSessionOptions): Promise<
   const read = await readManifest(options.dir, { kind: 'pack' });
   if (read.manifest === undefined)
     throw new Error(`${options.dir}: ${read.diagnostics.map((d) => d.message).join('; ')}`);
+  const { manifest } = read;
+  const dir = path.resolve(options.dir);
+  const { confine } = options;
+  const sources: SourceSpec[] =
+    confine === undefined
+      ? manifest.sources
+      : manifest.sources.map((source) => ({
+          ...source,
+          sandbox: true,
+          permissions: confine.permissions ?? manifest.permissions,
+          // The whole pack folder, as for an installed pack: scripts load files beside them.
+          sandboxRoot: dir,
+        }));
   const { tools, diagnostics } = await discoverTools({
-    sources: read.manifest.sources,
-    cwd: path.resolve(options.dir),
+    sources,
+    cwd: dir,
     cache: false,
     builtins: false,
   });
   const runner: ToolRunner = createToolRunner({
     projectRoot: options.projectRoot,
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(confine === undefined ? {} : { requireSandbox: true }),
   });
   return {
     tools,

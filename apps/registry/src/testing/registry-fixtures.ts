@@ -32,6 +32,8 @@ export interface PackFixtureOptions {
   name?: string;
   /** Replaces `description:`. */
   description?: string;
+  /** Top-level YAML added at the end of toolpack.yaml, e.g. a `permissions:` block. */
+  append?: string;
 }
 
 /** Packs a fixture pack as `mcp pack publish` would, optionally as another name or version. */
@@ -56,6 +58,7 @@ export async function packFolder(
       /^description: .*$/m,
       `description: ${JSON.stringify(options.description)}`,
     );
+  if (options.append !== undefined) text = `${text.trimEnd()}\n${options.append}`;
   await writeFile(manifestPath, text);
   const packed = await createPackTarball({ dir });
   if (packed.tarball === undefined) {
