@@ -5,8 +5,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeContainment, readContainmentRequest } from './containment-mode.ts';
-import { spawnContained, type ContainedProcess } from './spawn-contained.ts';
-import { hasProc, killMarked, listProcessesWithArgv, waitUntil } from './testing/index.ts';
+import { spawnContained } from './spawn-contained.ts';
+import {
+  collectOutput as collect,
+  hasProc,
+  killMarked,
+  listProcessesWithArgv,
+  waitUntil,
+} from './testing/index.ts';
 
 const namespaces = describeContainment({ TOOLPACK_CONTAINMENT: 'namespace' }).usable;
 const posix = process.platform !== 'win32';
@@ -26,16 +32,6 @@ function uniqueMarker(name: string): string {
 /** A `sleep` whose argv carries `marker` (bash keeps its own argv; `exec -a` names the sleep). */
 function markedSleep(marker: string): string {
   return `(exec -a ${marker} sleep 300)`;
-}
-
-async function collect(contained: ContainedProcess, stdin = '') {
-  let stdout = '';
-  let stderr = '';
-  contained.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  contained.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  contained.child.stdin?.end(stdin);
-  const [code, signal] = (await once(contained.child, 'close')) as [number | null, string | null];
-  return { stdout, stderr, code, signal };
 }
 
 /**

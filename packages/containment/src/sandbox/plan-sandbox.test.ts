@@ -1,0 +1,146 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { LEAST_PERMISSIONS, type PackPermissions } from '@toolpack/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planSandbox } from './plan-sandbox.ts';
+
+let scratch: string;
+let projectRoot: string;
+let ownFolder: string;
+const ownRoot = '.toolpack/packs/jira';
+
+beforeAll(() => {
+  scratch = realpathSync(mkdtempSync(path.join(tmpdir(), 'toolpack-plan-')));
+  projectRoot = path.join(scratch, 'project');
+  ownFolder = path.join(projectRoot, ownRoot);
+  mkdirSync(ownFolder, { recursive: true });
+  mkdirSync(path.join(projectRoot, 'docs'));
+  mkdirSync(path.join(projectRoot, 'out'));
+  mkdirSync(path.join(scratch, 'elsewhere'));
+  symlinkSync(path.join(scratch, 'elsewhere'), path.join(projectRoot, 'escape'));
+  symlinkSync(path.join(projectRoot, 'docs'), path.join(projectRoot, 'docs-link'));
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function grant(
+  filesystem: PackPermissions['filesystem'],
+  network: PackPermissions['network']['access'] = 'none',
+): PackPermissions {
+  return { ...LEAST_PERMISSIONS, filesystem, network: { access: network, hosts: [] } };
+}
+
+describe('planSandbox', () => {
+  it('gives the least: its own folder read-only, where it starts, nothing else', () => {
+    expect(
+      planSandbox({ sandbox: { root: ownRoot, permissions: LEAST_PERMISSIONS }, projectRoot }),
+    ).toEqual({ ownFolder, read: [ownFolder], write: [], network: false, cwd: ownFolder });
+  });
+
+  it('resolves project roots, keeps writable ones out of read, and starts in the project', () => {
+    const plan = planSandbox({
+      sandbox: {
+        root: ownRoot,
+        permissions: grant({ read: ['project', 'project/out'], write: ['project/out'] }, 'any'),
+      },
+      projectRoot,
+    });
+    expect(plan).toEqual({
+      ownFolder,
+      read: [projectRoot, ownFolder].sort(),
+      write: [path.join(projectRoot, 'out')],
+      network: true,
+      cwd: projectRoot,
+    });
+  });
+
+  it('never makes its own folder writable, even inside a writable project', () => {
+    const plan = planSandbox({
+      sandbox: { root: ownRoot, permissions: grant({ read: ['project'], write: ['project'] }) },
+      projectRoot,
+    });
+    expect(plan.write).toEqual([projectRoot]);
+    expect(plan.read).toEqual([ownFolder]);
+  });
+
+  it('grants temp as the real temp folder, writable, and names it', () => {
+    const plan = planSandbox({
+      sandbox: { root: ownRoot, permissions: grant({ read: ['temp'], write: ['temp'] }) },
+      projectRoot,
+    });
+    const temp = realpathSync(tmpdir());
+    expect(plan).toMatchObject({ write: [temp], temp });
+  });
+
+  it('follows a symlink that stays inside the project, to its real path', () => {
+    const plan = planSandbox({
+      sandbox: { root: ownRoot, permissions: grant({ read: ['project/docs-link'], write: [] }) },
+      projectRoot,
+    });
+    expect(plan.read).toContain(path.join(projectRoot, 'docs'));
+    expect(plan.cwd).toBe(ownFolder);
+  });
+
+  it('refuses a project folder that leads out of the project through a symlink', () => {
+    expect(() =>
+      planSandbox({
+        sandbox: { root: ownRoot, permissions: grant({ read: ['project/escape'], write: [] }) },
+        projectRoot,
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'E_SANDBOX_PATH',
+        message: expect.stringContaining('project/escape'),
+      }),
+    );
+  });
+
+  it('leaves out a granted folder that does not exist', () => {
+    const plan = planSandbox({
+      sandbox: { root: ownRoot, permissions: grant({ read: ['project/missing'], write: [] }) },
+      projectRoot,
+    });
+    expect(plan.read).toEqual([ownFolder]);
+  });
+
+  it('refuses a missing own folder', () => {
+    expect(() =>
+      planSandbox({
+        sandbox: { root: '.toolpack/packs/gone', permissions: LEAST_PERMISSIONS },
+        projectRoot,
+      }),
+    ).toThrow(expect.objectContaining({ code: 'E_SANDBOX_PATH' }));
+  });
+
+  it('adds the runner’s runtime paths, read-only and writable, leaving out missing ones', () => {
+    const runtime = path.join(scratch, 'elsewhere');
+    const socketFolder = path.join(scratch, 'socket');
+    mkdirSync(socketFolder);
+    const plan = planSandbox({
+      sandbox: { root: ownRoot, permissions: LEAST_PERMISSIONS },
+      projectRoot,
+      runtimePaths: [runtime, path.join(scratch, 'not-installed')],
+      writableRuntimePaths: [socketFolder],
+    });
+    expect(plan.read).toEqual([ownFolder, runtime].sort());
+    expect(plan.write).toEqual([socketFolder]);
+  });
+
+  it('refuses a relative runtime path (a runner bug)', () => {
+    expect(() =>
+      planSandbox({
+        sandbox: { root: ownRoot, permissions: LEAST_PERMISSIONS },
+        projectRoot,
+        runtimePaths: ['node_modules/.bin'],
+      }),
+    ).toThrow(expect.objectContaining({ code: 'E_SANDBOX_ARGUMENTS' }));
+  });
+
+  it('accepts an absolute own folder', () => {
+    const plan = planSandbox({
+      sandbox: { root: ownFolder, permissions: LEAST_PERMISSIONS },
+      projectRoot: path.join(scratch, 'no-such-project'),
+    });
+    expect(plan).toMatchObject({ ownFolder, cwd: ownFolder });
+  });
+});

@@ -1,0 +1,290 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { LEAST_PERMISSIONS, type PackPermissions } from '@toolpack/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnContained } from '../spawn-contained.ts';
+import {
+  collectOutput,
+  hasProc,
+  killMarked,
+  listProcessesWithArgv,
+  waitUntil,
+} from '../testing/index.ts';
+import { planSandbox, type SandboxPlan } from './plan-sandbox.ts';
+import { describeSandbox } from './probe-sandbox.ts';
+
+const sandbox = describeSandbox({});
+const sourceIndex = path.join(import.meta.dirname, '..', 'index.ts');
+const env = { PATH: '/usr/bin:/bin' };
+
+let scratch: string;
+let projectRoot: string;
+let ownRoot: string;
+
+beforeAll(() => {
+  scratch = realpathSync(mkdtempSync(path.join(tmpdir(), 'toolpack-sandboxed-')));
+  projectRoot = path.join(scratch, 'project');
+  ownRoot = path.join(projectRoot, 'tools');
+  mkdirSync(path.join(projectRoot, 'out'), { recursive: true });
+  mkdirSync(ownRoot);
+  writeFileSync(path.join(projectRoot, 'README.md'), 'the project\n');
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function plan(permissions: Partial<PackPermissions> = {}): SandboxPlan {
+  return planSandbox({
+    sandbox: { root: 'tools', permissions: { ...LEAST_PERMISSIONS, ...permissions } },
+    projectRoot,
+    runtimePaths: [process.execPath],
+  });
+}
+
+const readProject = { filesystem: { read: ['project'], write: [] } };
+
+function uniqueMarker(name: string): string {
+  return `${name}${process.pid}${Math.floor(Math.random() * 1e9)}`;
+}
+
+describe.skipIf(!sandbox.available || !hasProc)(
+  `spawnContained with a sandbox plan [needs bwrap: ${sandbox.reason}]`,
+  () => {
+    it('passes stdin, stdout, stderr and the exit code through, and starts in plan.cwd', async () => {
+      const contained = spawnContained({
+        command: 'bash',
+        args: ['-c', 'read line; echo "got $line"; pwd; echo oops >&2; exit 7'],
+        env,
+        sandbox: plan(readProject),
+      });
+      expect(contained).toMatchObject({ sandboxed: true, mode: 'namespace' });
+      expect(await collectOutput(contained, 'hello\n')).toEqual({
+        stdout: `got hello\n${projectRoot}\n`,
+        stderr: 'oops\n',
+        code: 7,
+        signal: null,
+      });
+    });
+
+    it('runs the command below bwrap, not as PID 1, so that it can end itself with a signal', async () => {
+      const contained = spawnContained({
+        command: 'bash',
+        args: ['-c', 'echo $$ $PPID; kill -SEGV $$; echo survived'],
+        env,
+        sandbox: plan(),
+      });
+      expect(await collectOutput(contained)).toMatchObject({
+        stdout: '2 1\n',
+        code: null,
+        signal: 'SIGSEGV',
+      });
+    });
+
+    it('reports kill() as SIGKILL', async () => {
+      const contained = spawnContained({ command: 'sleep', args: ['30'], env, sandbox: plan() });
+      const closed = collectOutput(contained);
+      contained.kill();
+      expect((await closed).signal).toBe('SIGKILL');
+    });
+
+    it('passes an ipc channel and more than nine fds through', async () => {
+      const contained = spawnContained({
+        command: process.execPath,
+        args: [
+          '-e',
+          'process.on("message", (m) => { process.send({ back: m }); process.disconnect(); })',
+        ],
+        env,
+        stdio: [
+          'ignore',
+          'ignore',
+          'pipe',
+          'ipc',
+          ...Array.from({ length: 8 }, () => 'ignore' as const),
+        ],
+        sandbox: plan(),
+      });
+      contained.child.send('ping');
+      const [message] = (await once(contained.child, 'message')) as [unknown];
+      expect(message).toEqual({ back: 'ping' });
+      await once(contained.child, 'close');
+    });
+
+    it('gives a missing command the usual ENOENT error', async () => {
+      const contained = spawnContained({
+        command: 'toolpack-no-such-command',
+        env,
+        sandbox: plan(),
+      });
+      const [error] = (await once(contained.child, 'error')) as [NodeJS.ErrnoException];
+      expect(error.code).toBe('ENOENT');
+    });
+
+    it('refuses a command outside the plan instead of failing inside', () => {
+      const script = path.join(scratch, 'outside.sh');
+      writeFileSync(script, '#!/bin/sh\necho hi\n', { mode: 0o755 });
+      expect(() => spawnContained({ command: script, env, sandbox: plan() })).toThrow(
+        expect.objectContaining({ code: 'E_SANDBOX_ARGUMENTS' }),
+      );
+    });
+
+    it('starts in cwd when the plan shows it, else in plan.cwd', async () => {
+      const inside = spawnContained({
+        command: 'pwd',
+        cwd: path.join(projectRoot, 'out'),
+        env,
+        sandbox: plan(readProject),
+      });
+      expect((await collectOutput(inside)).stdout).toBe(`${projectRoot}/out\n`);
+      const hidden = spawnContained({ command: 'pwd', cwd: projectRoot, env, sandbox: plan() });
+      expect((await collectOutput(hidden)).stdout).toBe(`${ownRoot}\n`);
+    });
+
+    it('kills what the child left, also a setsid grandchild, when it exits', async () => {
+      const marker = uniqueMarker('sandboxleft');
+      try {
+        const contained = spawnContained({
+          command: 'bash',
+          args: [
+            '-c',
+            `(exec -a ${marker} sleep 300) & setsid bash -c '(exec -a ${marker} sleep 300)' & sleep 0.2; echo started`,
+          ],
+          env,
+          sandbox: plan(),
+        });
+        expect((await collectOutput(contained)).stdout).toBe('started\n');
+        expect(await waitUntil(() => listProcessesWithArgv(marker).length === 0, 5_000)).toBe(true);
+      } finally {
+        killMarked(marker);
+      }
+    });
+
+    it('kills the child and its setsid grandchild when their owner is SIGKILLed', async () => {
+      const marker = uniqueMarker('sandboxowner');
+      const owner = path.join(scratch, `${marker}.mjs`);
+      writeFileSync(
+        owner,
+        `import { planSandbox, spawnContained } from ${JSON.stringify(sourceIndex)};
+const plan = planSandbox({ sandbox: { root: 'tools', permissions: ${JSON.stringify(LEAST_PERMISSIONS)} }, projectRoot: ${JSON.stringify(projectRoot)} });
+spawnContained({ command: 'bash', args: ['-c', ${JSON.stringify(`setsid bash -c '(exec -a ${marker} sleep 300)' & (exec -a ${marker} sleep 300)`)}], env: ${JSON.stringify(env)}, stdio: 'ignore', sandbox: plan });
+setInterval(() => {}, 1000);
+`,
+      );
+      const server = spawn(process.execPath, ['--conditions=@toolpack/source', owner], {
+        stdio: 'ignore',
+      });
+      try {
+        expect(await waitUntil(() => listProcessesWithArgv(marker).length === 2, 10_000)).toBe(
+          true,
+        );
+        server.kill('SIGKILL');
+        expect(await waitUntil(() => listProcessesWithArgv(marker).length === 0, 5_000)).toBe(true);
+      } finally {
+        server.kill('SIGKILL');
+        killMarked(marker);
+      }
+    });
+
+    it('gives a private, empty, writable HOME and /tmp that end with the child', async () => {
+      const marker = uniqueMarker('privatetmp');
+      const contained = spawnContained({
+        command: 'bash',
+        args: [
+          '-c',
+          `echo "$HOME $TMPDIR"; ls -A "$HOME" | grep -c . ; touch "$HOME/h" /tmp/${marker} && echo wrote`,
+        ],
+        env: { ...env, HOME: scratch, TMPDIR: scratch },
+        sandbox: plan(),
+      });
+      const { stdout } = await collectOutput(contained);
+      expect(stdout).toBe('/home/toolpack /tmp\n0\nwrote\n');
+      expect(existsSync(path.join(scratch, 'h'))).toBe(false);
+      expect(existsSync(path.join('/tmp', marker))).toBe(false);
+    });
+
+    it('lets the child use what was granted: read, write, network and temp', async () => {
+      const listener = createServer((socket) => socket.end('hello from the host\n'));
+      listener.listen(0, '127.0.0.1');
+      await once(listener, 'listening');
+      const { port } = listener.address() as { port: number };
+      const marker = uniqueMarker('granted');
+      const tempFile = path.join(realpathSync(tmpdir()), `${marker}.txt`);
+      try {
+        const contained = spawnContained({
+          command: process.execPath,
+          args: [
+            '-e',
+            `const fs = require('node:fs');
+const net = require('node:net');
+console.log(fs.readFileSync('README.md', 'utf8').trim());
+fs.writeFileSync('out/${marker}', 'written');
+fs.writeFileSync(require('node:path').join(process.env.TMPDIR, '${marker}.txt'), 'temp');
+net.connect(${port}, '127.0.0.1').setEncoding('utf8').on('data', (d) => process.stdout.write(d));`,
+          ],
+          env,
+          sandbox: plan({
+            filesystem: {
+              read: ['project', 'project/out', 'temp'],
+              write: ['project/out', 'temp'],
+            },
+            network: { access: 'any', hosts: [] },
+          }),
+        });
+        const result = await collectOutput(contained);
+        expect(result).toMatchObject({
+          stdout: 'the project\nhello from the host\n',
+          code: 0,
+        });
+        expect(readFileSync(path.join(projectRoot, 'out', marker), 'utf8')).toBe('written');
+        expect(readFileSync(tempFile, 'utf8')).toBe('temp');
+      } finally {
+        listener.close();
+        rmSync(tempFile, { force: true });
+      }
+    });
+
+    it.skipIf(process.getuid?.() !== 0)(
+      'as root, cannot remount a read-only folder writable',
+      async () => {
+        const contained = spawnContained({
+          command: 'bash',
+          args: [
+            '-c',
+            `mount -o remount,rw,bind ${projectRoot} 2>/dev/null; echo x > README.md 2>/dev/null && echo wrote; grep CapEff /proc/self/status`,
+          ],
+          env,
+          sandbox: plan(readProject),
+        });
+        const { stdout } = await collectOutput(contained);
+        expect(stdout).toBe('CapEff:\t0000000000000000\n');
+        expect(readFileSync(path.join(projectRoot, 'README.md'), 'utf8')).toBe('the project\n');
+      },
+    );
+
+    it('runs unconfined, as without a plan, when TOOLPACK_SANDBOX=off', async () => {
+      process.env.TOOLPACK_SANDBOX = 'off';
+      try {
+        const contained = spawnContained({
+          command: 'bash',
+          args: ['-c', 'echo "$HOME"'],
+          env: { ...env, HOME: scratch },
+          sandbox: plan(),
+        });
+        expect(contained.sandboxed).toBe(false);
+        expect((await collectOutput(contained)).stdout).toBe(`${scratch}\n`);
+      } finally {
+        delete process.env.TOOLPACK_SANDBOX;
+      }
+    });
+  },
+);
