@@ -123,7 +123,7 @@ describe.skipIf(!hasChromium)(
       const { page } = await openPage(context, `${app.url}/?q=files`);
       await page.locator('.results h3 a', { hasText: 'files' }).first().click();
       await page.waitForURL(/\/packs\/files$/);
-      expect(await page.locator('h1').innerText()).toMatch(/^files\s*1\.1\.0$/);
+      expect(await page.locator('h1').innerText()).toMatch(/^files\s*1\.2\.0$/);
       expect(await page.locator('#tools-heading').innerText()).toBe('Tools (3)');
       const readTool = page.locator('section.tool', {
         has: page.locator('h3', { hasText: 'files_read' }),
@@ -154,6 +154,25 @@ describe.skipIf(!hasChromium)(
       );
       expect(clipboard).toBe('mcp pack add files');
       await page.screenshot({ path: path.join(OUTPUT, 'pack-files.png'), fullPage: true });
+    });
+
+    it('shows what an official pack may touch, and says so when it is the least', async () => {
+      const { page } = await openPage(context, `${app.url}/packs/jira`);
+      const section = page.locator('section', { has: page.locator('#permissions-heading') });
+      expect(await section.locator('ul.permissions li').allInnerTexts()).toEqual([
+        'files: read its own folder; write nothing',
+        'network: any host (says it reaches *.atlassian.net)',
+        'environment: JIRA_API_TOKEN, JIRA_BASE_URL, JIRA_EMAIL',
+        'programs: starts none',
+      ]);
+      await page.screenshot({
+        path: path.join(OUTPUT, 'pack-jira-permissions.png'),
+        fullPage: true,
+      });
+      const json = (await openPage(context, `${app.url}/packs/json`)).page;
+      expect(await json.locator('.permissions-least').innerText()).toMatch(
+        /^This pack declares no permissions beyond reading its own folder/,
+      );
     });
 
     it('shows required env, versions and a deprecation banner', async () => {

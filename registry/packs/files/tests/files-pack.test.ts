@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkPackFolder,
+  describeSandbox,
   openPackSession,
   readStructured,
   readText,
@@ -15,6 +16,7 @@ const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-files-pack-'));
 const project = path.join(temp, 'project');
 const outside = path.join(temp, 'outside');
 let session: PackSession;
+const sandbox = describeSandbox();
 
 interface Listing {
   path: string;
@@ -260,3 +262,59 @@ describe('the files pack', () => {
     });
   });
 });
+
+describe.skipIf(!sandbox.available)(
+  `the files pack confined to what it declares [the OS sandbox: ${sandbox.reason}]`,
+  () => {
+    it('declares reading the project, and nothing else', async () => {
+      const checked = await checkPackFolder(packDir, path.join(temp, 'unpacked-declared'));
+      expect(checked.manifest.permissions).toEqual({
+        filesystem: { read: ['project'], write: [] },
+        network: { access: 'none', hosts: [] },
+        env: ['FILES_ALLOW_HARD_LINKS', 'FILES_ALLOW_SECRETS'],
+        subprocess: false,
+      });
+    });
+
+    it('lists, reads and searches the project, as unconfined', async () => {
+      const confined = await openPackSession({ dir: packDir, projectRoot: project, confine: {} });
+      try {
+        const read = readStructured<Read>(
+          await confined.call('files_read', { path: 'docs/todo.md' }),
+        );
+        expect(read.content).toBe('First TODO: write tests\nSecond todo: ship it\nDone: nothing\n');
+        const listed = readStructured<Listing>(await confined.call('files_list', { path: 'docs' }));
+        expect(listed.entries.map((e) => e.path)).toContain('docs/todo.md');
+        // Every match the unconfined search finds: links out and secrets skipped alike.
+        expect(
+          readStructured<Search>(await confined.call('files_search', { pattern: 'todo' })),
+        ).toEqual(await call<Search>('files_search', { pattern: 'todo' }));
+        // The jail refuses the link out; inside the sandbox its target is not even there.
+        expect((await confined.call('files_read', { path: 'escape.txt' })).isError).toBe(true);
+      } finally {
+        await confined.close();
+      }
+    });
+
+    it('sees no project when reading it is withheld: the same project, the same call', async () => {
+      const checked = await checkPackFolder(packDir, path.join(temp, 'unpacked-withheld'));
+      const withheld = {
+        ...checked.manifest.permissions,
+        filesystem: { read: [], write: [] },
+      };
+      const confined = await openPackSession({
+        dir: packDir,
+        projectRoot: project,
+        confine: { permissions: withheld },
+      });
+      try {
+        const result = await confined.call('files_read', { path: 'docs/todo.md' });
+        expect(result.isError).toBe(true);
+        // Not refused by the jail: the project is not there at all.
+        expect(readText(result)).toMatch(/ENOENT.*realpath/);
+      } finally {
+        await confined.close();
+      }
+    });
+  },
+);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkPackFolder,
+  describeSandbox,
   openPackSession,
   readStructured,
   readText,
@@ -15,6 +16,7 @@ const packDir = path.resolve(import.meta.dirname, '..');
 const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-git-pack-'));
 const repo = path.join(temp, 'repo');
 let session: PackSession;
+const sandbox = describeSandbox();
 
 function git(args: string[], cwd = repo) {
   const result = spawnSync('git', args, {
@@ -79,7 +81,7 @@ describe('the git pack', () => {
     const checked = await checkPackFolder(packDir, path.join(temp, 'unpacked'));
     expect(checked.manifest).toMatchObject({
       name: 'git',
-      version: '1.0.0',
+      version: '1.1.0',
       tags: expect.arrayContaining(['MCPTools']),
     });
     expect(checked.listing.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
@@ -218,3 +220,59 @@ describe('the git pack', () => {
     expect(existsSync(path.join(repo, '.git', 'index.lock'))).toBe(false);
   });
 });
+
+describe.skipIf(!sandbox.available)(
+  `the git pack confined to what it declares [the OS sandbox: ${sandbox.reason}]`,
+  () => {
+    it('declares reading the project and starting programs (git), nothing else', async () => {
+      const checked = await checkPackFolder(packDir, path.join(temp, 'unpacked-declared'));
+      expect(checked.manifest.permissions).toEqual({
+        filesystem: { read: ['project'], write: [] },
+        network: { access: 'none', hosts: [] },
+        env: [],
+        subprocess: true,
+      });
+    });
+
+    // Git runs inside with a private, empty HOME (no ~/.gitconfig) and the project's .git
+    // read-only: it must still find the repository its owner's, and report as it does outside.
+    it('reports the same status, log and diff as unconfined', async () => {
+      const confined = await openPackSession({ dir: packDir, projectRoot: repo, confine: {} });
+      try {
+        for (const tool of ['git_status', 'git_log', 'git_diff']) {
+          const inside = await confined.call(tool);
+          expect(inside.isError, `${tool}: ${readText(inside)}`).not.toBe(true);
+          expect(inside).toEqual(await session.call(tool));
+        }
+        expect(readStructured<Status>(await confined.call('git_status'))).toMatchObject({
+          branch: 'main',
+          fileCount: 3,
+        });
+      } finally {
+        await confined.close();
+      }
+    });
+
+    it('finds no repository when reading the project is withheld: the same repository', async () => {
+      const withheld = await openPackSession({
+        dir: packDir,
+        projectRoot: repo,
+        confine: {
+          permissions: {
+            filesystem: { read: [], write: [] },
+            network: { access: 'none', hosts: [] },
+            env: [],
+            subprocess: true,
+          },
+        },
+      });
+      try {
+        const result = await withheld.call('git_status');
+        expect(result.isError).toBe(true);
+        expect(readText(result)).toContain('The project root does not exist');
+      } finally {
+        await withheld.close();
+      }
+    });
+  },
+);

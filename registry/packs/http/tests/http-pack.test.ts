@@ -87,6 +87,12 @@ describe('the http pack', () => {
     expect(checked.manifest.env).toEqual([
       expect.objectContaining({ name: 'HTTP_ALLOWED_HOSTS', required: false }),
     ]);
+    expect(checked.manifest.permissions).toEqual({
+      filesystem: { read: [], write: [] },
+      network: { access: 'any', hosts: [] },
+      env: ['HTTP_ALLOWED_HOSTS'],
+      subprocess: false,
+    });
     expect(checked.files).toEqual(['README.md', 'src/http-tools.mjs', 'toolpack.yaml']);
     expect(checked.listing.tools.map((t) => [t.name, t.annotations])).toEqual([
       ['http_get', { readOnlyHint: true, idempotentHint: true, openWorldHint: true }],

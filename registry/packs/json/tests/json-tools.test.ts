@@ -1,8 +1,20 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  checkPackFolder,
+  describeSandbox,
+  openPackSession,
+  readStructured,
+} from '../../../../apps/registry/src/testing/pack-test-kit.ts';
 
-const scripts = path.join(import.meta.dirname, '..', 'scripts');
+const packDir = path.resolve(import.meta.dirname, '..');
+const scripts = path.join(packDir, 'scripts');
+const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-json-pack-'));
+const sandbox = describeSandbox();
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 /** Runs a script as the process runner does: the arguments as one JSON object on stdin. */
 function run(tool: string, args: Record<string, unknown>) {
@@ -76,4 +88,30 @@ describe('the json pack tools', () => {
       error: expect.stringMatching(/^after is not valid JSON/),
     });
   });
+});
+
+describe('the json pack, confined', () => {
+  it('declares the least: its own folder, nothing else', async () => {
+    const checked = await checkPackFolder(packDir, path.join(temp, 'unpacked'));
+    expect(checked.manifest.permissions).toEqual({
+      filesystem: { read: [], write: [] },
+      network: { access: 'none', hosts: [] },
+      env: [],
+      subprocess: false,
+    });
+  });
+
+  it.skipIf(!sandbox.available)(
+    `runs its tools with that least [the OS sandbox: ${sandbox.reason}]`,
+    async () => {
+      const session = await openPackSession({ dir: packDir, projectRoot: temp, confine: {} });
+      try {
+        expect(
+          readStructured(await session.call('format', { json: '{"b":1,"a":2}', sort_keys: true })),
+        ).toEqual({ json: '{\n  "a": 2,\n  "b": 1\n}' });
+      } finally {
+        await session.close();
+      }
+    },
+  );
 });

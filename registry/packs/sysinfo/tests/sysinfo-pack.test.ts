@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkPackFolder,
+  describeSandbox,
   hasPwsh,
   PWSH_TEST_TAG,
   openPackSession,
@@ -15,6 +16,7 @@ import {
 const packDir = path.resolve(import.meta.dirname, '..');
 const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-sysinfo-pack-'));
 let checked: CheckedPack;
+const sandbox = describeSandbox();
 
 beforeAll(async () => {
   checked = await checkPackFolder(packDir, path.join(temp, 'unpacked'));
@@ -27,7 +29,7 @@ describe('the sysinfo pack (discovery, no pwsh needed)', () => {
   it('publishes cleanly: four PowerShell tools read from comment-based help, no diagnostics', () => {
     expect(checked.manifest).toMatchObject({
       name: 'sysinfo',
-      version: '1.0.0',
+      version: '1.1.0',
       tags: expect.arrayContaining(['MCPTools', 'powershell']),
     });
     // Only the expected info that Get-X scripts are served as Get_X.
@@ -83,6 +85,15 @@ describe('the sysinfo pack (discovery, no pwsh needed)', () => {
       },
     });
     for (const tool of Object.values(tools)) expect(tool.inputSchema.required ?? []).toEqual([]);
+  });
+
+  it('declares no files, network or environment; it starts programs (sysctl, vm_stat on macOS)', () => {
+    expect(checked.manifest.permissions).toEqual({
+      filesystem: { read: [], write: [] },
+      network: { access: 'none', hosts: [] },
+      env: [],
+      subprocess: true,
+    });
   });
 });
 
@@ -144,3 +155,38 @@ describe.skipIf(!hasPwsh)('the sysinfo pack run by pwsh', () => {
     expect(info.disks.length).toBeGreaterThan(0);
   });
 });
+
+describe.skipIf(!hasPwsh || !sandbox.available)(
+  `the sysinfo pack confined to what it declares, in its own PowerShell host [the OS sandbox: ${sandbox.reason}]`,
+  () => {
+    let confined: PackSession;
+    beforeAll(async () => {
+      confined = await openPackSession({ dir: packDir, projectRoot: temp, confine: {} });
+    }, 60_000);
+    afterAll(() => confined?.close());
+
+    // What it reads (/proc, /etc/os-release) is the system's, which the sandbox shows read-only.
+    it(`${PWSH_TEST_TAG} reads the system as it does unconfined`, async () => {
+      const call = async (tool: string, args: Record<string, unknown>) =>
+        readStructured(await confined.call(tool, args, { timeoutMs: 60_000 }));
+      const system = await call('Get_OsInfo', {});
+      // The sandbox is Linux's (bubblewrap): nowhere else does this run.
+      expect(system.platform).toBe('linux');
+      if (existsSync('/etc/os-release')) {
+        const pretty = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(
+          readFileSync('/etc/os-release', 'utf8'),
+        )?.[1];
+        if (pretty !== undefined) expect(system.name).toBe(pretty);
+      }
+      expect((await call('Get_CpuInfo', { SampleMilliseconds: 0 })).logicalProcessors).toBe(
+        os.availableParallelism(),
+      );
+      expect(Number((await call('Get_MemoryInfo', { Unit: 'MB' })).total)).toBeGreaterThan(0);
+      // The volumes it sees are the sandbox's: its private HOME, not the project it may not read.
+      const disks = (await call('Get_DiskInfo', { IncludeAll: true })).disks as { mount: string }[];
+      const mounts = disks.map((disk) => disk.mount);
+      expect(mounts).toContain('/home/toolpack');
+      expect(mounts).not.toContain(temp);
+    });
+  },
+);
