@@ -132,6 +132,44 @@ describe('pack page', () => {
     expect(search.html).not.toContain('<script>alert(1)');
   });
 
+  it('lists what the tools may touch, in the words mcp pack add asks with', async () => {
+    const { html } = await page('/packs/weather');
+    expect(html).toContain('<h2 id="permissions-heading">Permissions</h2>');
+    expect(html).toContain(
+      '<ul class="permissions"><li>files: read its own folder; write nothing</li><li>network: none</li><li>environment: WEATHER_API_KEY</li><li>programs: starts none</li></ul>',
+    );
+  });
+
+  it('says plainly when a pack declares the least', async () => {
+    const { html } = await page('/packs/acme/notes?version=1.0.0');
+    expect(html).toContain(
+      '<p class="permissions-least">This pack declares no permissions beyond reading its own folder',
+    );
+    expect(html).not.toContain('<ul class="permissions">');
+  });
+
+  it('does not pass a version published before permissions existed off as declaring the least', async () => {
+    // What a registry holds for versions published before manifests had permissions:
+    // the same document, without the field.
+    const stored = await app.registry.store.getVersion('acme/notes', '1.0.0');
+    const { permissions, ...before } = stored!.doc;
+    expect(permissions).toBeDefined();
+    await app.registry.store.addVersion({
+      owner: 'acme',
+      doc: { ...before, name: 'acme/legacy', version: '0.9.0' },
+      blobKey: stored!.blobKey,
+      publishedAt: stored!.publishedAt,
+      publishedBy: 'seed',
+    });
+    const { html } = await page('/packs/acme/legacy');
+    expect(html).toContain(
+      '<p class="permissions-undeclared">Not declared (published before permissions existed).</p>',
+    );
+    expect(html).not.toContain('permissions-least');
+    const api = await fetch(`${app.url}/v0/packs/acme/legacy/versions/0.9.0`);
+    expect(await api.json()).not.toHaveProperty('permissions');
+  });
+
   it('answers 404 pages for unknown packs, versions and paths', async () => {
     expect((await page('/packs/nope')).status).toBe(404);
     expect((await page('/packs/weather?version=9.9.9')).status).toBe(404);

@@ -1,3 +1,4 @@
+import { describePermissions, type PackPermissions } from '@toolpack/core';
 import { defaultAlias, toServedToolName } from '@toolpack/packs';
 import type { PackSummary, VersionDoc } from '../documents.ts';
 import type { StoredPack, TagCount } from '../storage/metadata-store.ts';
@@ -212,6 +213,7 @@ ${!doc.yanked && input.latest !== undefined && input.latest !== doc.version ? ma
 </div>
 <p class="muted">Its tools are served as <code>${alias}_&lt;tool&gt;</code>; choose another prefix with <code>--as</code>.</p>
 </section>
+${renderPermissions(doc.permissions)}
 <section aria-labelledby="env-heading">
 <h2 id="env-heading">Environment</h2>
 ${
@@ -253,6 +255,36 @@ ${published === undefined ? '' : markup`<dt>Published</dt><dd>${published.slice(
     description: doc.description,
     main,
   });
+}
+
+/**
+ * What the version's tools may touch, in the words `mcp pack add` asks with. A version
+ * published before packs declared permissions has none in its stored document: saying
+ * "least" for it would claim a declaration its author never made.
+ */
+function renderPermissions(permissions: PackPermissions | undefined): SafeHtml {
+  const body =
+    permissions === undefined
+      ? markup`<p class="permissions-undeclared">Not declared (published before permissions existed).</p>`
+      : isLeast(permissions)
+        ? markup`<p class="permissions-least">This pack declares no permissions beyond reading its own folder: no project files, no network, no environment variables, no other programs.</p>`
+        : markup`<ul class="permissions">${describePermissions(permissions).map((line) => markup`<li>${line}</li>`)}</ul>`;
+  return markup`<section aria-labelledby="permissions-heading">
+<h2 id="permissions-heading">Permissions</h2>
+${body}
+<p class="muted"><code>mcp pack add</code> shows these and asks before installing; an update that asks for more stops until you accept it. On Linux the tools run in a sandbox that holds them to these (the hosts named and starting other programs are shown, not enforced).</p>
+</section>`;
+}
+
+function isLeast({ filesystem, network, env, subprocess }: PackPermissions): boolean {
+  return (
+    filesystem.read.length === 0 &&
+    filesystem.write.length === 0 &&
+    network.access === 'none' &&
+    network.hosts.length === 0 &&
+    env.length === 0 &&
+    !subprocess
+  );
 }
 
 function renderTool(tool: VersionDoc['tools'][number], index: number, alias: string): SafeHtml {
