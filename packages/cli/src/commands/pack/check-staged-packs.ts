@@ -5,6 +5,7 @@ import {
   packInstallDir,
   type CheckStagedPacks,
   type StagedPackInfo,
+  type ToolDefinition,
 } from '@toolpack/packs';
 import type { CommandContext } from '../../io.ts';
 import { resolveSources } from '../../source-flags.ts';
@@ -53,13 +54,42 @@ export function createStagedPackCheck(io: CommandContext): CheckStagedPacks {
     const collisions = all.diagnostics
       .filter((d) => d.code === 'E_PACK_COLLISION' && !rest.diagnostics.includes(d))
       .map((d) => showFinalPaths(d, staged, io.cwd));
-    const tools: Record<string, string[]> = {};
+    const tools: Record<string, ToolDefinition[]> = {};
     for (const tool of mine.tools) {
       const alias = tool.source.pack;
-      if (alias !== undefined) (tools[alias] ??= []).push(tool.name);
+      if (alias === undefined) continue;
+      (tools[alias] ??= []).push({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+      });
     }
-    return { tools, collisions };
+    return { tools, collisions, unread: findUnread(mine.diagnostics, staged, io.cwd) };
   };
+}
+
+/**
+ * Per alias, discovery's errors about that pack's files: what it could not read there (a
+ * script that does not parse, a module that failed to load) is not known to be gone.
+ */
+function findUnread(
+  diagnostics: readonly Diagnostic[],
+  staged: readonly StagedPackInfo[],
+  cwd: string,
+): Record<string, string[]> {
+  const unread: Record<string, string[]> = {};
+  for (const diagnostic of diagnostics) {
+    if (diagnostic.severity !== 'error') continue;
+    const pack = staged.find((p) => {
+      const relative = toPosix(path.relative(cwd, p.dir));
+      const where = toPosix(diagnostic.path);
+      return where.startsWith(toPosix(p.dir)) || where.startsWith(relative);
+    });
+    if (pack !== undefined)
+      (unread[pack.alias] ??= []).push(showFinalPaths(diagnostic, staged, cwd).message);
+  }
+  return unread;
 }
 
 /**

@@ -3,6 +3,7 @@ import { EXIT_OK } from '../../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../../io.ts';
 import { displayPath } from '../../../tool-view.ts';
 import { createDownloadProgress } from '../download-progress.ts';
+import { addApprovalOptions, createCommandApprover } from '../approval-options.ts';
 import { addRegistryOption } from '../registry-option.ts';
 import { plural } from '../render-pack-output.ts';
 import { addProjectPack } from './index.ts';
@@ -16,6 +17,7 @@ export function createAddCommand(io: CliIo, done: (code: number) => void): Comma
     )
     .option('--as <alias>', "serve the pack's tools as <alias>_<tool> (default: the pack's name)");
   addRegistryOption(command);
+  addApprovalOptions(command);
   command.addHelpText(
     'after',
     `
@@ -23,48 +25,62 @@ Examples:
   mcp pack add jira                         # the latest version, recorded as ^<version>
   mcp pack add jira@~1.2 --as tracker       # tools served as tracker_*
   mcp pack add json --registry ~/my-packs
+  mcp pack add jira --allow network,env:JIRA_BASE_URL,env:JIRA_EMAIL,env:JIRA_API_TOKEN
+  mcp pack add json --yes                   # no terminal (CI, scripts): approve what it asks
 
-Writes toolpack.yaml (the range), toolpack.lock (the exact version and its integrity) and
-.toolpack/packs/<alias>/. Nothing changes when anything fails.
+Prints what the pack's tools may touch (files, network, environment, programs) before
+anything is installed and asks you to approve it; without a terminal it needs --yes, or
+--allow with grants that cover everything it asks for (tool changes are shown, not refused).
+Writes toolpack.yaml (the range), toolpack.lock (the exact version, its integrity, the
+approved permissions and a hash of each tool's definition) and .toolpack/packs/<alias>/.
+Nothing changes when anything fails or is not approved.
 
-Exit codes: 0 added, 1 it could not be added, 2 bad input.`,
+Exit codes: 0 added, 1 it could not be added or was not approved, 2 bad input or no one
+to ask (no terminal, no --yes or --allow).`,
   );
-  command.action(async (specifier: string, flags: { as?: string; registry?: string }) => {
-    const progress = createDownloadProgress(io);
-    let report;
-    try {
-      report = await addProjectPack({
-        cwd: io.cwd,
-        env: io.env,
-        specifier,
-        ...(flags.as === undefined ? {} : { as: flags.as }),
-        ...(flags.registry === undefined ? {} : { registry: flags.registry }),
-        onDownload: progress.onDownload,
-      });
-    } finally {
-      progress.stop();
-    }
-    const paint = createPainter(io.stdout, io.env);
-    const warn = createPainter(io.stderr, io.env);
-    const verb = report.unchanged
-      ? 'already installed'
-      : report.previousVersion
-        ? `updated from ${report.previousVersion} to`
-        : 'added';
-    io.stdout.write(
-      `${paint('green', verb)} ${report.name}@${report.version}${report.alias === report.name ? '' : ` as ${report.alias}`} (${report.range}) in ${displayPath(report.dir, io.cwd)}: ${plural(report.tools.length, 'tool')}\n`,
-    );
-    for (const tool of report.tools) io.stdout.write(`  ${tool}\n`);
-    if (report.deprecated !== undefined)
-      io.stderr.write(
-        `${warn('yellow', 'warning')} ${report.name}@${report.version} is deprecated: ${report.deprecated}\n`,
+  command.action(
+    async (
+      specifier: string,
+      flags: { as?: string; registry?: string; yes?: boolean; allow?: string },
+    ) => {
+      const approve = await createCommandApprover(io, flags);
+      const progress = createDownloadProgress(io);
+      let report;
+      try {
+        report = await addProjectPack({
+          cwd: io.cwd,
+          env: io.env,
+          specifier,
+          ...(flags.as === undefined ? {} : { as: flags.as }),
+          ...(flags.registry === undefined ? {} : { registry: flags.registry }),
+          onDownload: progress.onDownload,
+          ...(approve === undefined ? {} : { approve }),
+        });
+      } finally {
+        progress.stop();
+      }
+      const paint = createPainter(io.stdout, io.env);
+      const warn = createPainter(io.stderr, io.env);
+      const verb = report.unchanged
+        ? 'already installed'
+        : report.previousVersion
+          ? `updated from ${report.previousVersion} to`
+          : 'added';
+      io.stdout.write(
+        `${paint('green', verb)} ${report.name}@${report.version}${report.alias === report.name ? '' : ` as ${report.alias}`} (${report.range}) in ${displayPath(report.dir, io.cwd)}: ${plural(report.tools.length, 'tool')}\n`,
       );
-    for (const env of report.missingEnv) {
-      io.stderr.write(
-        `${warn('yellow', 'warning')} ${report.alias} needs ${env.name}${env.secret ? ' (a secret)' : ''}, which is not set: set it before serving${env.description ? ` (${env.description})` : ''}.\n`,
-      );
-    }
-    done(EXIT_OK);
-  });
+      for (const tool of report.tools) io.stdout.write(`  ${tool}\n`);
+      if (report.deprecated !== undefined)
+        io.stderr.write(
+          `${warn('yellow', 'warning')} ${report.name}@${report.version} is deprecated: ${report.deprecated}\n`,
+        );
+      for (const env of report.missingEnv) {
+        io.stderr.write(
+          `${warn('yellow', 'warning')} ${report.alias} needs ${env.name}${env.secret ? ' (a secret)' : ''}, which is not set: set it before serving${env.description ? ` (${env.description})` : ''}.\n`,
+        );
+      }
+      done(EXIT_OK);
+    },
+  );
   return command;
 }

@@ -1,6 +1,7 @@
 import {
   addPack,
   parsePackSpecifier,
+  type ApprovePack,
   type DownloadListener,
   type InstalledPackReport,
 } from '@toolpack/packs';
@@ -17,6 +18,8 @@ export interface AddProjectPackOptions extends CommandContext {
   /** A registry URL or a folder of packs (default: as `resolveRegistryLocation` documents). */
   registry?: string;
   onDownload?: DownloadListener;
+  /** Asked before anything is installed; without it a pack that needs approval is refused. */
+  approve?: ApprovePack;
 }
 
 /**
@@ -43,6 +46,7 @@ export async function addProjectPack(options: AddProjectPackOptions): Promise<In
         cache: createCommandCache(options),
         checkTools: createStagedPackCheck(options),
         ...(options.onDownload === undefined ? {} : { onDownload: options.onDownload }),
+        ...(options.approve === undefined ? {} : { approve: options.approve }),
         env: options.env,
       }),
   );

@@ -1,10 +1,12 @@
 import {
   installPacks,
+  type ApprovePack,
   type DownloadListener,
   type InstallPacksReport,
   type RegistryClient,
 } from '@toolpack/packs';
 import type { CommandContext } from '../../../io.ts';
+import { createStagedPackCheck } from '../check-staged-packs.ts';
 import { createCommandCache, openCommandRegistry } from '../project-registry.ts';
 
 export interface InstallProjectPacksOptions extends CommandContext {
@@ -15,6 +17,8 @@ export interface InstallProjectPacksOptions extends CommandContext {
   /** A registry URL or a folder of packs (default: as `resolveRegistryLocation` documents). */
   registry?: string;
   onDownload?: DownloadListener;
+  /** Asked when a pack asks for more than toolpack.lock approved or its tools changed. */
+  approve?: ApprovePack;
 }
 
 /** Installs exactly the packs toolpack.lock names into .toolpack/packs/. */
@@ -28,6 +32,8 @@ export async function installProjectPacks(
     cache: createCommandCache(options),
     ...(options.onDownload === undefined ? {} : { onDownload: options.onDownload }),
     env: options.env,
+    checkTools: createStagedPackCheck(options),
+    ...(options.approve === undefined ? {} : { approve: options.approve }),
     ...(await registryFor(options)),
   });
 }

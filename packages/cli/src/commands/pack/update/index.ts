@@ -1,4 +1,9 @@
-import { updatePacks, type DownloadListener, type UpdatePacksReport } from '@toolpack/packs';
+import {
+  updatePacks,
+  type ApprovePack,
+  type DownloadListener,
+  type UpdatePacksReport,
+} from '@toolpack/packs';
 import type { CommandContext } from '../../../io.ts';
 import { createStagedPackCheck } from '../check-staged-packs.ts';
 import { createCommandCache, openCommandRegistry } from '../project-registry.ts';
@@ -9,6 +14,8 @@ export interface UpdateProjectPacksOptions extends CommandContext {
   /** A registry URL or a folder of packs (default: as `resolveRegistryLocation` documents). */
   registry?: string;
   onDownload?: DownloadListener;
+  /** Asked when a new version asks for more or changes its tools. */
+  approve?: ApprovePack;
 }
 
 /** Moves packs to the highest version their toolpack.yaml range allows. */
@@ -23,5 +30,6 @@ export async function updateProjectPacks(
     cache: createCommandCache(options),
     ...(options.onDownload === undefined ? {} : { onDownload: options.onDownload }),
     checkTools: createStagedPackCheck(options),
+    ...(options.approve === undefined ? {} : { approve: options.approve }),
   });
 }
