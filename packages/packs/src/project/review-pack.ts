@@ -192,7 +192,10 @@ export async function obtainApprovals(
 /** `jira@1.3.0 (from 1.2.0): network access (any host); tools changed: jira_get`. */
 export function describeDrift(request: ApprovalRequest): string {
   const parts: string[] = [];
-  if (request.approved === undefined) parts.push('nothing approved yet');
+  if (request.approved === undefined)
+    parts.push(
+      `not approved yet, asks to ${request.widening.length > 0 ? request.widening.join(', ') : 'touch nothing beyond its own folder'}`,
+    );
   else if (request.widening.length > 0) parts.push(`asks for more: ${request.widening.join(', ')}`);
   else if (!arePermissionsEqual(request.approved, request.permissions)) parts.push('asks for less');
   if (!request.pinned && request.tools.added.length > 0) parts.push('tools not pinned yet');
