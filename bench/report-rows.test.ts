@@ -18,6 +18,7 @@ function fullOutputs(): BenchOutputs {
     'pack-add': load('pack-add'),
     registry: load('registry'),
     peers: load('peers'),
+    sandbox: load('sandbox'),
   };
 }
 
@@ -143,9 +144,47 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     const rows = buildResultRows({ outputs: { server: load('server') } });
     const notRun = rows.filter((r) => r.scenario.endsWith('not run'));
     expect(notRun.map((r) => r.bench).sort()).toEqual(
-      ['discovery-list', 'pack-add', 'peers', 'registry', 'reload', 'runners'].sort(),
+      ['discovery-list', 'pack-add', 'peers', 'registry', 'reload', 'runners', 'sandbox'].sort(),
     );
     expect(notRun[0]?.note).toMatch(/pnpm --filter @toolpack\/bench bench:/);
+  });
+
+  it('holds the sandbox to what bubblewrap adds to a process call, against the same tool unconfined', () => {
+    const rows = buildResultRows({ outputs: { sandbox: load('sandbox') } }).filter(
+      (r) => r.bench === 'sandbox',
+    );
+    expect(rows.map((r) => [r.ours, r.reference, r.target, r.met])).toEqual([
+      ['9.50 ms', 'the same tool unconfined 6.10 ms', 'bubblewrap adds <= 5 ms', true],
+      ['7.90 ms', 'the same spawn without a sandbox plan 4.60 ms', 'reported', null],
+      ['88.00 ms', 'the same first call unconfined 71.00 ms', 'reported', null],
+      ['0.06 ms', 'the same call unconfined 0.05 ms', 'reported', null],
+    ]);
+    expect(rows[0]?.ratio).toBeCloseTo(9.5 / 6.1, 5);
+    expect(rows[0]?.scenario).toContain('+3.40 ms (1.56x)');
+    expect(rows[2]?.scenario).toContain('p50 of 10');
+
+    const slow = load('sandbox') as { processCall: { confined: { p50: number } } };
+    slow.processCall.confined.p50 = 12.2;
+    const missed = buildResultRows({
+      outputs: { sandbox: slow },
+      loadAverages: { sandbox: [3.25, 2, 1] },
+    }).find((r) => r.bench === 'sandbox');
+    expect(missed).toMatchObject({ met: false, explained: true });
+    expect(missed?.note).toContain('3.25');
+    expect(missed?.note).toContain('+3.30 ms');
+  });
+
+  it('reports the sandbox rows as not measurable where bubblewrap cannot run, with its reason', () => {
+    const rows = buildResultRows({
+      outputs: {
+        sandbox: { sandbox: { available: false, reason: 'bwrap is not installed' }, calls: 200 },
+      },
+    }).filter((r) => r.bench === 'sandbox');
+    expect(rows).toHaveLength(4);
+    for (const row of rows) {
+      expect(row).toMatchObject({ ours: 'not measured', met: null });
+      expect(row.note).toContain('bwrap is not installed');
+    }
   });
 
   it('lists the load-test figures whatever their shape', () => {
@@ -205,6 +244,7 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
       'pack-add',
       'registry',
       'peers',
+      'sandbox',
       'system-load',
     ] as const;
     fc.assert(

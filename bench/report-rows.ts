@@ -11,6 +11,7 @@ export interface BenchOutputs {
   'pack-add'?: unknown;
   registry?: unknown;
   peers?: unknown;
+  sandbox?: unknown;
   'system-load'?: unknown;
 }
 
@@ -558,6 +559,84 @@ function registryRows(out: unknown): ResultRow[] {
   ];
 }
 
+/**
+ * The OS sandbox's cost (bench/sandbox.ts): each confined figure beside the same tool
+ * unconfined, measured interleaved in the same run. The issue's target is on the difference
+ * (bwrap adds <= 5 ms to a process tool's call); the ratio is shown beside it.
+ */
+function sandboxRows(out: unknown, loadAverage?: readonly number[]): ResultRow[] {
+  const bench = 'sandbox';
+  const available = record(record(out)?.sandbox)?.available === true;
+  const reason = stringAt(record(out)?.sandbox, 'reason');
+  const added = numberAt(out, 'targets.addedMs') ?? 5;
+  const plus = (confined: number | null, plain: number | null) =>
+    confined === null || plain === null
+      ? ''
+      : `, +${ms(confined - plain)} (${ratioOf(confined, plain)?.toFixed(2) ?? '?'}x)`;
+  const figure = (key: string) => ({
+    confined: numberAt(out, `${key}.confined.p50`),
+    plain: numberAt(out, `${key}.plain.p50`),
+  });
+  const call = figure('processCall');
+  const bare = figure('bareSpawn');
+  const first = figure('jsFirstCall');
+  const warm = figure('jsCall');
+  const difference =
+    call.confined === null || call.plain === null ? null : call.confined - call.plain;
+  const met = difference === null ? null : difference <= added;
+  const notMeasured = available
+    ? 'Not measured in this run: bench/out/sandbox.json has no figure for it; run bench/sandbox.ts again.'
+    : `Not measurable here: the sandbox could not be had (${reason ?? 'no reason recorded'}). bench/sandbox.ts measures it wherever bubblewrap runs.`;
+  const entry = (input: {
+    scenario: string;
+    pair: { confined: number | null; plain: number | null };
+    reference: string;
+    target?: string;
+    met?: boolean | null;
+    note?: string | null;
+  }) =>
+    row({
+      bench,
+      scenario: `${input.scenario}${plus(input.pair.confined, input.pair.plain)}`,
+      ours: input.pair.confined === null ? 'not measured' : ms(input.pair.confined),
+      oursValue: input.pair.confined,
+      reference: `${input.reference} ${ms(input.pair.plain)}`,
+      referenceValue: input.pair.plain,
+      target: input.target ?? 'reported',
+      met: input.met ?? null,
+      note: input.pair.confined === null ? notMeasured : (input.note ?? null),
+    });
+  return [
+    entry({
+      scenario: `Sandboxed bash script tool call p50 (bubblewrap, p99 ${ms(numberAt(out, 'processCall.confined.p99'))})`,
+      pair: call,
+      reference: 'the same tool unconfined',
+      target: `bubblewrap adds <= ${added} ms`,
+      met,
+      note:
+        met === false
+          ? `Missed in this run${loadNote(loadAverage)}: bubblewrap sets up a user, mount, PID, network and IPC namespace and binds the system folders for every process call. Its share without the runner, a bare \`bash echo_script.sh\` spawn with and without the plan, was +${ms(bare.confined === null || bare.plain === null ? null : bare.confined - bare.plain)}.`
+          : null,
+    }),
+    entry({
+      scenario:
+        'bubblewrap around a bare `bash echo_script.sh` spawn, p50 (through the containment launcher)',
+      pair: bare,
+      reference: 'the same spawn without a sandbox plan',
+    }),
+    entry({
+      scenario: `First call of a sandboxed JS pack tool (a new runner: child start, import, answer), p50 of ${numberAt(out, 'jsFirstCall.confined.samples') ?? '?'}`,
+      pair: first,
+      reference: 'the same first call unconfined',
+    }),
+    entry({
+      scenario: 'Sandboxed JS pack tool warm call p50 (its child process already runs)',
+      pair: warm,
+      reference: 'the same call unconfined',
+    }),
+  ];
+}
+
 /** Every numeric leaf of `value`, by dotted path (system-load.json's shape belongs to its writer). */
 function numericLeaves(value: unknown, prefix = ''): [string, number][] {
   if (typeof value === 'number' && Number.isFinite(value)) return [[prefix, value]];
@@ -749,6 +828,11 @@ export function buildResultRows({ outputs, loadAverages = {} }: BuildRowsOptions
     ...(outputs.registry === undefined
       ? [missing('registry', 'pnpm --filter @toolpack/bench bench:registry')]
       : registryRows(outputs.registry)),
+  );
+  rows.push(
+    ...(outputs.sandbox === undefined
+      ? [missing('sandbox', 'pnpm --filter @toolpack/bench bench:sandbox')]
+      : sandboxRows(outputs.sandbox, loadAverages.sandbox)),
   );
   if (outputs['system-load'] !== undefined) rows.push(...systemLoadRows(outputs['system-load']));
   return rows;

@@ -19,6 +19,7 @@ const names = [
   'peers',
   'pack-add',
   'registry',
+  'sandbox',
   'system-load',
 ] as const satisfies readonly (keyof BenchOutputs)[];
 
