@@ -25,7 +25,7 @@ export async function createCommandApprover(
   return createApprover({
     flags,
     input: process.stdin,
-    output: io.stdout,
+    output: io.stderr,
     sandbox: () => describeSandbox(io.env),
   });
 }

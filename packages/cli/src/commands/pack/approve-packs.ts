@@ -116,7 +116,7 @@ export function renderApprovalRequest(request: ApprovalRequest, sandbox: Sandbox
   return `${lines.join('\n')}\n`;
 }
 
-/** Where approval text goes (the command's stdout). */
+/** Where approval text goes (the command's stderr: stdout stays the result a script reads). */
 export interface TextOutput {
   write(text: string): unknown;
 }

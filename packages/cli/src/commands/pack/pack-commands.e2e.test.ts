@@ -88,9 +88,9 @@ describe('mcp pack search', { timeout: 60_000 }, () => {
     expect(code).toBe(0);
     expect(stdout.split('\n')[0]).toMatch(/^NAME\s+VERSION\s+TOOLS\s+TAGS\s+DESCRIPTION$/);
     expect(stdout).toMatch(
-      /^jira\s+1\.0\.1\s+5\s+MCPTools, jira, atlassian, issues\s+Jira issue tools/m,
+      /^jira\s+1\.1\.0\s+5\s+MCPTools, jira, atlassian, issues\s+Jira issue tools/m,
     );
-    expect(stdout).toMatch(/^json\s+1\.0\.0\s+3\s+MCPTools, json, data\s+JSON tools/m);
+    expect(stdout).toMatch(/^json\s+1\.1\.0\s+3\s+MCPTools, json, data\s+JSON tools/m);
   });
 
   it('needs every tag, matches words, and prints the API answer with --json', async () => {
@@ -113,7 +113,7 @@ describe('mcp pack search', { timeout: 60_000 }, () => {
       packs: [
         {
           name: 'json',
-          version: '1.0.0',
+          version: '1.1.0',
           description: expect.stringMatching(/^JSON tools/),
           tags: ['MCPTools', 'json', 'data'],
           toolCount: 3,
@@ -144,13 +144,13 @@ describe('mcp pack search', { timeout: 60_000 }, () => {
 describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60_000 }, () => {
   it('adds jira from ./registry/packs, serves jira_* tools, and removing it restores the folder', async () => {
     const project = tempDir('jira');
-    const added = mcp(['pack', 'add', 'jira', '--registry', officialPacks], project);
+    const added = mcp(['pack', 'add', '--yes', 'jira', '--registry', officialPacks], project);
     expect(added.stderr).toContain(
       'warning jira needs JIRA_API_TOKEN (a secret), which is not set',
     );
     expect(added.code).toBe(0);
     expect(added.stdout).toBe(
-      'added jira@1.0.1 (^1.0.1) in .toolpack/packs/jira: 5 tools\n  jira_add_comment\n  jira_create_issue\n  jira_get_issue\n  jira_search_issues\n  jira_transition_issue\n',
+      'added jira@1.1.0 (^1.1.0) in .toolpack/packs/jira: 5 tools\n  jira_add_comment\n  jira_create_issue\n  jira_get_issue\n  jira_search_issues\n  jira_transition_issue\n',
     );
     expect(
       tree(project).filter(
@@ -170,15 +170,26 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
       'toolpack.yaml',
     ]);
     expect(readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')).toBe(
-      'packs:\n  jira: ^1.0.1\n',
+      'packs:\n  jira: ^1.1.0\n',
     );
     const lock = JSON.parse(readFileSync(path.join(project, 'toolpack.lock'), 'utf8'));
     expect(lock.packs.jira).toEqual({
       name: 'jira',
-      version: '1.0.1',
+      version: '1.1.0',
       resolved: `file:${path.relative(project, path.join(officialPacks, 'jira')).split(path.sep).join('/')}`,
       integrity: expect.stringMatching(/^sha512-/),
+      permissions: {
+        filesystem: { read: [], write: [] },
+        network: { access: 'any', hosts: expect.any(Array) },
+        env: ['JIRA_API_TOKEN', 'JIRA_BASE_URL', 'JIRA_EMAIL'],
+        subprocess: false,
+      },
+      tools: expect.objectContaining({ jira_get_issue: expect.stringMatching(/^sha256-/) }),
     });
+    // What it may touch was shown before it was installed, and approved with --yes.
+    expect(added.stderr).toMatch(/^jira@1\.1\.0 asks that its tools may:\n {2}files: /);
+    expect(added.stderr).toContain('  network: any host');
+    expect(added.stderr).toContain('Approved (--yes).');
 
     // What mcp list / mcp serve get once the CLI reads the project's packs.
     const loaded = await loadProject(project);
@@ -228,18 +239,18 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
     rmSync(path.join(project, '.toolpack', 'cache'), { recursive: true, force: true });
 
     const list = mcp(['pack', 'list'], project);
-    expect(list.stdout).toMatch(/^jira\s+jira\s+\^1\.0\.1\s+1\.0\.1\s+installed$/m);
+    expect(list.stdout).toMatch(/^jira\s+jira\s+\^1\.1\.0\s+1\.1\.0\s+installed$/m);
 
     const removed = mcp(['pack', 'remove', 'jira'], project);
-    expect(removed).toMatchObject({ code: 0, stdout: 'removed jira@1.0.1\n' });
+    expect(removed).toMatchObject({ code: 0, stdout: 'removed jira@1.1.0\n' });
     expect(tree(project)).toEqual([]);
   });
 
   it('shows a pack with its versions, env and each tool with its schema', () => {
     const info = mcp(['pack', 'info', 'jira', '--registry', officialPacks], repo);
     expect(info.code).toBe(0);
-    expect(info.stdout).toMatch(/^jira@1\.0\.1 {2}Jira issue tools/);
-    expect(info.stdout).toContain('versions: 1.0.1 (latest)');
+    expect(info.stdout).toMatch(/^jira@1\.1\.0 {2}Jira issue tools/);
+    expect(info.stdout).toContain('versions: 1.1.0 (latest)');
     expect(info.stdout).toContain('  JIRA_API_TOKEN (required, secret) An API token');
     expect(info.stdout).toMatch(/ {2}search_issues {2}Finds Jira issues with a JQL query/);
     expect(info.stdout).toMatch(
@@ -267,7 +278,7 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
     try {
       const project = tempDir('slow');
       const added = await mcpAsync(
-        ['pack', 'add', 'hello@^1.0.0', '--as', 'hi', '--registry', slow.url],
+        ['pack', 'add', '--yes', 'hello@^1.0.0', '--as', 'hi', '--registry', slow.url],
         project,
         { TOOLPACK_CACHE_DIR: tempDir('cache') },
       );
@@ -293,18 +304,25 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
     );
     writeFileSync(path.join(project, 'toolpack.yaml'), '# ours\nsources:\n  - scripts: scripts\n');
     const before = tree(project);
-    const clash = await mcpAsync(['pack', 'add', 'hello', '--registry', registry.url], project);
+    const clash = await mcpAsync(
+      ['pack', 'add', '--yes', 'hello', '--registry', registry.url],
+      project,
+    );
     expect(clash.code).toBe(1);
     expect(clash.stderr).toMatch(
       /^error hello@1\.0\.0 would serve a tool name that another tool of the project has, so nothing was installed:\n {2}- Two tools are named hello_greet: the pack hello's tool greet \(\.toolpack\/packs\/hello\/scripts\/greet\.mjs:1\) and scripts\/hello_greet\.mjs:1\. .*\nhint: Serve the pack under another alias/,
     );
     expect(tree(project)).toEqual(before);
     expect(
-      (await mcpAsync(['pack', 'add', 'hello', '--as', 'hey', '--registry', registry.url], project))
-        .code,
+      (
+        await mcpAsync(
+          ['pack', 'add', '--yes', 'hello', '--as', 'hey', '--registry', registry.url],
+          project,
+        )
+      ).code,
     ).toBe(0);
     const alias = await mcpAsync(
-      ['pack', 'add', 'json', '--as', 'hey', '--registry', registry.url],
+      ['pack', 'add', '--yes', 'json', '--as', 'hey', '--registry', registry.url],
       project,
     );
     expect(alias).toMatchObject({
@@ -327,7 +345,10 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
     );
     const project = tempDir('evil');
     writeFileSync(path.join(project, 'toolpack.yaml'), 'packs: {}\n');
-    const result = await mcpAsync(['pack', 'add', 'evil', '--registry', registry.url], project);
+    const result = await mcpAsync(
+      ['pack', 'add', '--yes', 'evil', '--registry', registry.url],
+      project,
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       'The tarball of evil@1.0.0 was refused and nothing was installed:',
@@ -340,15 +361,15 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
 
   it('exits 2 for bad input', () => {
     const project = tempDir('usage');
-    expect(mcp(['pack', 'add', 'Bad_Name'], project)).toMatchObject({
+    expect(mcp(['pack', 'add', '--yes', 'Bad_Name'], project)).toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/"Bad_Name" is not a valid pack name/),
     });
-    expect(mcp(['pack', 'add', 'jira@^x', '--registry', officialPacks], project).stderr).toMatch(
-      /"\^x" is not a valid semver range/,
-    );
+    expect(
+      mcp(['pack', 'add', '--yes', 'jira@^x', '--registry', officialPacks], project).stderr,
+    ).toMatch(/"\^x" is not a valid semver range/);
     writeFileSync(path.join(project, 'toolpack.yaml'), 'packs:\n  jira: "^x"\n');
-    const broken = mcp(['pack', 'add', 'json', '--registry', officialPacks], project);
+    const broken = mcp(['pack', 'add', '--yes', 'json', '--registry', officialPacks], project);
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(
       /toolpack\.yaml:2: error E_MANIFEST_FIELD: packs\.jira: "\^x" is not a valid semver range/,
@@ -361,13 +382,13 @@ describe('mcp pack install and update', { timeout: 60_000 }, () => {
   it('installs exactly the lock from the cache offline, and --frozen refuses drift', async () => {
     const project = tempDir('install');
     expect(
-      (await mcpAsync(['pack', 'add', 'json', '--registry', registry.url], project)).code,
+      (await mcpAsync(['pack', 'add', '--yes', 'json', '--registry', registry.url], project)).code,
     ).toBe(0);
     rmSync(path.join(project, '.toolpack'), { recursive: true });
     const offline = mcp(['pack', 'install', '--offline', '--frozen'], project);
     expect(offline).toMatchObject({
       code: 0,
-      stdout: 'installed json@1.0.0 (from the cache)\n1 pack installed, 0 up to date\n',
+      stdout: 'installed json@1.1.0 (from the cache)\n1 pack installed, 0 up to date\n',
     });
     expect(
       existsSync(path.join(project, '.toolpack', 'packs', 'json', 'scripts', 'query.mjs')),
@@ -382,7 +403,7 @@ describe('mcp pack install and update', { timeout: 60_000 }, () => {
       code: 0,
       stderr:
         'warning .toolpack/packs/json did not match its locked tarball (changed scripts/query.mjs); reinstalling it.\n',
-      stdout: 'installed json@1.0.0 (from the cache)\n1 pack installed, 0 up to date\n',
+      stdout: 'installed json@1.1.0 (from the cache)\n1 pack installed, 0 up to date\n',
     });
     expect(readFileSync(query, 'utf8')).toBe(pristine);
 
@@ -391,7 +412,7 @@ describe('mcp pack install and update', { timeout: 60_000 }, () => {
     });
     expect(empty.stdout).toContain('0 packs installed, 1 up to date');
     expect(empty.stderr).toMatch(
-      /^warning \.toolpack\/packs\/json was not checked against its locked tarball: json@1\.0\.0 is not in the pack cache/,
+      /^warning \.toolpack\/packs\/json was not checked against its locked tarball: json@1\.1\.0 is not in the pack cache/,
     );
     rmSync(path.join(project, '.toolpack'), { recursive: true });
     const missing = mcp(['pack', 'install', '--offline'], project, {
@@ -399,14 +420,14 @@ describe('mcp pack install and update', { timeout: 60_000 }, () => {
     });
     expect(missing).toMatchObject({
       code: 1,
-      stderr: expect.stringMatching(/json@1\.0\.0 is not in the pack cache/),
+      stderr: expect.stringMatching(/json@1\.1\.0 is not in the pack cache/),
     });
 
     writeFileSync(path.join(project, 'toolpack.yaml'), 'packs:\n  json: ^2.0.0\n');
     const frozen = mcp(['pack', 'install', '--frozen'], project);
     expect(frozen.code).toBe(1);
     expect(frozen.stderr).toContain(
-      'toolpack.lock does not match toolpack.yaml (--frozen):\n  - json is locked at 1.0.0, outside ^2.0.0 in toolpack.yaml',
+      'toolpack.lock does not match toolpack.yaml (--frozen):\n  - json is locked at 1.1.0, outside ^2.0.0 in toolpack.yaml',
     );
   });
 
@@ -417,9 +438,9 @@ describe('mcp pack install and update', { timeout: 60_000 }, () => {
     });
     try {
       const project = tempDir('update');
-      expect((await mcpAsync(['pack', 'add', 'hello', '--registry', own.url], project)).code).toBe(
-        0,
-      );
+      expect(
+        (await mcpAsync(['pack', 'add', '--yes', 'hello', '--registry', own.url], project)).code,
+      ).toBe(0);
       const current = await mcpAsync(['pack', 'update', '--registry', own.url], project);
       expect(current.stdout).toBe('hello is up to date (1.0.0)\n');
       const next = path.join(tempDir('next'), 'hello');
@@ -450,7 +471,7 @@ describe('mcp pack pack and publish', { timeout: 60_000 }, () => {
       repo,
     );
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^jira@1\.0\.1 {2}Jira issue tools/);
+    expect(first.stdout).toMatch(/^jira@1\.1\.0 {2}Jira issue tools/);
     expect(first.stdout).toContain(
       '5 tools: add_comment, create_issue, get_issue, search_issues, transition_issue',
     );
@@ -474,7 +495,7 @@ describe('mcp pack pack and publish', { timeout: 60_000 }, () => {
     expect(first.stdout).toContain(second.integrity);
     expect(second.files).toEqual(['README.md', 'src/jira-tools.mjs', 'toolpack.yaml']);
     const named = mcp(['pack', 'pack', path.join(officialPacks, 'json')], out);
-    expect(named.stdout).toContain('wrote json-1.0.0.tgz');
+    expect(named.stdout).toContain('wrote json-1.1.0.tgz');
   });
 
   it('refuses to pack a folder with problems, listing each', () => {
