@@ -507,6 +507,11 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'A pack of the project is missing or damaged in the packs folder.',
     exit: 'none',
   },
+  W_PACK_NOT_APPROVED: {
+    meaning:
+      'The installed pack asks for more than toolpack.lock approved; its tools get only what was approved.',
+    exit: 'none',
+  },
   W_PACK_SPECIAL_FILE_SKIPPED: {
     meaning: 'A socket, FIFO or device is left out of the pack.',
     exit: 'none',
