@@ -45,7 +45,7 @@ describe('buildSandboxArgv', () => {
     mounts.findIndex((mount) => mount.join('\0') === entry.join('\0'));
 
   it('unshares every namespace, keeps no capability, dies with its parent in a new session', () => {
-    expect(argv.slice(0, 1)).toEqual(['--unshare-all']);
+    expect(argv.slice(0, 3)).toEqual(['--unshare-all', '--unshare-user', '--disable-userns']);
     expect(argv).not.toContain('--share-net');
     for (const entry of [['--die-with-parent'], ['--new-session'], ['--cap-drop', 'ALL']])
       expect(indexOf(...entry)).toBeGreaterThanOrEqual(0);
@@ -59,7 +59,12 @@ describe('buildSandboxArgv', () => {
       command: '/x',
       args: [],
     });
-    expect(networked.slice(0, 2)).toEqual(['--unshare-all', '--share-net']);
+    expect(networked.slice(0, 4)).toEqual([
+      '--unshare-all',
+      '--unshare-user',
+      '--disable-userns',
+      '--share-net',
+    ]);
   });
 
   it('ends with --chdir to the plan cwd and the command after --', () => {

@@ -66,6 +66,9 @@ export interface BuildSandboxArgvOptions {
  * - every namespace bwrap can make (`--unshare-all`: user, PID, mount, IPC, UTS, cgroup, net),
  *   the host's network only for `plan.network`; bwrap is the PID namespace's init, so the
  *   command is not PID 1 (signals it sends itself work) and nothing it starts outlives it;
+ * - the user namespace required (not just tried) so that `--disable-userns` can stop the
+ *   child making namespaces of its own, where it would hold every capability again (a
+ *   kernel's favourite attack surface);
  * - `--die-with-parent`, `--new-session` (no TIOCSTI into the owner's terminal) and
  *   `--cap-drop ALL`: run as root, bwrap keeps every capability inside its user namespace,
  *   enough to remount a read-only bind writable;
@@ -77,7 +80,7 @@ export interface BuildSandboxArgvOptions {
  */
 export function buildSandboxArgv(options: BuildSandboxArgvOptions): string[] {
   const { plan } = options;
-  const argv = ['--unshare-all'];
+  const argv = ['--unshare-all', '--unshare-user', '--disable-userns'];
   if (plan.network) argv.push('--share-net');
   argv.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   argv.push('--ro-bind', '/usr', '/usr');

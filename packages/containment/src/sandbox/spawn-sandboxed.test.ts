@@ -271,6 +271,28 @@ net.connect(${port}, '127.0.0.1').setEncoding('utf8').on('data', (d) => process.
       },
     );
 
+    it('cannot make a user namespace of its own (where it would have every capability)', async () => {
+      const contained = spawnContained({
+        command: 'bash',
+        args: ['-c', 'unshare --user true 2>/dev/null && echo made; echo done'],
+        env,
+        sandbox: plan(),
+      });
+      expect((await collectOutput(contained)).stdout).toBe('done\n');
+      process.env.TOOLPACK_SANDBOX = 'off';
+      try {
+        const unconfined = spawnContained({
+          command: 'bash',
+          args: ['-c', 'unshare --user true 2>/dev/null && echo made; echo done'],
+          env,
+          sandbox: plan(),
+        });
+        expect((await collectOutput(unconfined)).stdout).toBe('made\ndone\n');
+      } finally {
+        delete process.env.TOOLPACK_SANDBOX;
+      }
+    });
+
     it('runs unconfined, as without a plan, when TOOLPACK_SANDBOX=off', async () => {
       process.env.TOOLPACK_SANDBOX = 'off';
       try {
