@@ -1,6 +1,7 @@
 import { readFileSync, rmSync, writeFileSync, cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LEAST_PERMISSIONS } from '@toolpack/core';
 import { createPackCache } from '../cache/pack-cache.ts';
 import { createHttpRegistry } from '../registry/http-registry.ts';
 import { openRegistry } from '../registry/open-registry.ts';
@@ -298,9 +299,26 @@ describe('loadProject: the project packs as discovery sources', () => {
     const { project } = await projectWithPacks();
     const resolved = loaded(await loadProject(project));
     expect(resolved.diagnostics).toEqual([]);
+    // Every pack source is confined to what toolpack.lock approved, its folder the root.
+    const weather = {
+      ...LEAST_PERMISSIONS,
+      env: ['WEATHER_API_KEY', 'WEATHER_UNITS'],
+    };
     expect(resolved.sources).toEqual([
-      { scripts: '.toolpack/packs/hello/scripts', pack: 'hello' },
-      { scripts: '.toolpack/packs/wx/scripts', pack: 'wx' },
+      {
+        scripts: '.toolpack/packs/hello/scripts',
+        pack: 'hello',
+        sandbox: true,
+        permissions: LEAST_PERMISSIONS,
+        sandboxRoot: '.toolpack/packs/hello',
+      },
+      {
+        scripts: '.toolpack/packs/wx/scripts',
+        pack: 'wx',
+        sandbox: true,
+        permissions: weather,
+        sandboxRoot: '.toolpack/packs/wx',
+      },
     ]);
     expect(
       resolved.packs.map((p) => [p.alias, p.name, p.version, p.env.map((e) => e.name)]),
@@ -309,6 +327,42 @@ describe('loadProject: the project packs as discovery sources', () => {
       ['wx', 'weather', '1.0.0', ['WEATHER_API_KEY', 'WEATHER_UNITS']],
     ]);
     expect(resolved.env).toEqual(['WEATHER_API_KEY', 'WEATHER_UNITS']);
+  });
+
+  it('grants only what toolpack.lock approved, and warns when the installed pack asks for more', async () => {
+    const { project } = await projectWithPacks();
+    // A lock written before permissions existed approved nothing: the least.
+    const lockFile = path.join(project, 'toolpack.lock');
+    const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
+    delete lock.packs.wx.permissions;
+    writeFileSync(lockFile, JSON.stringify(lock));
+    // And an installed toolpack.yaml edited to ask for the network.
+    const helloManifest = path.join(project, '.toolpack', 'packs', 'hello', 'toolpack.yaml');
+    writeFileSync(
+      helloManifest,
+      `${readFileSync(helloManifest, 'utf8')}permissions:\n  network: any\n`,
+    );
+    const resolved = loaded(await loadProject(project));
+    expect(resolved.sources.map((s) => s.permissions)).toEqual([
+      LEAST_PERMISSIONS,
+      LEAST_PERMISSIONS,
+    ]);
+    expect(resolved.packs.map((p) => p.permissions)).toEqual([
+      LEAST_PERMISSIONS,
+      LEAST_PERMISSIONS,
+    ]);
+    expect(resolved.diagnostics.map((d) => [d.severity, d.code, d.message])).toEqual([
+      [
+        'warning',
+        'W_PACK_NOT_APPROVED',
+        '.toolpack/packs/hello asks for more than toolpack.lock approved (network access (any host)); its tools get only what was approved.',
+      ],
+      [
+        'warning',
+        'W_PACK_NOT_APPROVED',
+        '.toolpack/packs/wx asks for more than toolpack.lock approved (read the environment variable WEATHER_API_KEY, read the environment variable WEATHER_UNITS); its tools get only what was approved.',
+      ],
+    ]);
   });
 
   it("puts the packs' sources before the project's own, and names the policy's line", async () => {

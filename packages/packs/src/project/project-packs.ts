@@ -1,8 +1,11 @@
 import path from 'node:path';
 import {
+  LEAST_PERMISSIONS,
   createDiagnostic,
+  findPermissionWidening,
   getSourceLocation,
   type Diagnostic,
+  type PackPermissions,
   type SourceLocationKey,
   type SourceOptions,
   type SourceSpec,
@@ -68,8 +71,14 @@ export function listPackSources(options: {
   alias: string;
   dir: string;
   manifest: PackManifest;
+  /**
+   * Confine the tools to these permissions (toolpack.lock's approved grant), with the whole
+   * pack folder as the root they may always read: `loadProject` passes it for every
+   * installed pack.
+   */
+  confine?: PackPermissions;
 }): { sources: SourceSpec[]; diagnostics: Diagnostic[] } {
-  const { projectDir, alias, dir, manifest } = options;
+  const { projectDir, alias, dir, manifest, confine } = options;
   const sources: SourceSpec[] = [];
   const diagnostics: Diagnostic[] = [];
   const relativeDir = path.relative(projectDir, dir).split(path.sep).join('/');
@@ -92,6 +101,9 @@ export function listPackSources(options: {
         pack: alias,
         ...(source.include === undefined ? {} : { include: source.include }),
         ...(source.exclude === undefined ? {} : { exclude: source.exclude }),
+        ...(confine === undefined
+          ? {}
+          : { sandbox: true, permissions: confine, sandboxRoot: relativeDir }),
       }),
     );
   });
@@ -125,6 +137,11 @@ export interface InstalledPack {
   env: EnvRequirement[];
   interpreters?: Record<string, string[]>;
   policy?: ToolPolicy;
+  /**
+   * What its tools get: toolpack.lock's approved grant (the least when the lock approved
+   * nothing), never more, whatever its installed toolpack.yaml asks for.
+   */
+  permissions: PackPermissions;
 }
 
 export interface InstalledPacks {
@@ -186,11 +203,27 @@ export async function readInstalledPacks(options: {
         ),
       );
     }
+    const approved =
+      (lockEntry?.name === packManifest.name ? lockEntry.permissions : undefined) ??
+      LEAST_PERMISSIONS;
+    const beyond = findPermissionWidening(approved, packManifest.permissions);
+    if (beyond.length > 0) {
+      result.diagnostics.push(
+        createDiagnostic(
+          'warning',
+          'W_PACK_NOT_APPROVED',
+          `${PACKS_DIR}/${dependency.alias} asks for more than toolpack.lock approved (${beyond.join(', ')}); its tools get only what was approved.`,
+          { path: read.file },
+          'Run mcp pack install to review and approve what it asks for.',
+        ),
+      );
+    }
     const own = listPackSources({
       projectDir,
       alias: dependency.alias,
       dir,
       manifest: packManifest,
+      confine: approved,
     });
     result.sources.push(...own.sources);
     result.diagnostics.push(...own.diagnostics);
@@ -200,6 +233,7 @@ export async function readInstalledPacks(options: {
       version: packManifest.version,
       dir,
       env: packManifest.env,
+      permissions: approved,
       ...(packManifest.interpreters === undefined
         ? {}
         : { interpreters: packManifest.interpreters }),
