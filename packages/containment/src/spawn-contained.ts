@@ -86,15 +86,22 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
   let argv: string[] = [...args];
   let env: Record<string, string> = { ...options.env };
   if (plan !== undefined && bwrap !== undefined) {
-    const executable = findExecutable(options.command, options.env, options.cwd);
+    // What the PATH search inside would find: the first candidate the sandbox shows.
+    const executable = findExecutable(options.command, options.env, options.cwd, (candidate) =>
+      isVisibleInSandbox(candidate, plan),
+    );
+    const outside =
+      executable === undefined
+        ? findExecutable(options.command, options.env, options.cwd)
+        : undefined;
+    if (outside !== undefined) {
+      throw new ToolpackError(
+        'E_SANDBOX_ARGUMENTS',
+        `${outside} would run confined, but it is outside the sandbox: the plan shows only the system's programs and ${[...plan.read, ...plan.write].join(', ')}.`,
+        { hint: "Pass the program's install folder in planSandbox's runtimePaths." },
+      );
+    }
     if (executable !== undefined) {
-      if (!isVisibleInSandbox(executable, plan)) {
-        throw new ToolpackError(
-          'E_SANDBOX_ARGUMENTS',
-          `${executable} would run confined, but it is outside the sandbox: the plan shows only the system's programs and ${[...plan.read, ...plan.write].join(', ')}.`,
-          { hint: "Pass the program's install folder in planSandbox's runtimePaths." },
-        );
-      }
       const cwd =
         options.cwd !== undefined && isVisibleInSandbox(options.cwd, plan)
           ? realpathSync(options.cwd)
@@ -226,11 +233,15 @@ function trackGroup(pid: number): void {
   });
 }
 
-/** What `spawn` would run: a path (relative to cwd) as is, a bare name on the child's PATH. */
+/**
+ * What `spawn` would run: a path (relative to cwd) as is, a bare name on the child's PATH;
+ * only candidates `accept` takes (those a sandbox shows).
+ */
 function findExecutable(
   command: string,
   env: Readonly<Record<string, string>>,
   cwd: string | undefined,
+  accept: (candidate: string) => boolean = () => true,
 ): string | undefined {
   const candidates = command.includes('/')
     ? [path.resolve(cwd ?? process.cwd(), command)]
@@ -242,7 +253,7 @@ function findExecutable(
   for (const candidate of candidates) {
     try {
       accessSync(candidate, fsConstants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
+      if (statSync(candidate).isFile() && accept(candidate)) return candidate;
     } catch {
       // Not here.
     }

@@ -138,6 +138,19 @@ describe.skipIf(!sandbox.available || !hasProc)(
       );
     });
 
+    it('finds a bare command on PATH as the search inside would, skipping folders it cannot see', async () => {
+      const hiddenBin = path.join(scratch, 'bin');
+      mkdirSync(hiddenBin, { recursive: true });
+      writeFileSync(path.join(hiddenBin, 'echo'), '#!/bin/sh\necho hidden\n', { mode: 0o755 });
+      const contained = spawnContained({
+        command: 'echo',
+        args: ['system'],
+        env: { PATH: `${hiddenBin}:/usr/bin:/bin` },
+        sandbox: plan(),
+      });
+      expect((await collectOutput(contained)).stdout).toBe('system\n');
+    });
+
     it('starts in cwd when the plan shows it, else in plan.cwd', async () => {
       const inside = spawnContained({
         command: 'pwd',
