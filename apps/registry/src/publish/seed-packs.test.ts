@@ -16,7 +16,14 @@ describe('seeding', () => {
         .map((e) => e.name);
       expect(first.seed.problems).toEqual([]);
       expect(first.seed.published).toEqual(
-        expect.arrayContaining(['files@1.1.0', 'git@1.0.0', 'http@1.0.0', 'sysinfo@1.0.0']),
+        expect.arrayContaining([
+          'files@1.2.0',
+          'git@1.1.0',
+          'http@1.1.0',
+          'jira@1.1.0',
+          'json@1.1.0',
+          'sysinfo@1.1.0',
+        ]),
       );
       expect(first.seed.published).toHaveLength(folders.length);
       expect(folders.length).toBeGreaterThanOrEqual(6);
@@ -33,6 +40,15 @@ describe('seeding', () => {
       expect(git).toMatchObject({
         owner: 'toolpack',
         versions: [expect.objectContaining({ publishedBy: 'seed' })],
+      });
+      // Each version document carries what its toolpack.yaml declares.
+      expect((await first.store.getVersion('jira', '1.1.0'))?.doc.permissions?.network).toEqual({
+        access: 'any',
+        hosts: ['*.atlassian.net'],
+      });
+      expect((await first.store.getVersion('git', '1.1.0'))?.doc.permissions).toMatchObject({
+        filesystem: { read: ['project'], write: [] },
+        subprocess: true,
       });
     } finally {
       await first.close();
