@@ -11,6 +11,7 @@ interface CallFlags extends SourceFlagValues {
   arg?: string[];
   timeout?: number;
   json?: boolean;
+  requireSandbox?: boolean;
 }
 
 export function createCallCommand(io: CliIo, done: (code: number) => void): Command {
@@ -29,7 +30,11 @@ export function createCallCommand(io: CliIo, done: (code: number) => void): Comm
       'stop the call after this many milliseconds (default: the tool’s, else 30000)',
       parseTimeout,
     )
-    .option('--json', 'print the MCP CallToolResult object');
+    .option('--json', 'print the MCP CallToolResult object')
+    .option(
+      '--require-sandbox',
+      'refuse to run a pack tool where the OS sandbox cannot be had, instead of running it unconfined',
+    );
   addSourceFlags(command, sources);
   command.addHelpText(
     'after',
@@ -54,6 +59,7 @@ Exit codes: 0 the tool succeeded, 1 the result is an error (isError), 2 bad flag
         ...(flags.args === undefined ? {} : { args: flags.args }),
         ...(flags.arg === undefined ? {} : { arg: flags.arg }),
         ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
+        ...(flags.requireSandbox === true ? { requireSandbox: true } : {}),
         signal: abort.signal,
         onNoSources: () => io.stderr.write(describeNoSources()),
         onUnknownToolErrors: (errors) => {

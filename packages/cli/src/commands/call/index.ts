@@ -29,6 +29,8 @@ export interface CallToolOptions extends CommandContext, CallArguments {
   sources: SourceSpec[];
   flags: SourceFlagValues;
   timeoutMs?: number;
+  /** Refuse a confined tool where the sandbox cannot be had (also `policy: requireSandbox`). */
+  requireSandbox?: boolean;
   signal?: AbortSignal;
   onProgress?: (progress: ToolProgress) => void;
   onLog?: (level: ToolLogLevel, message: string) => void;
@@ -54,6 +56,7 @@ export async function callTool(options: CallToolOptions): Promise<ToolCallResult
     projectRoot: cwd,
     envAllowList: resolved.envAllowList,
     ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
+    requireSandbox: options.requireSandbox === true || resolved.policy?.requireSandbox === true,
   });
   try {
     const dispatcher = createToolDispatcher({ tools, runner });

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { describeContainment } from '@toolpack/runners';
+import { describeContainment, describeSandbox } from '@toolpack/runners';
 import type { CommandContext } from '../../io.ts';
 import { discoverTools } from '@toolpack/discovery';
 import { MANIFEST_FILE, loadProject, type LoadProjectResult } from '@toolpack/packs';
@@ -185,6 +185,23 @@ function checkContainment(env: NodeJS.ProcessEnv): MachineCheck {
       };
 }
 
+/** Whether pack tools can run confined here (bubblewrap), and what that means for this project. */
+function checkSandbox(env: NodeJS.ProcessEnv, loaded: LoadProjectResult | undefined): MachineCheck {
+  const { available, reason } = describeSandbox(env);
+  if (available) return { name: 'sandbox', status: 'ok', detail: reason };
+  const packs = loaded?.status === 'loaded' ? loaded.project.packs.length : 0;
+  return {
+    name: 'sandbox',
+    status: 'warn',
+    detail: `${reason}; ${
+      packs === 0
+        ? 'pack tools would run with your full rights'
+        : `the tools of ${packs} installed ${packs === 1 ? 'pack run' : 'packs run'} with your full rights`
+    }`,
+    hint: 'On Linux install bubblewrap (e.g. apt-get install bubblewrap); --require-sandbox (or policy: requireSandbox: true) refuses to run pack tools unconfined (docs/permissions.md).',
+  };
+}
+
 async function checkCache(context: CommandContext): Promise<MachineCheck> {
   const file = path.join(context.cwd, '.toolpack', 'cache', 'discovery-v1.json');
   try {
@@ -256,7 +273,7 @@ export interface MachineReport {
 
 /**
  * What running tools needs here: Node, pwsh, Python, bash, the configured interpreters, which
- * project tools cannot run here, containment, the cache, the registry.
+ * project tools cannot run here, containment, the sandbox, the cache, the registry.
  */
 export async function checkMachine(options: CommandContext): Promise<MachineReport> {
   const { env } = options;
@@ -271,6 +288,7 @@ export async function checkMachine(options: CommandContext): Promise<MachineRepo
     ...(await checkInterpreters(options, loaded)),
     ...(await checkProjectTools(options, loaded)),
     checkContainment(env),
+    checkSandbox(env, loaded),
     await checkCache(options),
     await checkRegistry(options),
   ];

@@ -71,6 +71,7 @@ describe('mcp doctor', () => {
       'bash',
       'tools',
       'containment',
+      'sandbox',
       'cache',
       'registry',
     ]);
@@ -109,6 +110,25 @@ describe('mcp doctor', () => {
     expect(checks.find((c) => c.name === 'registry')).toMatchObject({
       status: 'warn',
       hint: expect.stringContaining('pnpm registry'),
+    });
+  });
+
+  it('says pack tools would run with full rights where the sandbox is off, and how to fix it', () => {
+    const { code, stdout } = mcp(['doctor', '--json'], examples, {
+      TOOLPACK_REGISTRY: 'http://127.0.0.1:9',
+      TOOLPACK_SANDBOX: 'off',
+    });
+    expect(code).toBe(0);
+    const { checks } = JSON.parse(stdout) as {
+      checks: { name: string; status: string; detail: string; hint?: string }[];
+    };
+    expect(checks.find((c) => c.name === 'sandbox')).toEqual({
+      name: 'sandbox',
+      status: 'warn',
+      detail: expect.stringMatching(
+        /TOOLPACK_SANDBOX=off.*; pack tools would run with your full rights$/,
+      ),
+      hint: expect.stringContaining('install bubblewrap'),
     });
   });
 

@@ -21,6 +21,7 @@ import { addSourceFlags, resolveSources, type SourceFlagValues } from '../../sou
 import { displayPath } from '../../tool-view.ts';
 import { findUnrunnableTools, renderUnrunnableTools } from '../../find-unrunnable-tools.ts';
 import { collect, parseCount, parseTimeout } from '../../option-parsers.ts';
+import { describeConfinement, renderConfinement } from '../../describe-confinement.ts';
 
 interface ServeFlags extends SourceFlagValues {
   http?: { host: string; port: number };
@@ -37,6 +38,7 @@ interface ServeFlags extends SourceFlagValues {
   audit?: string;
   name?: string;
   idleGc?: boolean;
+  requireSandbox?: boolean;
 }
 
 /** `3000`, `127.0.0.1:3000`, `0.0.0.0:0`, `[::1]:3000`, `localhost:3000`. */
@@ -56,6 +58,7 @@ function describePolicy(policy: ToolPolicy): string {
   if (policy.allow?.length) parts.push(`allow ${policy.allow.join(', ')}`);
   if (policy.deny?.length) parts.push(`deny ${policy.deny.join(', ')}`);
   if (policy.readOnly) parts.push('read-only');
+  if (policy.requireSandbox) parts.push('sandbox required');
   return parts.length === 0 ? 'no restrictions' : parts.join('; ');
 }
 
@@ -127,6 +130,10 @@ export function createServeCommand(io: CliIo, done: (code: number) => void): Com
       '--policy <file>',
       `a YAML/JSON policy { allow, deny, readOnly } (default: policy: in ${MANIFEST_FILE})`,
     )
+    .option(
+      '--require-sandbox',
+      'refuse to run pack tools where the OS sandbox cannot be had, instead of running them unconfined',
+    )
     .option('--audit <file>', 'append one JSON line per call (tool, argument names, outcome, ms)')
     .option('--name <name>', 'the server name clients show (default: toolpack)')
     .option(
@@ -150,6 +157,10 @@ Logs go to stderr; stdout carries only the protocol. The server stops on stdin's
 At start, stderr names each tool this machine cannot run (pwsh missing, no interpreter
 for .bas, a pack's required env unset) with the fix; those tools are still listed to
 clients, and a call to one fails saying why.
+
+Pack tools run in the OS sandbox (bubblewrap, Linux) confined to the permissions
+toolpack.lock approved; where it cannot be had they run unconfined with a warning, or
+not at all with --require-sandbox (docs/permissions.md).
 
 Exit codes: 0 stopped cleanly, 2 bad flags, a bad policy, a missing source, more tools
 than maxTools, or two tools of one name where a pack is involved (or any two under --strict).`,
@@ -197,6 +208,7 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
       (io.env.TOOLPACK_TOKEN === undefined || io.env.TOOLPACK_TOKEN === ''
         ? undefined
         : io.env.TOOLPACK_TOKEN);
+    const requireSandbox = flags.requireSandbox === true || loaded.policy?.requireSandbox === true;
     const restoreConsole = flags.http === undefined ? guardStdout(io) : () => undefined;
     let toolpack: ToolpackServer;
     try {
@@ -206,6 +218,7 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
           envAllowList: resolved.envAllowList,
           ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
           ...(flags.timeout === undefined ? {} : { defaultTimeoutMs: flags.timeout }),
+          requireSandbox,
         },
         ...(loaded.policy === undefined ? {} : { policy: loaded.policy }),
         ...(flags.audit === undefined ? {} : { audit: path.resolve(io.cwd, flags.audit) }),
@@ -254,6 +267,10 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
     }).map((entry) => ({ ...entry, path: displayPath(entry.path, io.cwd) }));
     for (const line of renderUnrunnableTools(unrunnable, { total: toolpack.tools.length }))
       say(line);
+    const confinement = renderConfinement(
+      describeConfinement({ tools: toolpack.tools, requireSandbox, env: io.env }),
+    );
+    if (confinement !== undefined) say(confinement);
 
     const policy = loaded.policy;
     const summary = `${toolpack.tools.length} ${toolpack.tools.length === 1 ? 'tool' : 'tools'}${
