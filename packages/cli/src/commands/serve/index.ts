@@ -128,7 +128,7 @@ export function createServeCommand(io: CliIo, done: (code: number) => void): Com
     )
     .option(
       '--policy <file>',
-      `a YAML/JSON policy { allow, deny, readOnly } (default: policy: in ${MANIFEST_FILE})`,
+      `a YAML/JSON policy { allow, deny, readOnly, requireSandbox } (default: policy: in ${MANIFEST_FILE})`,
     )
     .option(
       '--require-sandbox',
