@@ -12,6 +12,7 @@ describe('@toolpack/packs exports', () => {
       'MAX_SEARCH_LIMIT',
       'RegistryError',
       'addPack',
+      'auditPacks',
       'buildVersionDoc',
       'computeIntegrity',
       'createHttpRegistry',
