@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { CliIo } from '../../io.ts';
 import { routeCommandOutput } from '../../route-command-output.ts';
 import { createAddCommand } from './add/command.ts';
+import { createAuditCommand } from './audit/command.ts';
 import { createInfoCommand } from './info/command.ts';
 import { createInstallCommand } from './install/command.ts';
 import { createListPacksCommand } from './list/command.ts';
@@ -24,6 +25,7 @@ export function createPackCommand(io: CliIo, done: (code: number) => void): Comm
     createUpdateCommand,
     createInfoCommand,
     createInstallCommand,
+    createAuditCommand,
     createPackPackCommand,
     createPublishCommand,
   ]) {
@@ -37,6 +39,7 @@ Examples:
   mcp pack add jira --registry ~/my-packs
   mcp pack list
   mcp pack install --frozen
+  mcp pack audit
 
 The registry is --registry, else $TOOLPACK_REGISTRY, else registry: in toolpack.yaml, else
 http://127.0.0.1:4873. A folder of pack sources works as a registry too.`,
