@@ -81,12 +81,23 @@ describe('buildSandboxArgv', () => {
   it('shows the system read-only and some /etc files, never /etc itself or its secrets', () => {
     expect(indexOf('--ro-bind', '/usr', '/usr')).toBeGreaterThanOrEqual(0);
     expect(mounts.some((mount) => mount[1] === '/etc')).toBe(false);
-    for (const file of ['/etc/ld.so.cache', '/etc/passwd', '/etc/resolv.conf', '/etc/ssl/certs'])
+    for (const file of ['/etc/ld.so.cache', '/etc/passwd', '/etc/localtime'])
       expect(indexOf('--ro-bind-try', file, file)).toBeGreaterThanOrEqual(0);
     const etc = mounts.filter((mount) => mount[1]?.startsWith('/etc'));
     expect(etc.every((mount) => mount[0] === '--ro-bind-try')).toBe(true);
     for (const secret of ['/etc/shadow', '/etc/ssh', '/etc/ssl/private', '/etc/sudoers'])
       expect(etc.some((mount) => secret.startsWith(mount[1] ?? ''))).toBe(false);
+  });
+
+  it('shows name resolution and certificates only with the network', () => {
+    const networked = readMounts(
+      buildSandboxArgv({ plan: { ...plan, network: true }, command: '/x', args: [] }),
+    );
+    for (const file of ['/etc/resolv.conf', '/etc/ssl/certs']) {
+      expect(indexOf('--ro-bind-try', file, file)).toBe(-1);
+      expect(networked).toContainEqual(['--ro-bind-try', file, file]);
+    }
+    expect(networked.some((mount) => mount[1] === '/etc/ssl')).toBe(false);
   });
 
   it('recreates /bin and friends as the symlinks they are on the host, else binds them', () => {

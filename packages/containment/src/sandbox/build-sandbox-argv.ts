@@ -15,9 +15,9 @@ const PRIVATE_TMP = '/tmp';
 const SYSTEM_FOLDERS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
 /**
- * What of /etc a program needs to start and to resolve names and certificates. Never /etc
- * wholesale: shadow, ssh host keys and TLS keys live there (and a tool run by root is root
- * inside too, the owner of those files).
+ * What of /etc a program needs to start, find its user and group names and tell the time.
+ * Never /etc wholesale: shadow, ssh host keys and TLS keys live there (and a tool run by root
+ * is root inside too, the owner of those files). Each file is a mount (about 0.13 ms).
  */
 const ETC_FILES = [
   '/etc/ld.so.cache',
@@ -26,8 +26,19 @@ const ETC_FILES = [
   '/etc/passwd',
   '/etc/group',
   '/etc/nsswitch.conf',
-  '/etc/host.conf',
   '/etc/hosts',
+  '/etc/localtime',
+  '/etc/timezone',
+  '/etc/locale.alias',
+  '/etc/locale.conf',
+  '/etc/alternatives',
+  '/etc/os-release',
+  '/etc/mime.types',
+];
+
+/** What resolving names and checking certificates needs: bound only for `network: any`. */
+const NETWORK_ETC_FILES = [
+  '/etc/host.conf',
   '/etc/resolv.conf',
   '/etc/gai.conf',
   '/etc/services',
@@ -42,13 +53,6 @@ const ETC_FILES = [
   '/etc/ca-certificates',
   '/etc/ca-certificates.conf',
   '/etc/crypto-policies',
-  '/etc/localtime',
-  '/etc/timezone',
-  '/etc/locale.alias',
-  '/etc/locale.conf',
-  '/etc/alternatives',
-  '/etc/os-release',
-  '/etc/mime.types',
 ];
 
 /** What every sandbox shows of the system, besides /proc, /dev and its private folders. */
@@ -72,7 +76,8 @@ export interface BuildSandboxArgvOptions {
  * - `--die-with-parent`, `--new-session` (no TIOCSTI into the owner's terminal) and
  *   `--cap-drop ALL`: run as root, bwrap keeps every capability inside its user namespace,
  *   enough to remount a read-only bind writable;
- * - the system read-only (/usr, the /bin, /lib... symlinks or binds, a selection of /etc), a
+ * - the system read-only (/usr, the /bin, /lib... symlinks or binds, a selection of /etc,
+ *   with name resolution and certificates only for `plan.network`), a
  *   fresh /proc and a minimal /dev, a private /tmp and HOME (tmpfs);
  * - the plan's paths at their own paths, parents before children, so a writable folder inside
  *   a read-only project stays writable and a read-only own folder inside a writable project
@@ -89,7 +94,8 @@ export function buildSandboxArgv(options: BuildSandboxArgvOptions): string[] {
     if (target === undefined) argv.push('--ro-bind-try', folder, folder);
     else argv.push('--symlink', target, folder);
   }
-  for (const file of ETC_FILES) argv.push('--ro-bind-try', file, file);
+  for (const file of plan.network ? [...ETC_FILES, ...NETWORK_ETC_FILES] : ETC_FILES)
+    argv.push('--ro-bind-try', file, file);
   argv.push('--proc', '/proc', '--dev', '/dev');
   argv.push('--tmpfs', PRIVATE_TMP, '--tmpfs', SANDBOX_HOME);
   const binds = [
