@@ -30,6 +30,7 @@ export interface SandboxPlan {
   temp?: string;
 }
 
+/** What `planSandbox` resolves: the tool's grants, and what its runner needs besides. */
 export interface PlanSandboxOptions {
   /** The tool's `source.sandbox`: its own folder and its permissions. */
   sandbox: ToolSandbox;
