@@ -194,7 +194,16 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
     // What mcp list / mcp serve get once the CLI reads the project's packs.
     const loaded = await loadProject(project);
     const sources = loaded.status === 'loaded' ? loaded.project.sources : [];
-    expect(sources).toEqual([{ module: '.toolpack/packs/jira/src/jira-tools.mjs', pack: 'jira' }]);
+    expect(sources).toEqual([
+      {
+        module: '.toolpack/packs/jira/src/jira-tools.mjs',
+        pack: 'jira',
+        // Confined to what was approved at add.
+        sandbox: true,
+        permissions: lock.packs.jira.permissions,
+        sandboxRoot: '.toolpack/packs/jira',
+      },
+    ]);
     const listed = await discoverTools({
       sources,
       cwd: project,
@@ -569,5 +578,138 @@ describe('mcp pack pack and publish', { timeout: 60_000 }, () => {
     expect(
       mcp(['pack', 'publish', dir, '--registry', officialPacks, '--token', 't'], repo).stderr,
     ).toMatch(/publishing needs a registry URL/);
+  });
+});
+
+describe('approving what a pack may do', { timeout: 90_000 }, () => {
+  /** A folder registry holding one pack, `grow`, at `version` with `permissions` (YAML). */
+  function writeGrow(registryDir: string, version: string, permissions = '', extraTool = false) {
+    const dir = path.join(registryDir, 'grow');
+    cpSync(path.join(fixturePacks, 'hello'), dir, { recursive: true });
+    if (extraTool)
+      writeFileSync(
+        path.join(dir, 'scripts', 'wave.mjs'),
+        '// DESCRIPTION "Waves."\nconsole.log("{}");\n',
+      );
+    writeFileSync(
+      path.join(dir, 'toolpack.yaml'),
+      `name: grow\nversion: ${version}\ndescription: Grows.\nsources:\n  - scripts: scripts\n${permissions}`,
+    );
+  }
+  const NETWORK = 'permissions:\n  network: any\n';
+
+  it('without a terminal, add needs --yes or --allow; --allow refuses a pack asking for more; nothing changes', () => {
+    const registryDir = tempDir('approve-reg');
+    writeGrow(registryDir, '1.0.0', NETWORK);
+    const project = tempDir('approve');
+    const add = (...flags: string[]) =>
+      mcp(['pack', 'add', 'grow', '--registry', registryDir, ...flags], project);
+
+    const unasked = add();
+    expect(unasked.code).toBe(2);
+    expect(unasked.stderr).toMatch(/^error A pack needs your approval and there is no one to ask/);
+    expect(unasked.stderr).toContain(
+      'grow: grow@1.0.0: not approved yet, asks to network access (any host)',
+    );
+    expect(unasked.stderr).toContain(
+      'hint: Run the command on a terminal to be asked, or pass --yes',
+    );
+    expect(tree(project)).toEqual([]);
+
+    const narrow = add('--allow', 'read:project,env:X');
+    expect(narrow.code).toBe(1);
+    // What it asks for was shown before the refusal.
+    expect(narrow.stderr).toContain('grow@1.0.0 asks that its tools may:\n');
+    expect(narrow.stderr).toContain(
+      'error grow@1.0.0 asks for more than --allow grants (network access (any host)), so nothing was installed.',
+    );
+    expect(tree(project)).toEqual([]);
+
+    expect(add('--allow', 'everything')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('"everything" is not a grant'),
+    });
+
+    const within = add('--allow', 'network,subprocess');
+    expect(within.code).toBe(0);
+    expect(within.stderr).toContain('Approved (within --allow).');
+    expect(within.stdout).toMatch(/^added grow@1\.0\.0/);
+  });
+
+  it('says plainly when the sandbox cannot be had here', () => {
+    const registryDir = tempDir('approve-reg');
+    writeGrow(registryDir, '1.0.0');
+    const project = tempDir('approve');
+    const added = mcp(['pack', 'add', 'grow', '--yes', '--registry', registryDir], project, {
+      TOOLPACK_SANDBOX: 'off',
+    });
+    expect(added.code).toBe(0);
+    expect(added.stderr).toMatch(
+      /The sandbox cannot be had on this machine \(TOOLPACK_SANDBOX=off[^\n]*\): its tools will run with your full rights, whatever they declare\./,
+    );
+  });
+
+  it('an update that adds the network or a tool stops at mcp pack update; --frozen refuses drift; audit shows it', () => {
+    const registryDir = tempDir('approve-reg');
+    writeGrow(registryDir, '1.0.0');
+    const project = tempDir('approve');
+    expect(mcp(['pack', 'add', 'grow', '--yes', '--registry', registryDir], project).code).toBe(0);
+    const audited = mcp(['pack', 'audit'], project);
+    expect(audited).toMatchObject({ code: 0 });
+    expect(audited.stdout).toMatch(
+      /^grow 1\.0\.0: approved; the installed pack asks for exactly this\n {2}files: read its own folder; write nothing\n {2}network: none\n/,
+    );
+    expect(audited.stdout).toContain('  tools: 1 definition pinned\n');
+    expect(audited.stdout).toMatch(/\nSandbox: /);
+
+    writeGrow(registryDir, '1.1.0', NETWORK, true);
+    const before = Object.fromEntries(
+      ['toolpack.yaml', 'toolpack.lock'].map((f) => [
+        f,
+        readFileSync(path.join(project, f), 'utf8'),
+      ]),
+    );
+    const update = (...flags: string[]) =>
+      mcp(['pack', 'update', '--registry', registryDir, ...flags], project);
+    const stopped = update();
+    expect(stopped.code).toBe(2);
+    expect(stopped.stderr).toContain(
+      'grow: grow@1.1.0 (from 1.0.0): asks for more: network access (any host); tools added: grow_wave',
+    );
+    const refused = update('--allow', 'subprocess');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'More than you approved before:\n  + network access (any host)\n',
+    );
+    expect(refused.stderr).toContain('New tools: grow_wave\n');
+    for (const [file, text] of Object.entries(before))
+      expect(readFileSync(path.join(project, file), 'utf8')).toBe(text);
+    expect(
+      readFileSync(path.join(project, '.toolpack', 'packs', 'grow', 'toolpack.yaml'), 'utf8'),
+    ).toContain('version: 1.0.0');
+
+    const accepted = update('--yes');
+    expect(accepted).toMatchObject({ code: 0, stdout: 'updated grow 1.0.0 -> 1.1.0\n' });
+    const lock = JSON.parse(readFileSync(path.join(project, 'toolpack.lock'), 'utf8'));
+    expect(lock.packs.grow.permissions.network.access).toBe('any');
+    expect(Object.keys(lock.packs.grow.tools)).toEqual(['grow_greet', 'grow_wave']);
+    expect(mcp(['pack', 'install', '--frozen'], project).code).toBe(0);
+
+    // A lock whose approval no longer covers the pack: --frozen refuses, audit says so.
+    lock.packs.grow.permissions.network = { access: 'none', hosts: [] };
+    writeFileSync(path.join(project, 'toolpack.lock'), JSON.stringify(lock));
+    const frozen = mcp(['pack', 'install', '--frozen'], project);
+    expect(frozen.code).toBe(1);
+    expect(frozen.stderr).toMatch(
+      /^error toolpack\.lock did not approve what the installed packs ask for \(--frozen\)/,
+    );
+    expect(frozen.stderr).toContain('grow: grow@1.1.0: asks for more: network access (any host)');
+    const drifted = mcp(['pack', 'audit', '--json'], project);
+    expect(drifted.code).toBe(1);
+    expect(JSON.parse(drifted.stdout).packs[0]).toMatchObject({
+      alias: 'grow',
+      status: 'asks-more',
+      beyond: ['network access (any host)'],
+    });
   });
 });
