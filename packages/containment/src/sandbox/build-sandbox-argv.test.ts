@@ -112,7 +112,7 @@ describe('buildSandboxArgv', () => {
   });
 
   it('gives a fresh /proc, a minimal /dev, a private /tmp and HOME before the plan binds', () => {
-    const firstPlanBind = indexOf('--ro-bind', '/work/project', '/work/project');
+    const firstPlanBind = indexOf('--ro-bind-try', '/work/project', '/work/project');
     for (const entry of [
       ['--proc', '/proc'],
       ['--dev', '/dev'],
@@ -126,14 +126,14 @@ describe('buildSandboxArgv', () => {
   });
 
   it('binds read paths read-only and write paths writable, parents before children', () => {
-    const project = indexOf('--ro-bind', '/work/project', '/work/project');
-    const out = indexOf('--bind', '/work/project/out', '/work/project/out');
+    const project = indexOf('--ro-bind-try', '/work/project', '/work/project');
+    const out = indexOf('--bind-try', '/work/project/out', '/work/project/out');
     const own = indexOf(
-      '--ro-bind',
+      '--ro-bind-try',
       '/work/project/.toolpack/packs/jira',
       '/work/project/.toolpack/packs/jira',
     );
-    expect(indexOf('--ro-bind', '/opt/node', '/opt/node')).toBeGreaterThanOrEqual(0);
+    expect(indexOf('--ro-bind-try', '/opt/node', '/opt/node')).toBeGreaterThanOrEqual(0);
     expect(project).toBeGreaterThanOrEqual(0);
     expect(out).toBeGreaterThan(project);
     expect(own).toBeGreaterThan(project);
@@ -148,8 +148,8 @@ describe('buildSandboxArgv', () => {
       }),
     ).filter((mount) => mount[0]?.includes('bind') && mount[1]?.startsWith('/p'));
     expect(nested).toEqual([
-      ['--bind', '/p', '/p'],
-      ['--ro-bind', '/p/.toolpack/packs/a', '/p/.toolpack/packs/a'],
+      ['--bind-try', '/p', '/p'],
+      ['--ro-bind-try', '/p/.toolpack/packs/a', '/p/.toolpack/packs/a'],
     ]);
   });
 });

@@ -98,9 +98,10 @@ export function buildSandboxArgv(options: BuildSandboxArgvOptions): string[] {
     argv.push('--ro-bind-try', file, file);
   argv.push('--proc', '/proc', '--dev', '/dev');
   argv.push('--tmpfs', PRIVATE_TMP, '--tmpfs', SANDBOX_HOME);
+  // -try: a granted folder removed since the plan was made is left out, not a failed start.
   const binds = [
-    ...plan.read.map((folder) => ({ folder, flag: '--ro-bind' })),
-    ...plan.write.map((folder) => ({ folder, flag: '--bind' })),
+    ...plan.read.map((folder) => ({ folder, flag: '--ro-bind-try' })),
+    ...plan.write.map((folder) => ({ folder, flag: '--bind-try' })),
   ].sort((a, b) => countSegments(a.folder) - countSegments(b.folder));
   for (const { folder, flag } of binds) argv.push(flag, folder, folder);
   argv.push('--chdir', plan.cwd, '--', options.command, ...options.args);
