@@ -1,4 +1,4 @@
-import type { DiscoveredTool, ToolCallResult, ToolLogLevel } from '@toolpack/core';
+import type { DiscoveredTool, ToolCallResult, ToolLogLevel, ToolSandbox } from '@toolpack/core';
 
 export interface ToolProgress {
   progress: number;
@@ -9,10 +9,25 @@ export interface ToolProgress {
 /** Why a call's signal was aborted; runners word their messages after it. */
 export type StopReason = 'timeout' | 'cancelled' | 'closed';
 
+/**
+ * What a call runs with. An unconfined tool gets the project-wide environment; a confined one
+ * (`tool.source.sandbox`) gets only the names its pack declared, and its sandbox.
+ */
+export interface CallConfinement {
+  /**
+   * `''` for unconfined tools, else one value per sandbox (its root and permissions): the
+   * children, hosts and plans a runner keeps are kept per key, never shared across it.
+   */
+  key: string;
+  environment: Readonly<Record<string, string>>;
+  sandbox?: ToolSandbox;
+}
+
 /** One call as the front hands it to a runner: arguments already validated. */
 export interface RunnerCall {
   tool: DiscoveredTool;
   args: Record<string, unknown>;
+  confinement: CallConfinement;
   /** Aborted on timeout, cancellation or close; `signal.reason` is a `StopReason`. */
   signal: AbortSignal;
   onProgress(progress: ToolProgress): void;

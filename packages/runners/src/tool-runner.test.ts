@@ -83,6 +83,7 @@ describe('createToolRunner', { timeout: fuzzTimeout() }, () => {
     expect(runner.stats()).toEqual({
       inFlight: 0,
       pwshHostPid: undefined,
+      pwshHosts: 0,
       pwshRestarts: 0,
       workers: 0,
     });

@@ -6,13 +6,20 @@ import {
   type ToolCallResult,
   type ToolLogLevel,
 } from '@toolpack/core';
-import { buildToolEnvironment } from '@toolpack/containment';
+import { buildToolEnvironment, describeSandbox } from '@toolpack/containment';
+import { createConfinementResolver } from './call-confinement.ts';
 import { checkToolArguments } from './check-tool-arguments.ts';
 import { createNodeChildRunner } from './node-child/node-child-runner.ts';
 import { createProcessRunner } from './process/process-runner.ts';
 import { createPwshRunner } from './pwsh/pwsh-runner.ts';
 import { createErrorResult, limitToolResult, type ResultLimits } from './results.ts';
-import type { KindRunner, RunnerCall, StopReason, ToolProgress } from './runner-types.ts';
+import type {
+  CallConfinement,
+  KindRunner,
+  RunnerCall,
+  StopReason,
+  ToolProgress,
+} from './runner-types.ts';
 import { describeStopReason } from './runner-types.ts';
 
 export interface ToolRunnerOptions {
@@ -33,10 +40,18 @@ export interface ToolRunnerOptions {
   concurrency?: { process?: number; pwsh?: number; worker?: number };
   /** Extension -> argv prefix (`{ '.bas': ['basic', 'run'] }`); the script path is appended. */
   interpreters?: Record<string, readonly string[]>;
-  /** Environment variable names (or `PREFIX*`) tools may see besides the defaults. */
+  /**
+   * Environment variable names (or `PREFIX*`) unconfined tools may see besides the defaults.
+   * A confined tool (`tool.source.sandbox`) sees the defaults and its pack's declared names only.
+   */
   envAllowList?: readonly string[];
   /** Variables set for every tool (e.g. a pack's declared `env` values). */
   env?: Record<string, string>;
+  /**
+   * A confined tool whose OS sandbox cannot be had here (`describeSandbox`) is refused with an
+   * `E_SANDBOX_REQUIRED` error result instead of running unconfined. Default false.
+   */
+  requireSandbox?: boolean;
   /** The pwsh executable. Found on PATH when absent. */
   pwshPath?: string;
   /** Start the PowerShell host now rather than on the first PowerShell call. */
@@ -69,9 +84,11 @@ export interface ToolCallOptions {
 export interface ToolRunnerStats {
   /** Calls started and not yet answered. */
   inFlight: number;
-  /** The PowerShell host's process id while it runs. */
+  /** The shared PowerShell host's process id while it runs (unconfined tools' host). */
   pwshHostPid: number | undefined;
-  /** PowerShell hosts started after the first (crashes, kills after a stuck call). */
+  /** Live PowerShell hosts: the shared one and one per sandbox (pack) that ran PowerShell. */
+  pwshHosts: number;
+  /** PowerShell hosts started after the first of theirs (crashes, kills after a stuck call). */
   pwshRestarts: number;
   /** Live Node child processes (one per JS/TS module). */
   workers: number;
@@ -143,6 +160,12 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     ...(options.envAllowList === undefined ? {} : { allowList: options.envAllowList }),
     ...(options.env === undefined ? {} : { values: options.env }),
   });
+  const resolveConfinement = createConfinementResolver({
+    projectRoot,
+    unconfinedEnvironment: environment,
+    ...(options.env === undefined ? {} : { values: options.env }),
+  });
+  const requireSandbox = options.requireSandbox === true;
 
   const processRunner = createProcessRunner({
     projectRoot,
@@ -150,7 +173,6 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     concurrency:
       readPositive(options.concurrency?.process, 'concurrency.process') ?? Math.max(4, cores * 2),
     interpreters: options.interpreters ?? {},
-    environment,
   });
   const workerRunner = createNodeChildRunner({
     projectRoot,
@@ -159,7 +181,6 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     maxResultItems: resultLimits.maxItems,
     concurrency:
       readPositive(options.concurrency?.worker, 'concurrency.worker') ?? Math.max(8, cores * 4),
-    environment,
     stopGraceMs,
     maxHeapMb: readPositive(options.worker?.maxHeapMb, 'worker.maxHeapMb') ?? DEFAULT_MAX_HEAP_MB,
     maxResidentMb:
@@ -172,7 +193,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     maxOutputBytes,
     concurrency:
       readPositive(options.concurrency?.pwsh, 'concurrency.pwsh') ?? Math.max(8, cores * 2),
-    environment,
+    sharedEnvironment: environment,
     ...(options.pwshPath === undefined ? {} : { pwshPath: options.pwshPath }),
     stopGraceMs,
     startTimeoutMs:
@@ -214,6 +235,19 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     }
   };
 
+  /** Under requireSandbox, why a confined tool may not start here; undefined when it may. */
+  const findSandboxRefusal = (tool: DiscoveredTool): ToolCallResult | undefined => {
+    if (!requireSandbox || tool.source.sandbox === undefined) return undefined;
+    const state = describeSandbox(process.env);
+    if (state.available) return undefined;
+    const from = tool.source.pack === undefined ? '' : ` (pack ${tool.source.pack})`;
+    return createErrorResult(
+      `E_SANDBOX_REQUIRED Tool "${tool.name}"${from} must run in the OS sandbox, which cannot be had here: ${state.reason}. ` +
+        'It was not started. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), ' +
+        'or let it run unconfined by dropping --require-sandbox (policy: requireSandbox: false).',
+    );
+  };
+
   const call: ToolRunner['call'] = async (tool, args, callOptions = {}) => {
     if (closed) {
       throw new ToolpackError('E_RUNNER_CLOSED', 'This tool runner is closed.', {
@@ -224,6 +258,8 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     const argumentsObject = args ?? {};
     const problem = checkToolArguments(tool, argumentsObject);
     if (problem !== undefined) return problem;
+    const refusal = findSandboxRefusal(tool);
+    if (refusal !== undefined) return refusal;
 
     const timeoutMs = Math.min(
       readPositive(callOptions.timeoutMs, 'timeoutMs') ??
@@ -249,6 +285,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     const runnerCall: RunnerCall = {
       tool,
       args: argumentsObject,
+      confinement: resolveConfinement(tool),
       signal: controller.signal,
       onProgress(progress) {
         if (answered || callOptions.onProgress === undefined) return;
@@ -308,21 +345,31 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         await pwshRunner.warm();
         return;
       }
-      const pwshModules = new Set<string>();
-      const jsModules = new Set<string>();
-      let needsPwsh = false;
+      // Per confinement: a pack's PowerShell tools warm its own host, its modules their own child.
+      const pwshHosts = new Map<string, { confinement: CallConfinement; modules: Set<string> }>();
+      const jsModules = new Map<string, { confinement: CallConfinement; modulePath: string }>();
       for (const tool of tools) {
+        if (findSandboxRefusal(tool) !== undefined) continue;
         const invocation = tool.invocation;
+        const confinement = resolveConfinement(tool);
         if (invocation.runner === 'pwsh') {
-          needsPwsh = true;
-          if (invocation.mode === 'module') pwshModules.add(invocation.modulePath);
+          const host = pwshHosts.get(confinement.key) ?? { confinement, modules: new Set() };
+          pwshHosts.set(confinement.key, host);
+          if (invocation.mode === 'module') host.modules.add(invocation.modulePath);
         } else if (invocation.runner === 'node-worker') {
-          jsModules.add(invocation.modulePath);
+          jsModules.set(`${confinement.key}\0${invocation.modulePath}`, {
+            confinement,
+            modulePath: invocation.modulePath,
+          });
         }
       }
       await Promise.all([
-        needsPwsh ? pwshRunner.warm([...pwshModules]) : Promise.resolve(),
-        ...[...jsModules].map((modulePath) => workerRunner.warm(modulePath)),
+        ...[...pwshHosts.values()].map(({ confinement, modules }) =>
+          pwshRunner.warm([...modules], confinement),
+        ),
+        ...[...jsModules.values()].map(({ confinement, modulePath }) =>
+          workerRunner.warm(modulePath, confinement),
+        ),
       ]);
     },
     reloadModules(paths) {
@@ -333,6 +380,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       return {
         inFlight: stoppers.size,
         pwshHostPid: pwshRunner.hostPid,
+        pwshHosts: pwshRunner.hostCount,
         pwshRestarts: pwshRunner.restarts,
         workers: workerRunner.childCount,
       };

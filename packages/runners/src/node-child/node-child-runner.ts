@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { spawnContained, type ContainedProcess } from '@toolpack/containment';
@@ -10,9 +10,11 @@ import {
   type ToolInvocation,
 } from '@toolpack/core';
 import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
+import { createSandboxPlanner } from '../plan-call-sandbox.ts';
 import { createErrorResult } from '../results.ts';
-import type { KindRunner, RunnerCall } from '../runner-types.ts';
+import type { CallConfinement, KindRunner, RunnerCall } from '../runner-types.ts';
 import { describeStopReason } from '../runner-types.ts';
+import { findInstallFolder } from '../runtime-paths.ts';
 import type { ChildStartData, FromChildMessage, ToChildMessage } from './child-protocol.ts';
 import { CHANNEL_FD } from './child-protocol.ts';
 import { createFrameReader, encodeFrame } from './frame-codec.ts';
@@ -27,7 +29,6 @@ export interface NodeChildRunnerOptions {
   maxResultBytes: number;
   maxResultItems: number;
   concurrency: number;
-  environment: Readonly<Record<string, string>>;
   /** How long an aborted call may take to honour its signal before its child is killed. */
   stopGraceMs: number;
   /** V8 old-space limit of each child (`--max-old-space-size`). */
@@ -44,7 +45,7 @@ export interface NodeChildRunnerOptions {
 
 export interface NodeChildRunner extends KindRunner {
   /** Starts the module's child and imports the module, so the first call does not pay for it. */
-  warm(modulePath: string): Promise<void>;
+  warm(modulePath: string, confinement: CallConfinement): Promise<void>;
   /**
    * Forgets the children of these modules (all when absent): the next call imports the module
    * afresh in a new child; the old one ends once its running calls have answered.
@@ -63,6 +64,15 @@ export function resolveChildEntry(): URL {
     if (existsSync(url)) return url;
   }
   return new URL('./node-child-entry.mjs', import.meta.url);
+}
+
+/**
+ * The code the child entry loads, as a folder to bind into a sandbox: the bundle's folder, or
+ * in the sources the `src/` folder (the entry imports `../results.ts`).
+ */
+function findChildCodeFolder(entry: URL): string {
+  const folder = dirname(fileURLToPath(entry));
+  return entry.pathname.endsWith('.ts') ? dirname(folder) : folder;
 }
 
 interface PendingCall {
@@ -85,6 +95,8 @@ const HEAP_EXHAUSTED_MARKERS = ['Reached heap limit', 'JavaScript heap out of me
 
 interface ModuleChild {
   readonly modulePath: string;
+  /** Its entry in the runner's map: the confinement's key and the module path. */
+  readonly childKey: string;
   readonly contained: ContainedProcess;
   readonly channel: Writable;
   readonly pending: Map<number, PendingCall>;
@@ -140,6 +152,12 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
   const children = new Map<string, ModuleChild>();
   const live = new Set<ModuleChild>();
   const entry = resolveChildEntry();
+  const planner = createSandboxPlanner(options.projectRoot);
+  // A confined child runs node from its install folder, and the entry with what it imports.
+  const runtimePaths = (): string[] => [
+    findInstallFolder(process.execPath),
+    findChildCodeFolder(entry),
+  ];
   const nodeFlags = [
     ...(options.execArgv ?? [
       ...pickConditionFlags(process.execArgv),
@@ -155,7 +173,7 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
     if (handle.dead) return;
     handle.dead = true;
     live.delete(handle);
-    if (children.get(handle.modulePath) === handle) children.delete(handle.modulePath);
+    if (children.get(handle.childKey) === handle) children.delete(handle.childKey);
     handle.contained.kill();
     for (const [id, pending] of handle.pending) {
       handle.pending.delete(id);
@@ -186,7 +204,11 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
       : `${who} was ended by ${signal}; it was replaced.`;
   };
 
-  const spawnChild = (modulePath: string): ModuleChild => {
+  const spawnChild = (
+    modulePath: string,
+    childKey: string,
+    confinement: CallConfinement,
+  ): ModuleChild => {
     const startData: ChildStartData = {
       modulePath,
       projectRoot: options.projectRoot,
@@ -194,19 +216,23 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
       maxResultBytes: options.maxResultBytes,
       maxResultItems: options.maxResultItems,
     };
+    const sandbox = planner.plan({ confinement, variant: 'child', runtimePaths });
     const contained = spawnContained({
       command: process.execPath,
       args: [...nodeFlags, fileURLToPath(entry), JSON.stringify(startData)],
-      cwd: options.projectRoot,
-      env: { ...options.environment, TOOLPACK_PROJECT_ROOT: options.projectRoot },
-      // fd 1 and 2 are the child's own pipes (read as logs); calls travel on a socket as fd 3.
+      cwd: sandbox?.cwd ?? options.projectRoot,
+      env: { ...confinement.environment, TOOLPACK_PROJECT_ROOT: options.projectRoot },
+      // fd 1 and 2 are the child's own pipes (read as logs); calls travel on a socket as fd 3,
+      // an inherited descriptor, so it reaches a child inside the sandbox just the same.
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      ...(sandbox === undefined ? {} : { sandbox }),
     });
     const { child } = contained;
     const channel = child.stdio[CHANNEL_FD] as Readable & Writable;
     let markExited: () => void = () => {};
     const handle: ModuleChild = {
       modulePath,
+      childKey,
       contained,
       channel,
       pending: new Map(),
@@ -332,11 +358,13 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
     return handle;
   };
 
-  const getChild = (modulePath: string): ModuleChild => {
-    let handle = children.get(modulePath);
+  /** One child per module and confinement: a module never shares a process across sandboxes. */
+  const getChild = (modulePath: string, confinement: CallConfinement): ModuleChild => {
+    const childKey = `${confinement.key}\0${modulePath}`;
+    let handle = children.get(childKey);
     if (handle === undefined || handle.dead) {
-      handle = spawnChild(modulePath);
-      children.set(modulePath, handle);
+      handle = spawnChild(modulePath, childKey, confinement);
+      children.set(childKey, handle);
     }
     return handle;
   };
@@ -408,7 +436,7 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
         if (closed)
           return createErrorResult(`Tool "${call.tool.name}" was not run: the runner is closed.`);
         const modulePath = resolve(options.projectRoot, invocation.modulePath);
-        let handle = getChild(modulePath);
+        let handle = getChild(modulePath, call.confinement);
         // A call that ignored its stop may have the child stuck in a loop: wait until it ends
         // or the child is replaced, rather than queue behind a loop.
         while (handle.stopping.size > 0 && !handle.dead) {
@@ -418,15 +446,15 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
               `Tool "${call.tool.name}" was stopped (${describeStopReason(call.signal.reason)}) before it started.`,
             );
           }
-          handle = getChild(modulePath);
+          handle = getChild(modulePath, call.confinement);
         }
         return await runOnChild(handle, call, invocation);
       } finally {
         release();
       }
     },
-    warm(modulePath) {
-      const handle = getChild(resolve(options.projectRoot, modulePath));
+    warm(modulePath, confinement) {
+      const handle = getChild(resolve(options.projectRoot, modulePath), confinement);
       handle.loaded ??= new Promise<void>((done) => {
         if (handle.dead) {
           done();
@@ -442,9 +470,9 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
         modulePaths === undefined
           ? undefined
           : new Set(modulePaths.map((path) => resolve(options.projectRoot, path)));
-      for (const [modulePath, handle] of [...children]) {
-        if (targets !== undefined && !targets.has(modulePath)) continue;
-        children.delete(modulePath);
+      for (const [childKey, handle] of [...children]) {
+        if (targets !== undefined && !targets.has(handle.modulePath)) continue;
+        children.delete(childKey);
         handle.retireWhenIdle = true;
         retireIfIdle(handle);
       }

@@ -4,6 +4,7 @@ import { spawnContained, type ContainedProcess } from '@toolpack/containment';
 import type { ToolCallResult, ToolInvocation } from '@toolpack/core';
 import { createHeadBuffer, createTailBuffer } from '../capped-output.ts';
 import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
+import { createSandboxPlanner, type SandboxPlanner } from '../plan-call-sandbox.ts';
 import {
   createErrorResult,
   createResultFromOutput,
@@ -12,6 +13,7 @@ import {
 } from '../results.ts';
 import type { KindRunner, RunnerCall } from '../runner-types.ts';
 import { describeStopReason } from '../runner-types.ts';
+import { findInterpreterRuntimePaths } from '../runtime-paths.ts';
 
 type ProcessInvocation = Extract<ToolInvocation, { runner: 'process' }>;
 
@@ -21,7 +23,6 @@ export interface ProcessRunnerOptions {
   concurrency: number;
   /** Extension (`.bas`) -> argv prefix; the script path is appended. Merged over the defaults. */
   interpreters: Readonly<Record<string, readonly string[]>>;
-  environment: Readonly<Record<string, string>>;
 }
 
 const STDERR_TAIL_BYTES = 8 * 1024;
@@ -62,6 +63,7 @@ export function createProcessRunner(options: ProcessRunnerOptions): KindRunner {
   }
   const limiter = createConcurrencyLimiter(options.concurrency);
   const running = new Set<ContainedProcess>();
+  const planner = createSandboxPlanner(options.projectRoot);
 
   return {
     async execute(call) {
@@ -79,7 +81,15 @@ export function createProcessRunner(options: ProcessRunnerOptions): KindRunner {
       const release = await limiter.acquire(call.signal);
       if (release === undefined) return createStoppedResult(call);
       try {
-        return await runProcess({ call, scriptPath, extension, interpreter, options, running });
+        return await runProcess({
+          call,
+          scriptPath,
+          extension,
+          interpreter,
+          options,
+          running,
+          planner,
+        });
       } finally {
         release();
       }
@@ -113,24 +123,33 @@ interface RunProcessInput {
   interpreter: readonly string[];
   options: ProcessRunnerOptions;
   running: Set<ContainedProcess>;
+  planner: SandboxPlanner;
 }
 
 function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
-  const { call, scriptPath, extension, interpreter, options, running } = input;
+  const { call, scriptPath, extension, interpreter, options, running, planner } = input;
   const [command = '', ...prefix] = interpreter;
+  const { environment } = call.confinement;
   return new Promise((settle) => {
     let contained: ContainedProcess;
     try {
+      // The script itself lies in the sandbox's own folder, readable already.
+      const sandbox = planner.plan({
+        confinement: call.confinement,
+        variant: interpreter.join('\0'),
+        runtimePaths: () => findInterpreterRuntimePaths(interpreter, environment),
+      });
       contained = spawnContained({
         command,
         args: [...prefix, scriptPath],
-        cwd: options.projectRoot,
+        cwd: sandbox?.cwd ?? options.projectRoot,
         env: {
-          ...options.environment,
+          ...environment,
           TOOLPACK_PROJECT_ROOT: options.projectRoot,
           TOOLPACK_TOOL: call.tool.name,
         },
         stdio: ['pipe', 'pipe', 'pipe'],
+        ...(sandbox === undefined ? {} : { sandbox }),
       });
     } catch (error) {
       settle(createSpawnErrorResult(call.tool.name, command, extension, error));

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnContained, type ContainedProcess } from '@toolpack/containment';
+import { spawnContained, type ContainedProcess, type SandboxPlan } from '@toolpack/containment';
 import type { ToolLogLevel } from '@toolpack/core';
 import { createTailBuffer } from '../capped-output.ts';
 import type { HostResultMessage, ToHostMessage } from './host-protocol.ts';
@@ -19,6 +19,11 @@ export interface PwshHostOptions {
   environment: Readonly<Record<string, string>>;
   /** How long pwsh may take to start and connect back. */
   startTimeoutMs: number;
+  /**
+   * For a host of confined tools: the sandbox it runs in, given the folder of its channel's
+   * socket (which must be bound writable inside, or the host cannot connect back).
+   */
+  planSandbox?(socketFolder: string | undefined): SandboxPlan | undefined;
 }
 
 export type PwshCallRequest = Omit<Extract<ToHostMessage, { type: 'call' }>, 'type' | 'id'>;
@@ -243,10 +248,11 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
       String(options.maxOutputBytes),
     ];
     try {
+      const sandbox = options.planSandbox?.(socketFolder);
       contained = spawnContained({
         command: options.pwshPath,
         args,
-        cwd: options.projectRoot,
+        cwd: sandbox?.cwd ?? options.projectRoot,
         env: {
           ...options.environment,
           TOOLPACK_PROJECT_ROOT: options.projectRoot,
@@ -254,6 +260,7 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
         },
         // What tools print to the console goes nowhere: nothing to read, nothing to buffer.
         stdio: ['ignore', 'ignore', 'pipe'],
+        ...(sandbox === undefined ? {} : { sandbox }),
       });
       child = contained.child;
     } catch (error) {

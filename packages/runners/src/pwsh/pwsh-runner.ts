@@ -1,8 +1,9 @@
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ToolCallResult, ToolContent, ToolInvocation } from '@toolpack/core';
 import { resolveHostScriptPath } from '../asset-paths.ts';
 import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
 import { findExecutable } from '../find-executable.ts';
+import { createSandboxPlanner } from '../plan-call-sandbox.ts';
 import {
   createErrorResult,
   formatTruncationMarker,
@@ -10,8 +11,9 @@ import {
   parseJson,
   truncateText,
 } from '../results.ts';
-import type { KindRunner, RunnerCall } from '../runner-types.ts';
+import type { CallConfinement, KindRunner, RunnerCall } from '../runner-types.ts';
 import { describeStopReason } from '../runner-types.ts';
+import { findPwshRuntimePaths } from '../runtime-paths.ts';
 import type { HostResultMessage } from './host-protocol.ts';
 import { startPwshHost, type PwshCallRequest, type PwshHost } from './pwsh-host.ts';
 
@@ -22,7 +24,8 @@ export interface PwshRunnerOptions {
   maxOutputBytes: number;
   /** Script calls running at once; also the number of runspaces kept open in advance. */
   concurrency: number;
-  environment: Readonly<Record<string, string>>;
+  /** What the shared host of unconfined tools gets; a confined tool's host gets its own. */
+  sharedEnvironment: Readonly<Record<string, string>>;
   /** The pwsh executable; found on PATH when absent. */
   pwshPath?: string;
   /** How long a stopped pipeline may take to end before the host is killed and restarted. */
@@ -31,13 +34,25 @@ export interface PwshRunnerOptions {
 }
 
 export interface PwshRunner extends KindRunner {
-  /** Starts the host (and opens the given modules' runspaces) if pwsh is installed; never rejects. */
-  warm(modulePaths?: readonly string[]): Promise<void>;
-  /** Re-imports these modules (all when absent) on their next call. */
+  /**
+   * Starts the host of this confinement (the shared one when absent) and opens the given
+   * modules' runspaces, if pwsh is installed; never rejects.
+   */
+  warm(modulePaths?: readonly string[], confinement?: CallConfinement): Promise<void>;
+  /** Re-imports these modules (all when absent) on their next call, on every host. */
   reload(modulePaths?: readonly string[]): void;
+  /** The shared host's process id while it runs. */
   readonly hostPid: number | undefined;
-  /** Hosts started after the first one (crashes, kills after a stuck timeout). */
+  /** Hosts alive now: the shared one and one per sandbox. */
+  readonly hostCount: number;
+  /** Hosts started after the first of their confinement (crashes, kills after a stuck timeout). */
   readonly restarts: number;
+}
+
+/** One PowerShell host per confinement: the shared one (key '') and one per sandbox (pack). */
+interface HostSlot {
+  host: PwshHost | undefined;
+  started: number;
 }
 
 const MAX_COLLECTED_MESSAGES = 20;
@@ -63,8 +78,9 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
   const limiter = createConcurrencyLimiter(options.concurrency);
   const moduleQueues = new Map<string, Promise<void>>();
   const hostScriptPath = resolveHostScriptPath();
-  let host: PwshHost | undefined;
-  let hostsStarted = 0;
+  const planner = createSandboxPlanner(options.projectRoot);
+  const slots = new Map<string, HostSlot>();
+  const shared: CallConfinement = { key: '', environment: options.sharedEnvironment };
   let closed = false;
   let foundPwsh: string | undefined;
 
@@ -72,24 +88,38 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
     if (options.pwshPath !== undefined) return options.pwshPath;
     foundPwsh ??= findExecutable(process.platform === 'win32' ? 'pwsh.exe' : 'pwsh', {
       ...process.env,
-      ...(options.environment.PATH === undefined ? {} : { PATH: options.environment.PATH }),
+      ...(options.sharedEnvironment.PATH === undefined
+        ? {}
+        : { PATH: options.sharedEnvironment.PATH }),
     });
     return foundPwsh;
   };
 
-  const getHost = (pwshPath: string): PwshHost => {
-    if (host?.alive) return host;
-    host = startPwshHost({
+  const getHost = (pwshPath: string, confinement: CallConfinement): PwshHost => {
+    const slot = slots.get(confinement.key) ?? { host: undefined, started: 0 };
+    slots.set(confinement.key, slot);
+    if (slot.host?.alive) return slot.host;
+    slot.host = startPwshHost({
       pwshPath,
       hostScriptPath,
       projectRoot: options.projectRoot,
       poolSize: options.concurrency,
       maxOutputBytes: options.maxOutputBytes,
-      environment: options.environment,
+      environment: confinement.environment,
       startTimeoutMs: options.startTimeoutMs,
+      // Inside a sandbox: pwsh and its .NET runtime, the host script, and the channel's folder.
+      planSandbox: (socketFolder) =>
+        planner.plan({
+          confinement,
+          runtimePaths: () => [
+            ...findPwshRuntimePaths(pwshPath, confinement.environment),
+            dirname(hostScriptPath),
+          ],
+          ...(socketFolder === undefined ? {} : { extraWrite: [socketFolder] }),
+        }),
     });
-    hostsStarted += 1;
-    return host;
+    slot.started += 1;
+    return slot.host;
   };
 
   const runOnHost = async (
@@ -99,7 +129,7 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
   ): Promise<ToolCallResult> => {
     if (closed)
       return createErrorResult(`Tool "${call.tool.name}" was not run: the runner is closed.`);
-    const current = getHost(pwshPath);
+    const current = getHost(pwshPath, call.confinement);
     const started = await waitUntilReady(current, call.signal);
     if (started === 'aborted') return createStoppedResult(call);
     if (started instanceof Error) {
@@ -166,9 +196,9 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
       const request = buildRequest(options.projectRoot, call, invocation);
 
       if (invocation.mode === 'module') {
-        // One runspace per module, one call at a time: queue here so a call that times out
-        // while waiting never reaches the host.
-        const key = request.modulePath ?? '';
+        // One runspace per module (per host), one call at a time: queue here so a call that
+        // times out while waiting never reaches the host.
+        const key = `${call.confinement.key}\0${request.modulePath ?? ''}`;
         const previous = moduleQueues.get(key) ?? Promise.resolve();
         let endTurn!: () => void;
         const turn = new Promise<void>((resolveTurn) => (endTurn = resolveTurn));
@@ -193,10 +223,10 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
         release();
       }
     },
-    async warm(modulePaths = []) {
+    async warm(modulePaths = [], confinement = shared) {
       const pwshPath = findPwsh();
       if (pwshPath === undefined || closed) return;
-      const current = getHost(pwshPath);
+      const current = getHost(pwshPath, confinement);
       try {
         await current.ready;
       } catch {
@@ -207,20 +237,24 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
       }
     },
     reload(modulePaths) {
-      if (!host?.alive) return;
-      host.forgetModules(
-        modulePaths?.map((path) => resolveModuleReference(options.projectRoot, path)),
+      const references = modulePaths?.map((path) =>
+        resolveModuleReference(options.projectRoot, path),
       );
+      for (const { host } of slots.values()) if (host?.alive) host.forgetModules(references);
     },
     get hostPid() {
+      const host = slots.get('')?.host;
       return host?.alive ? host.pid : undefined;
     },
+    get hostCount() {
+      return [...slots.values()].filter(({ host }) => host?.alive === true).length;
+    },
     get restarts() {
-      return Math.max(0, hostsStarted - 1);
+      return [...slots.values()].reduce((sum, slot) => sum + Math.max(0, slot.started - 1), 0);
     },
     async close() {
       closed = true;
-      await host?.close();
+      await Promise.all([...slots.values()].map(({ host }) => host?.close()));
     },
   };
 }
