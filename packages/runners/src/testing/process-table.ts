@@ -60,3 +60,20 @@ export function isProcessAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** Pids of live processes whose argv[0] is `marker` (started as `exec -a marker ...`). */
+export function findMarkedProcesses(marker: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/u.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0')[0] === marker)
+        found.push(Number(name));
+    } catch {
+      // It ended while we looked.
+    }
+  }
+  return found;
+}
