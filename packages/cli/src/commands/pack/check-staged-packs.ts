@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Diagnostic } from '@toolpack/core';
+import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
 import {
   listPackSources,
   packInstallDir,
@@ -18,7 +18,17 @@ import { resolveSources } from '../../source-flags.ts';
  * composed by the same rule the server applies. What the registry's VersionDoc says about
  * the tools plays no part.
  */
-export function createStagedPackCheck(io: CommandContext): CheckStagedPacks {
+export function createStagedPackCheck(
+  io: CommandContext,
+  options: {
+    /**
+     * `false` discovers only the staged packs (their tools, for toolpack.lock's pins) and
+     * reports no collisions: `mcp pack install` puts back what the lock names, and must not
+     * fail on a problem of the project's own sources.
+     */
+    collisions?: boolean;
+  } = {},
+): CheckStagedPacks {
   return async (staged) => {
     const { composeTools, discoverTools } = await import('@toolpack/discovery');
     const resolved = await resolveSources({ sources: [], flags: { cache: false }, cwd: io.cwd });
@@ -33,14 +43,17 @@ export function createStagedPackCheck(io: CommandContext): CheckStagedPacks {
       maxTools: Number.MAX_SAFE_INTEGER,
       ...(extensions.size === 0 ? {} : { extraScriptExtensions: [...extensions] }),
     };
-    const rest = await discoverTools({
-      ...common,
-      sources: resolved.options.sources.filter((s) => s.pack === undefined || !aliases.has(s.pack)),
-    });
     const mine = await discoverTools({
       ...common,
       builtins: false,
       sources: staged.flatMap((p) => listPackSources({ projectDir: io.cwd, ...p }).sources),
+    });
+    const unread = findUnread(mine.diagnostics, staged, io.cwd);
+    if (options.collisions === false)
+      return { tools: listServedTools(mine.tools), collisions: [], unread };
+    const rest = await discoverTools({
+      ...common,
+      sources: resolved.options.sources.filter((s) => s.pack === undefined || !aliases.has(s.pack)),
     });
     // Both lists are already prefixed and filtered: composing them again only adds the
     // collisions between the staged packs and the rest of the project.
@@ -54,19 +67,24 @@ export function createStagedPackCheck(io: CommandContext): CheckStagedPacks {
     const collisions = all.diagnostics
       .filter((d) => d.code === 'E_PACK_COLLISION' && !rest.diagnostics.includes(d))
       .map((d) => showFinalPaths(d, staged, io.cwd));
-    const tools: Record<string, ToolDefinition[]> = {};
-    for (const tool of mine.tools) {
-      const alias = tool.source.pack;
-      if (alias === undefined) continue;
-      (tools[alias] ??= []).push({
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
-      });
-    }
-    return { tools, collisions, unread: findUnread(mine.diagnostics, staged, io.cwd) };
+    return { tools: listServedTools(mine.tools), collisions, unread };
   };
+}
+
+/** Per alias, each served tool's definition: what toolpack.lock pins. */
+function listServedTools(tools: readonly DiscoveredTool[]): Record<string, ToolDefinition[]> {
+  const served: Record<string, ToolDefinition[]> = {};
+  for (const tool of tools) {
+    const alias = tool.source.pack;
+    if (alias === undefined) continue;
+    (served[alias] ??= []).push({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+    });
+  }
+  return served;
 }
 
 /**

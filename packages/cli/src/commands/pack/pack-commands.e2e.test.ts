@@ -636,6 +636,23 @@ describe('approving what a pack may do', { timeout: 90_000 }, () => {
     expect(within.stdout).toMatch(/^added grow@1\.0\.0/);
   });
 
+  it("install pins the packs' tools without discovering the project's own sources", () => {
+    const registryDir = tempDir('approve-reg');
+    writeGrow(registryDir, '1.0.0');
+    const project = tempDir('approve');
+    expect(mcp(['pack', 'add', 'grow', '--yes', '--registry', registryDir], project).code).toBe(0);
+    // A broken source of the project's own is mcp check's business, not install's.
+    writeFileSync(
+      path.join(project, 'toolpack.yaml'),
+      `${readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')}sources:\n  - scripts: not-there\n`,
+    );
+    rmSync(path.join(project, '.toolpack'), { recursive: true });
+    expect(mcp(['pack', 'install', '--frozen'], project)).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('installed grow@1.0.0'),
+    });
+  });
+
   it('says plainly when the sandbox cannot be had here', () => {
     const registryDir = tempDir('approve-reg');
     writeGrow(registryDir, '1.0.0');

@@ -32,7 +32,7 @@ export async function installProjectPacks(
     cache: createCommandCache(options),
     ...(options.onDownload === undefined ? {} : { onDownload: options.onDownload }),
     env: options.env,
-    checkTools: createStagedPackCheck(options),
+    checkTools: createStagedPackCheck(options, { collisions: false }),
     ...(options.approve === undefined ? {} : { approve: options.approve }),
     ...(await registryFor(options)),
   });
