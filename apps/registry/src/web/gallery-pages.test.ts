@@ -165,6 +165,7 @@ describe('pack page', () => {
     expect(html).toContain(
       '<p class="permissions-undeclared">Not declared (published before permissions existed).</p>',
     );
+    expect(html).toContain('Installed, its tools get the least');
     expect(html).not.toContain('permissions-least');
     const api = await fetch(`${app.url}/v0/packs/acme/legacy/versions/0.9.0`);
     expect(await api.json()).not.toHaveProperty('permissions');

@@ -265,7 +265,8 @@ ${published === undefined ? '' : markup`<dt>Published</dt><dd>${published.slice(
 function renderPermissions(permissions: PackPermissions | undefined): SafeHtml {
   const body =
     permissions === undefined
-      ? markup`<p class="permissions-undeclared">Not declared (published before permissions existed).</p>`
+      ? markup`<p class="permissions-undeclared">Not declared (published before permissions existed).</p>
+<p>Installed, its tools get the least: its own folder and its environment variables, no project files, no network. Where they need more, install a version that declares it.</p>`
       : isLeast(permissions)
         ? markup`<p class="permissions-least">This pack declares no permissions beyond reading its own folder: no project files, no network, no environment variables, no other programs.</p>`
         : markup`<ul class="permissions">${describePermissions(permissions).map((line) => markup`<li>${line}</li>`)}</ul>`;
