@@ -95,6 +95,23 @@ describe('planSandbox', () => {
     );
   });
 
+  it('refuses an own folder that leads out of the project through a symlink', () => {
+    // What a tool that may write the project could do to its folder before its next start.
+    const packs = path.join(projectRoot, '.toolpack', 'packs');
+    symlinkSync(path.join(scratch, 'elsewhere'), path.join(packs, 'swapped'));
+    expect(() =>
+      planSandbox({
+        sandbox: { root: '.toolpack/packs/swapped', permissions: LEAST_PERMISSIONS },
+        projectRoot,
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'E_SANDBOX_PATH',
+        message: expect.stringContaining('leads out of the project'),
+      }),
+    );
+  });
+
   it('leaves out a granted folder that does not exist', () => {
     const plan = planSandbox({
       sandbox: { root: ownRoot, permissions: grant({ read: ['project/missing'], write: [] }) },
@@ -134,6 +151,16 @@ describe('planSandbox', () => {
         runtimePaths: ['node_modules/.bin'],
       }),
     ).toThrow(expect.objectContaining({ code: 'E_SANDBOX_ARGUMENTS' }));
+  });
+
+  it('accepts an own folder outside the project, named so', () => {
+    const outside = path.join(scratch, 'elsewhere');
+    expect(
+      planSandbox({
+        sandbox: { root: '../elsewhere', permissions: LEAST_PERMISSIONS },
+        projectRoot,
+      }),
+    ).toMatchObject({ ownFolder: outside, read: [outside] });
   });
 
   it('accepts an absolute own folder', () => {

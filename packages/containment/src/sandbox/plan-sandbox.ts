@@ -51,13 +51,17 @@ export interface PlanSandboxOptions {
 }
 
 /**
- * Turns a tool's sandbox (its folder and approved permissions) into a `SandboxPlan`:
+ * Turns a tool's sandbox (its folder and approved permissions) into a `SandboxPlan`. Plan
+ * again for every start: a tool that may write the project may have changed what its paths
+ * resolve to, which only planning checks.
+ *
  * - the own folder (`sandbox.root`, resolved against the project root) read-only;
  * - `project` and `project/<folder>` resolved under the project root (a granted folder that
  *   does not exist is left out: create it before the call if the tool should write there);
  * - `temp`: the real path of `os.tmpdir()`, writable.
- * Throws `E_SANDBOX_PATH` when the own folder is missing or a `project/<folder>` leads out of
- * the project through a symlink (it is refused, never followed), and `E_SANDBOX_ARGUMENTS`
+ * Throws `E_SANDBOX_PATH` when the own folder is missing, or it (when in the project) or a
+ * `project/<folder>` leads out of the project through a symlink (refused, never followed),
+ * and `E_SANDBOX_ARGUMENTS`
  * for a relative runtime path (a runner's bug).
  */
 export function planSandbox(options: PlanSandboxOptions): SandboxPlan {
@@ -70,6 +74,19 @@ export function planSandbox(options: PlanSandboxOptions): SandboxPlan {
       'E_SANDBOX_PATH',
       `The folder of a confined tool, ${ownRoot}, does not exist.`,
       { hint: 'Install the pack again (mcp pack install), or fix the source path.' },
+    );
+  }
+  // A tool that may write the project could swap its own folder for a link to ~/.ssh, to be
+  // bound read-only at its next start: an own folder in the project must stay in it.
+  if (
+    projectRoot !== undefined &&
+    isWithin(ownRoot, path.resolve(options.projectRoot)) &&
+    !isWithin(ownFolder, projectRoot)
+  ) {
+    throw new ToolpackError(
+      'E_SANDBOX_PATH',
+      `The folder of a confined tool, ${ownRoot}, leads out of the project to ${ownFolder} through a symlink.`,
+      { hint: 'Install the pack again (mcp pack install): its folder must be a real folder.' },
     );
   }
   let temp: string | undefined;
