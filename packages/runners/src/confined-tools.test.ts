@@ -338,25 +338,55 @@ describe.each(KINDS)('a confined $name', (kind) => {
   );
 });
 
-describe('confined PowerShell tools', () => {
+describe('confined PowerShell and JS module tools', () => {
   it.skipIf(!hasPwsh || sandboxMissing !== undefined)(
-    `run in a host per pack, beside the shared host of project tools; stats, reload and close cover every host ${PWSH_TEST_TAG} [needs pwsh, bwrap]`,
+    `warm and run on a host and a child per pack, beside the shared host of project tools; stats, reload and close cover every host ${PWSH_TEST_TAG} [needs pwsh, bwrap]`,
     async () => {
-      const kind = KINDS[2] as Kind;
-      const read = kind.toArguments({ attempt: 'env', name: 'HOSTILE_TOKEN' });
+      const [, moduleKind, scriptKind] = KINDS as [Kind, Kind, Kind];
+      const read = scriptKind.toArguments({ attempt: 'env', name: 'HOSTILE_TOKEN' });
+      const psModule = (permissions: PackPermissions): DiscoveredTool => {
+        const tool = makeTool({
+          name: 'read_secret',
+          invocation: {
+            runner: 'pwsh',
+            mode: 'module',
+            modulePath: `${PACK_ROOT}/HostileModule.psm1`,
+            functionName: 'Read-Secret',
+          },
+        });
+        return {
+          ...tool,
+          source: { ...tool.source, pack: 'hostile', sandbox: { root: PACK_ROOT, permissions } },
+        };
+      };
+      const key = join(home, '.ssh', 'id_ed25519');
+      const ownFile = join(projectRoot, PACK_ROOT, 'hostile.py');
       await withRunner({ TOOLPACK_SANDBOX: 'auto' }, async (runner) => {
-        await runner.call(hostileTool(kind, undefined), read);
-        await runner.call(hostileTool(kind, LEAST_PERMISSIONS), read);
-        await runner.call(hostileTool(kind, GRANTED), read);
-        const stats = runner.stats();
-        expect(stats.pwshHosts).toBe(3);
-        expect(stats.pwshHostPid).toBeTypeOf('number');
+        await runner.warm([
+          psModule(LEAST_PERMISSIONS),
+          hostileTool(moduleKind, LEAST_PERMISSIONS),
+        ]);
+        expect(runner.stats()).toMatchObject({ pwshHosts: 1, pwshHostPid: undefined, workers: 1 });
+
+        const refused = await runner.call(psModule(LEAST_PERMISSIONS), { Path: key });
+        expect(refused.structuredContent).toMatchObject({ ok: false, reads: 1 });
+        const own = await runner.call(psModule(LEAST_PERMISSIONS), { Path: ownFile });
+        expect(own.structuredContent).toMatchObject({ ok: true, reads: 2 });
+
+        await runner.call(hostileTool(scriptKind, undefined), read);
+        await runner.call(hostileTool(scriptKind, GRANTED), read);
+        expect(runner.stats()).toMatchObject({ pwshHosts: 3, pwshRestarts: 0 });
+        expect(runner.stats().pwshHostPid).toBeTypeOf('number');
+
         runner.reloadModules();
-        expect((await runner.call(hostileTool(kind, GRANTED), read)).structuredContent).toEqual({
+        const afresh = await runner.call(psModule(LEAST_PERMISSIONS), { Path: ownFile });
+        expect(afresh.structuredContent).toMatchObject({ ok: true, reads: 1 });
+        expect(
+          (await runner.call(hostileTool(scriptKind, GRANTED), read)).structuredContent,
+        ).toEqual({
           ok: true,
           value: TOKEN,
         });
-        expect(runner.stats().pwshRestarts).toBe(0);
       });
     },
   );
