@@ -104,8 +104,11 @@ function findUnread(
       const where = toPosix(diagnostic.path);
       return where.startsWith(toPosix(p.dir)) || where.startsWith(relative);
     });
-    if (pack !== undefined)
-      (unread[pack.alias] ??= []).push(showFinalPaths(diagnostic, staged, cwd).message);
+    if (pack === undefined) continue;
+    const shown = showFinalPaths(diagnostic, staged, cwd);
+    const file = path.isAbsolute(shown.path) ? toPosix(path.relative(cwd, shown.path)) : shown.path;
+    const where = `${file}${shown.line === undefined ? '' : `:${shown.line}`}`;
+    (unread[pack.alias] ??= []).push(`${where}: ${shown.message}`);
   }
   return unread;
 }

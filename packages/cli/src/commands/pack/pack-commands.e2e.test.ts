@@ -653,6 +653,37 @@ describe('approving what a pack may do', { timeout: 90_000 }, () => {
     });
   });
 
+  it('says which tools could not be read, and does not call them removed', () => {
+    const registryDir = tempDir('approve-reg');
+    writeGrow(registryDir, '1.0.0', '', true);
+    const project = tempDir('approve');
+    expect(mcp(['pack', 'add', 'grow', '--yes', '--registry', registryDir], project).code).toBe(0);
+    // 1.0.1 breaks wave's header: discovery cannot read it, which is not a removal.
+    writeGrow(registryDir, '1.0.1', '', true);
+    writeFileSync(
+      path.join(registryDir, 'grow', 'scripts', 'wave.mjs'),
+      '// DESCRIPTION "Waves."\n// PARAM x AS no-such-type\n',
+    );
+    const updated = mcp(['pack', 'update', '--registry', registryDir], project);
+    expect(updated).toMatchObject({ code: 0, stdout: 'updated grow 1.0.0 -> 1.0.1\n' });
+    const lock = JSON.parse(readFileSync(path.join(project, 'toolpack.lock'), 'utf8'));
+    expect(Object.keys(lock.packs.grow.tools)).toEqual(['grow_greet', 'grow_wave']);
+    // Told when something else makes it ask: the next version adds a tool.
+    writeGrow(registryDir, '1.0.2', '', true);
+    writeFileSync(
+      path.join(registryDir, 'grow', 'scripts', 'wave.mjs'),
+      '// DESCRIPTION "Waves."\n// PARAM x AS no-such-type\n',
+    );
+    writeFileSync(path.join(registryDir, 'grow', 'scripts', 'nod.mjs'), '// DESCRIPTION "Nods."\n');
+    const asked = mcp(['pack', 'update', '--yes', '--registry', registryDir], project);
+    expect(asked.code).toBe(0);
+    expect(asked.stderr).toContain('New tools: grow_nod\n');
+    expect(asked.stderr).toMatch(
+      /Some tools could not be read, so they are not compared \(their pins are kept\):\n {2}\.toolpack\/packs\/grow\/scripts\/wave\.mjs:2: /,
+    );
+    expect(asked.stderr).not.toContain('Removed tools');
+  });
+
   it('says plainly when the sandbox cannot be had here', () => {
     const registryDir = tempDir('approve-reg');
     writeGrow(registryDir, '1.0.0');
