@@ -16,6 +16,7 @@ beforeAll(() => {
   ownFolder = path.join(projectRoot, ownRoot);
   mkdirSync(ownFolder, { recursive: true });
   mkdirSync(path.join(projectRoot, 'docs'));
+  mkdirSync(path.join(projectRoot, '.git', 'hooks'), { recursive: true });
   mkdirSync(path.join(projectRoot, 'out'));
   mkdirSync(path.join(scratch, 'elsewhere'));
   symlinkSync(path.join(scratch, 'elsewhere'), path.join(projectRoot, 'escape'));
@@ -54,13 +55,34 @@ describe('planSandbox', () => {
     });
   });
 
-  it('never makes its own folder writable, even inside a writable project', () => {
+  it('never makes its own folder writable, nor Toolpack’s files or git’s hooks', () => {
     const plan = planSandbox({
       sandbox: { root: ownRoot, permissions: grant({ read: ['project'], write: ['project'] }) },
       projectRoot,
     });
     expect(plan.write).toEqual([projectRoot]);
-    expect(plan.read).toEqual([ownFolder]);
+    // The fixture has .toolpack and .git/hooks; toolpack.lock and .git/config do not exist.
+    expect(plan.read).toEqual(
+      [
+        ownFolder,
+        path.join(projectRoot, '.toolpack'),
+        path.join(projectRoot, '.git', 'hooks'),
+      ].sort(),
+    );
+  });
+
+  it('keeps a write grant of Toolpack’s own folder read-only', () => {
+    const plan = planSandbox({
+      sandbox: {
+        root: ownRoot,
+        permissions: grant({ read: ['project/.toolpack'], write: ['project/.toolpack'] }),
+      },
+      projectRoot,
+    });
+    expect(plan).toMatchObject({
+      write: [],
+      read: [path.join(projectRoot, '.toolpack'), ownFolder],
+    });
   });
 
   it('grants temp as the real temp folder, writable, and names it', () => {

@@ -51,6 +51,20 @@ export interface PlanSandboxOptions {
 }
 
 /**
+ * What stays read-only inside a writable project, because writing it reaches beyond the
+ * sandbox: Toolpack's own state (the installed packs' code, the approved permissions in
+ * `toolpack.lock`, the sources in `toolpack.yaml`; the names `@toolpack/packs` uses) and git's
+ * hooks and configuration (code git runs, unconfined, at the user's next commit).
+ */
+const PROTECTED_PROJECT_PATHS = [
+  '.toolpack',
+  'toolpack.yaml',
+  'toolpack.lock',
+  path.join('.git', 'hooks'),
+  path.join('.git', 'config'),
+];
+
+/**
  * Turns a tool's sandbox (its folder and approved permissions) into a `SandboxPlan`. Plan
  * again for every start: a tool that may write the project may have changed what its paths
  * resolve to, which only planning checks.
@@ -58,7 +72,9 @@ export interface PlanSandboxOptions {
  * - the own folder (`sandbox.root`, resolved against the project root) read-only;
  * - `project` and `project/<folder>` resolved under the project root (a granted folder that
  *   does not exist is left out: create it before the call if the tool should write there);
- * - `temp`: the real path of `os.tmpdir()`, writable.
+ * - `temp`: the real path of `os.tmpdir()`, writable;
+ * - inside a writable project, Toolpack's own files (`.toolpack`, `toolpack.yaml`,
+ *   `toolpack.lock`) and `.git/hooks`, `.git/config` read-only.
  * Throws `E_SANDBOX_PATH` when the own folder is missing, or it (when in the project) or a
  * `project/<folder>` leads out of the project through a symlink (refused, never followed),
  * and `E_SANDBOX_ARGUMENTS`
@@ -108,6 +124,16 @@ export function planSandbox(options: PlanSandboxOptions): SandboxPlan {
   // The own folder stays what was installed and checked, even inside a writable project.
   write.delete(ownFolder);
   const read = new Set<string>([ownFolder]);
+  if (projectRoot !== undefined) {
+    for (const name of PROTECTED_PROJECT_PATHS) {
+      const real = readRealPath(path.join(projectRoot, name));
+      if (real === undefined || !isWithin(real, projectRoot)) continue;
+      if ([...write].some((folder) => isWithin(real, folder))) {
+        write.delete(real);
+        read.add(real);
+      }
+    }
+  }
   for (const root of permissions.filesystem.read) {
     const resolved = resolveRoot(root);
     if (resolved !== undefined && !write.has(resolved)) read.add(resolved);

@@ -266,6 +266,40 @@ net.connect(${port}, '127.0.0.1').setEncoding('utf8').on('data', (d) => process.
       }
     });
 
+    it('keeps Toolpack’s files and git’s hooks read-only in a writable project', async () => {
+      mkdirSync(path.join(projectRoot, '.git', 'hooks'), { recursive: true });
+      mkdirSync(path.join(projectRoot, '.toolpack', 'packs', 'other'), { recursive: true });
+      writeFileSync(path.join(projectRoot, 'toolpack.lock'), 'approved\n');
+      const targets = [
+        'toolpack.lock',
+        '.toolpack/packs/other/index.js',
+        '.git/hooks/pre-commit',
+        'out/allowed.txt',
+      ];
+      const tryWrites = (sandboxOff: boolean) => {
+        const script = targets
+          .map((target) => `echo x > ${target} 2>/dev/null && echo "wrote ${target}"`)
+          .join('; ');
+        if (sandboxOff) process.env.TOOLPACK_SANDBOX = 'off';
+        try {
+          return spawnContained({
+            command: 'bash',
+            args: ['-c', `${script}; true`],
+            cwd: projectRoot,
+            env,
+            sandbox: plan({ filesystem: { read: ['project'], write: ['project'] } }),
+          });
+        } finally {
+          delete process.env.TOOLPACK_SANDBOX;
+        }
+      };
+      expect((await collectOutput(tryWrites(false))).stdout).toBe('wrote out/allowed.txt\n');
+      expect(readFileSync(path.join(projectRoot, 'toolpack.lock'), 'utf8')).toBe('approved\n');
+      expect((await collectOutput(tryWrites(true))).stdout).toBe(
+        targets.map((target) => `wrote ${target}\n`).join(''),
+      );
+    });
+
     it.skipIf(process.getuid?.() !== 0)(
       'as root, cannot remount a read-only folder writable',
       async () => {
