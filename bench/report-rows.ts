@@ -572,7 +572,7 @@ function sandboxRows(out: unknown, loadAverage?: readonly number[]): ResultRow[]
   const plus = (confined: number | null, plain: number | null) =>
     confined === null || plain === null
       ? ''
-      : `, +${ms(confined - plain)} (${ratioOf(confined, plain)?.toFixed(2) ?? '?'}x)`;
+      : `, ${confined < plain ? '-' : '+'}${ms(Math.abs(confined - plain))} (${ratioOf(confined, plain)?.toFixed(2) ?? '?'}x)`;
   const figure = (key: string) => ({
     confined: numberAt(out, `${key}.confined.p50`),
     plain: numberAt(out, `${key}.plain.p50`),

@@ -85,7 +85,7 @@ async function discover(sandbox: boolean): Promise<Record<string, DiscoveredTool
     ],
   });
   const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-  for (const name of ['echo_script', 'reach_outside', 'echo'])
+  for (const name of ['echo_script', 'reach_outside', 'echo', 'reach'])
     if (byName[name] === undefined)
       throw new Error(`bench fixture tool ${name} was not discovered`);
   return byName;
@@ -128,16 +128,21 @@ if (sandbox.available) {
   const plain = await discover(false);
   const runner: ToolRunner = createToolRunner({ projectRoot: dir });
   try {
-    const reach = async (tools: Record<string, DiscoveredTool>) =>
-      textOf(await runner.call(tools.reach_outside as DiscoveredTool, {})).trim();
+    // Each kind is checked confined before it is timed: it must not see a file outside its folder.
+    const reach = async (tool: DiscoveredTool | undefined) =>
+      textOf(await runner.call(tool as DiscoveredTool, {})).trim();
     const verified = {
-      confinedReadsOutside: await reach(confined),
-      plainReadsOutside: await reach(plain),
+      process: {
+        confined: await reach(confined.reach_outside),
+        plain: await reach(plain.reach_outside),
+      },
+      js: { confined: await reach(confined.reach), plain: await reach(plain.reach) },
     };
-    if (verified.confinedReadsOutside !== 'no' || verified.plainReadsOutside !== 'yes')
-      throw new Error(
-        `The sandbox did not apply as the bench expects (outside read: confined ${verified.confinedReadsOutside}, unconfined ${verified.plainReadsOutside}).`,
-      );
+    for (const [kind, seen] of Object.entries(verified))
+      if (seen.confined !== 'no' || seen.plain !== 'yes')
+        throw new Error(
+          `The sandbox did not apply to the ${kind} tool as the bench expects (sees bench/package.json: confined ${seen.confined}, unconfined ${seen.plain}).`,
+        );
     result.verified = verified;
 
     const echoArgs = { text: 'hi' };
@@ -197,11 +202,12 @@ if (sandbox.available) {
 writeFileSync(path.join(out, 'sandbox.json'), `${JSON.stringify(result, null, 2)}\n`);
 
 const fmt = (value: unknown) => (typeof value === 'number' ? `${value.toFixed(2)} ms` : 'n/a');
+const signed = (difference: number) => `${difference < 0 ? '-' : '+'}${fmt(Math.abs(difference))}`;
 const pair = (key: string) => {
   const entry = result[key] as { confined: { p50: number }; plain: { p50: number } } | undefined;
   return entry === undefined
     ? 'not measured'
-    : `confined ${fmt(entry.confined.p50)}, unconfined ${fmt(entry.plain.p50)} (+${fmt(entry.confined.p50 - entry.plain.p50)}, ${(entry.confined.p50 / entry.plain.p50).toFixed(2)}x)`;
+    : `confined ${fmt(entry.confined.p50)}, unconfined ${fmt(entry.plain.p50)} (${signed(entry.confined.p50 - entry.plain.p50)}, ${(entry.confined.p50 / entry.plain.p50).toFixed(2)}x)`;
 };
 console.log(
   `OS sandbox cost, ${calls} calls and ${starts} first calls each, ${os.availableParallelism()} cores, Node ${process.version}`,
