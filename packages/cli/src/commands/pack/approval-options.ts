@@ -17,15 +17,12 @@ export function addApprovalOptions(command: Command): Command {
  * The approve callback for a command run by a person or a script: on a terminal it asks;
  * without one it needs --yes or --allow (else the command refuses with E_APPROVAL_REQUIRED).
  */
-export async function createCommandApprover(
-  io: CliIo,
-  flags: ApprovalFlags,
-): Promise<ApprovePack | undefined> {
-  const { describeSandbox } = await import('@toolpack/runners');
+export function createCommandApprover(io: CliIo, flags: ApprovalFlags): ApprovePack | undefined {
   return createApprover({
     flags,
     input: process.stdin,
     output: io.stderr,
-    sandbox: () => describeSandbox(io.env),
+    // Loaded only when something is to be approved: the runners are not small.
+    sandbox: async () => (await import('@toolpack/runners')).describeSandbox(io.env),
   });
 }

@@ -153,7 +153,7 @@ export function createApprover(options: {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
   output: TextOutput;
   /** Probed only when something is to be approved. */
-  sandbox: () => SandboxStatus;
+  sandbox: () => SandboxStatus | Promise<SandboxStatus>;
 }): ApprovePack | undefined {
   const { flags, output, sandbox } = options;
   if (flags.yes && flags.allow !== undefined)
@@ -163,7 +163,7 @@ export function createApprover(options: {
   const grant = flags.allow === undefined ? undefined : parseAllowGrants(flags.allow);
   if (!flags.yes && grant === undefined && options.input.isTTY !== true) return undefined;
   return async (request) => {
-    output.write(renderApprovalRequest(request, sandbox()));
+    output.write(renderApprovalRequest(request, await sandbox()));
     if (flags.yes) {
       output.write('Approved (--yes).\n');
       return true;

@@ -43,7 +43,7 @@ to ask (no terminal, no --yes or --allow).`,
       specifier: string,
       flags: { as?: string; registry?: string; yes?: boolean; allow?: string },
     ) => {
-      const approve = await createCommandApprover(io, flags);
+      const approve = createCommandApprover(io, flags);
       const progress = createDownloadProgress(io);
       let report;
       try {

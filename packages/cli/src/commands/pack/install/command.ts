@@ -43,7 +43,7 @@ Exit codes: 0 installed, 1 it could not be installed or was not approved (nothin
       yes?: boolean;
       allow?: string;
     }) => {
-      const approve = flags.frozen ? undefined : await createCommandApprover(io, flags);
+      const approve = flags.frozen ? undefined : createCommandApprover(io, flags);
       const progress = createDownloadProgress(io);
       let report;
       try {

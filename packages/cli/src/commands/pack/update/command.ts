@@ -30,7 +30,7 @@ changed), 2 bad input or no one to ask (no terminal, no --yes or --allow).`,
   );
   command.action(
     async (names: string[], flags: { registry?: string; yes?: boolean; allow?: string }) => {
-      const approve = await createCommandApprover(io, flags);
+      const approve = createCommandApprover(io, flags);
       const progress = createDownloadProgress(io);
       let report;
       try {
