@@ -125,8 +125,8 @@ export function reviewPack(options: {
     alias,
     name,
     version,
-    ...(options.locked !== undefined && options.locked.version !== version
-      ? { previousVersion: options.locked.version }
+    ...(locked !== undefined && locked.version !== version
+      ? { previousVersion: locked.version }
       : {}),
     permissions,
     ...(approved === undefined ? {} : { approved: normalizePermissions(approved) }),
