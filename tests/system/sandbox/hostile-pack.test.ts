@@ -256,6 +256,8 @@ describe.skipIf(!linux)(
             detail: '',
           });
 
+          expect(seen.stderr).not.toContain('W_SANDBOX_UNAVAILABLE');
+
           // It did start the process; nothing of it outlived the call (a process tool) or the
           // session (a module's child, a PowerShell host).
           expect(seen.leave.done, seen.leave.detail).toBe(true);
@@ -268,6 +270,8 @@ describe.skipIf(!linux)(
         'unconfined (TOOLPACK_SANDBOX=off, TOOLPACK_CONTAINMENT=off): the key, the folder, the port and the leftover are reached; the token by its own pack only',
         async () => {
           const seen = await attemptAll(kind, 'unconfined');
+          // The server said plainly that the pack's tools run with the user's full rights.
+          expect(seen.stderr).toContain('W_SANDBOX_UNAVAILABLE');
           expect(seen.read).toMatchObject({ done: true });
           expect(seen.read.detail.trim()).toBe(KEY);
 
