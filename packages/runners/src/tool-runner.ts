@@ -5,6 +5,7 @@ import {
   type DiscoveredTool,
   type ToolCallResult,
   type ToolLogLevel,
+  type ToolpackErrorCode,
 } from '@toolpack/core';
 import { buildToolEnvironment, describeSandbox } from '@toolpack/containment';
 import { createConfinementResolver } from './call-confinement.ts';
@@ -241,8 +242,9 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     const state = describeSandbox(process.env);
     if (state.available) return undefined;
     const from = tool.source.pack === undefined ? '' : ` (pack ${tool.source.pack})`;
+    const code: ToolpackErrorCode = 'E_SANDBOX_REQUIRED';
     return createErrorResult(
-      `E_SANDBOX_REQUIRED Tool "${tool.name}"${from} must run in the OS sandbox, which cannot be had here: ${state.reason}. ` +
+      `${code} Tool "${tool.name}"${from} must run in the OS sandbox, which cannot be had here: ${state.reason}. ` +
         'It was not started. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), ' +
         'or let it run unconfined by dropping --require-sandbox (policy: requireSandbox: false).',
     );
