@@ -23,6 +23,28 @@ beforeAll(async () => {
 afterAll(() => registry.close());
 
 describe('the HTTP registry client against the loopback registry', () => {
+  it("reads a version's permissions, and refuses a document whose permissions it cannot read", async () => {
+    const client = createHttpRegistry({ url: registry.url });
+    const doc = await client.getVersion('weather', '1.0.0');
+    expect(doc.permissions).toEqual({
+      filesystem: { read: [], write: [] },
+      network: { access: 'none', hosts: [] },
+      env: ['WEATHER_API_KEY', 'WEATHER_UNITS'],
+      subprocess: false,
+    });
+    const saved = doc.permissions;
+    // A grant this client does not know must not pass for no grant.
+    registry.setPermissions('weather', '1.0.0', {
+      ...saved!,
+      camera: true,
+    } as unknown as typeof saved);
+    try {
+      await expect(client.getVersion('weather', '1.0.0')).rejects.toThrow(/camera/);
+    } finally {
+      registry.setPermissions('weather', '1.0.0', saved);
+    }
+  });
+
   it('searches by tag and words', async () => {
     const client = createHttpRegistry({ url: registry.url });
     const byTag = await client.search({ tags: ['mcptools'] });
