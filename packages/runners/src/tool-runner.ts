@@ -46,7 +46,7 @@ export interface ToolRunnerOptions {
    * A confined tool (`tool.source.sandbox`) sees the defaults and its pack's declared names only.
    */
   envAllowList?: readonly string[];
-  /** Variables set for every tool (e.g. a pack's declared `env` values). */
+  /** Variables set for every tool, confined ones included (e.g. a pack's declared `env` values). */
   env?: Record<string, string>;
   /**
    * A confined tool whose OS sandbox cannot be had here (`describeSandbox`) is refused with an
