@@ -182,7 +182,10 @@ export async function obtainApprovals(
         'E_APPROVAL_DECLINED',
         `${name}@${version} was not approved, so nothing was installed.`,
         {
-          hint: 'Nothing changed. Keep the version you have (narrow its range in toolpack.yaml), or run the command again and approve.',
+          hint:
+            review.request.previousVersion === undefined
+              ? 'Nothing changed.'
+              : `Nothing changed: ${review.request.alias} stays at ${review.request.previousVersion}. Narrow its range in toolpack.yaml to keep it there, or run the command again and approve.`,
         },
       );
     }
