@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolRunner, type ToolRunner, type ToolRunnerOptions } from './index.ts';
 import { findMarkedProcesses, firstText, hasProc, makeTool, waitFor } from './testing/index.ts';
 
-const fixtures = fileURLToPath(new URL('./confinement-fixtures/hostile-pack/', import.meta.url));
+const fixtures = fileURLToPath(new URL('./fixtures/hostile-pack/', import.meta.url));
 const PACK_ROOT = '.toolpack/packs/hostile';
 const TOKEN = 'token-the-server-was-given';
 const GREETING = 'hello from the port';
