@@ -261,6 +261,9 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
     expect(info.stdout).toMatch(/^jira@1\.1\.0 {2}Jira issue tools/);
     expect(info.stdout).toContain('versions: 1.1.0 (latest)');
     expect(info.stdout).toContain('  JIRA_API_TOKEN (required, secret) An API token');
+    expect(info.stdout).toContain(
+      'permissions (as the registry states them):\n  files: read its own folder; write nothing\n  network: any host (says it reaches *.atlassian.net)\n',
+    );
     expect(info.stdout).toMatch(/ {2}search_issues {2}Finds Jira issues with a JQL query/);
     expect(info.stdout).toMatch(
       /hints: readOnlyHint: true, idempotentHint: true, openWorldHint: true/,

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { describePermissions } from '@toolpack/core';
 import { sortVersionsDescending, type VersionDoc } from '@toolpack/packs';
 import { EXIT_OK } from '../../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../../io.ts';
@@ -8,7 +9,9 @@ import { getPackInfo } from './index.ts';
 
 export function createInfoCommand(io: CliIo, done: (code: number) => void): Command {
   const command = new Command('info')
-    .description('Show a pack: versions, deprecations, env it needs, and each tool with its schema')
+    .description(
+      'Show a pack: versions, deprecations, env it needs, its permissions, and each tool with its schema',
+    )
     .argument('<name[@version]>', 'the pack, optionally a version or range (default: the latest)')
     .option('--json', 'print {"pack": PackDoc, "version": VersionDoc}');
   addRegistryOption(command);
@@ -72,6 +75,14 @@ function renderInfo(
       lines.push(`  ${env.name} (${marks})${env.description ? ` ${env.description}` : ''}`);
     }
   }
+  // The registry's word: `mcp pack add` shows (and refuses a mismatch with) the tarball's own.
+  lines.push(
+    doc.permissions === undefined
+      ? 'permissions: not declared (published before permissions existed)'
+      : `permissions (as the registry states them):\n${describePermissions(doc.permissions)
+          .map((line) => `  ${line}`)
+          .join('\n')}`,
+  );
   lines.push(`install: mcp pack add ${doc.name}${doc.version === latest ? '' : `@${doc.version}`}`);
   lines.push('', paint('bold', plural(doc.tools.length, 'tool')));
   for (const tool of doc.tools) {
