@@ -158,7 +158,19 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
       ['7.90 ms', 'the same spawn without a sandbox plan 4.60 ms', 'reported', null],
       ['88.00 ms', 'the same first call unconfined 71.00 ms', 'reported', null],
       ['0.06 ms', 'the same call unconfined 0.05 ms', 'reported', null],
+      ['495 ms', 'the same first call unconfined 480 ms', 'reported', null],
+      ['4.10 ms', 'the same call unconfined 3.00 ms', 'reported', null],
     ]);
+    expect(rows[4]?.note).toBe('Measured on the PowerShell engine 7.6.9.');
+    const withoutPwsh = { ...(load('sandbox') as Record<string, unknown>) };
+    delete withoutPwsh.pwsh;
+    delete withoutPwsh.pwshCall;
+    delete withoutPwsh.pwshFirstCall;
+    const unmeasured = buildResultRows({ outputs: { sandbox: withoutPwsh } }).filter((r) =>
+      r.scenario.includes('PowerShell'),
+    );
+    expect(unmeasured.map((r) => r.ours)).toEqual(['not measured', 'not measured']);
+    expect(unmeasured[0]?.note).toContain('pwsh is not installed');
     expect(rows[0]?.ratio).toBeCloseTo(9.5 / 6.1, 5);
     expect(rows[0]?.scenario).toContain('+3.40 ms (1.56x)');
     expect(rows[2]?.scenario).toContain('p50 of 10');
@@ -180,7 +192,7 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
         sandbox: { sandbox: { available: false, reason: 'bwrap is not installed' }, calls: 200 },
       },
     }).filter((r) => r.bench === 'sandbox');
-    expect(rows).toHaveLength(4);
+    expect(rows).toHaveLength(6);
     for (const row of rows) {
       expect(row).toMatchObject({ ours: 'not measured', met: null });
       expect(row.note).toContain('bwrap is not installed');

@@ -581,6 +581,10 @@ function sandboxRows(out: unknown, loadAverage?: readonly number[]): ResultRow[]
   const bare = figure('bareSpawn');
   const first = figure('jsFirstCall');
   const warm = figure('jsCall');
+  const pwshFirst = figure('pwshFirstCall');
+  const pwshWarm = figure('pwshCall');
+  const pwshDescription = stringAt(record(out)?.pwsh, 'description');
+  const onPwsh = pwshDescription === null ? null : `Measured on ${pwshDescription}.`;
   const difference =
     call.confined === null || call.plain === null ? null : call.confined - call.plain;
   const met = difference === null ? null : difference <= added;
@@ -604,7 +608,12 @@ function sandboxRows(out: unknown, loadAverage?: readonly number[]): ResultRow[]
       referenceValue: input.pair.plain,
       target: input.target ?? 'reported',
       met: input.met ?? null,
-      note: input.pair.confined === null ? notMeasured : (input.note ?? null),
+      note:
+        input.pair.confined !== null
+          ? (input.note ?? null)
+          : available && input.scenario.includes('PowerShell')
+            ? NO_PWSH
+            : notMeasured,
     });
   return [
     entry({
@@ -633,6 +642,18 @@ function sandboxRows(out: unknown, loadAverage?: readonly number[]): ResultRow[]
       scenario: 'Sandboxed JS pack tool warm call p50 (its child process already runs)',
       pair: warm,
       reference: 'the same call unconfined',
+    }),
+    entry({
+      scenario: `First call of a sandboxed PowerShell pack tool (a new runner: the pack's host starts), p50 of ${numberAt(out, 'pwshFirstCall.confined.samples') ?? '?'}`,
+      pair: pwshFirst,
+      reference: 'the same first call unconfined',
+      note: onPwsh,
+    }),
+    entry({
+      scenario: "Sandboxed PowerShell pack tool warm call p50 (the pack's host already runs)",
+      pair: pwshWarm,
+      reference: 'the same call unconfined',
+      note: onPwsh,
     }),
   ];
 }

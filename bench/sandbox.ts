@@ -6,7 +6,8 @@
 // - the same bare `bash echo_script.sh` spawn through the containment launcher with and
 //   without a sandbox plan: bwrap's own share, without the runner;
 // - the first call of a JS module pack tool (a new runner: the module's child process starts,
-//   imports the module and answers), confined and not; and its warm call p50.
+//   imports the module and answers), confined and not; and its warm call p50;
+// - where pwsh exists, the same two of a PowerShell script tool (the pack's host starts).
 // The confined tools are checked to be confined first (a script that reads a file outside its
 // folder must fail confined and succeed unconfined), so a sandbox that silently did not apply
 // cannot pass for a cheap one.
@@ -25,6 +26,7 @@ import {
 } from '@toolpack/containment';
 import type { DiscoveredTool } from '@toolpack/core';
 import { discoverTools } from '@toolpack/discovery';
+import { pwshEngine } from '@toolpack/pwsh-probe';
 import { createToolRunner, type ToolRunner } from '@toolpack/runners';
 import { percentile } from './measure.ts';
 
@@ -85,7 +87,7 @@ async function discover(sandbox: boolean): Promise<Record<string, DiscoveredTool
     ],
   });
   const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-  for (const name of ['echo_script', 'reach_outside', 'echo', 'reach'])
+  for (const name of ['echo_script', 'reach_outside', 'echo', 'reach', 'Echo_Text', 'Test_Reach'])
     if (byName[name] === undefined)
       throw new Error(`bench fixture tool ${name} was not discovered`);
   return byName;
@@ -137,6 +139,14 @@ if (sandbox.available) {
         plain: await reach(plain.reach_outside),
       },
       js: { confined: await reach(confined.reach), plain: await reach(plain.reach) },
+      ...(pwshEngine === undefined
+        ? {}
+        : {
+            pwsh: {
+              confined: await reach(confined.Test_Reach),
+              plain: await reach(plain.Test_Reach),
+            },
+          }),
     };
     for (const [kind, seen] of Object.entries(verified))
       if (seen.confined !== 'no' || seen.plain !== 'yes')
@@ -171,32 +181,56 @@ if (sandbox.available) {
       () => runner.call(plain.echo as DiscoveredTool, echoArgs),
     );
     result.jsCall = { confined: summarize(jsCall.a), plain: summarize(jsCall.b) };
+
+    if (pwshEngine !== undefined) {
+      // The pack's PowerShell host runs already (started by the check above): warm calls.
+      const pwshCall = await measurePair(
+        Math.min(calls, 100),
+        () => runner.call(confined.Echo_Text as DiscoveredTool, { Text: 'hi' }),
+        () => runner.call(plain.Echo_Text as DiscoveredTool, { Text: 'hi' }),
+      );
+      result.pwshCall = { confined: summarize(pwshCall.a), plain: summarize(pwshCall.b) };
+    }
   } finally {
     await runner.close();
   }
 
-  // A new runner per sample: the module's child process starts, imports and answers.
-  const firstCall = async (tool: DiscoveredTool) => {
-    const fresh = createToolRunner({ projectRoot: dir });
-    try {
-      const answer = await fresh.call(tool, { text: 'hi' });
-      if (answer.isError === true) throw new Error(`first call failed: ${textOf(answer)}`);
-    } finally {
-      await fresh.close();
+  // A new runner per sample: the module's child process (or the pack's PowerShell host)
+  // starts, loads the tool and answers.
+  const measureFirstCalls = async (
+    a: DiscoveredTool | undefined,
+    b: DiscoveredTool | undefined,
+    args: Record<string, unknown>,
+  ) => {
+    const firstCall = async (tool: DiscoveredTool) => {
+      const fresh = createToolRunner({ projectRoot: dir });
+      try {
+        const answer = await fresh.call(tool, args, { timeoutMs: 60_000 });
+        if (answer.isError === true) throw new Error(`first call failed: ${textOf(answer)}`);
+      } finally {
+        await fresh.close();
+      }
+    };
+    const first = { a: [] as number[], b: [] as number[] };
+    for (let i = 0; i < starts; i++) {
+      for (const which of i % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
+        const start = process.hrtime.bigint();
+        await firstCall((which === 'a' ? a : b) as DiscoveredTool);
+        first[which].push(since(start));
+      }
     }
+    return {
+      confined: { ...summarize(first.a), all: first.a },
+      plain: { ...summarize(first.b), all: first.b },
+    };
   };
-  const first = { a: [] as number[], b: [] as number[] };
-  for (let i = 0; i < starts; i++) {
-    for (const which of i % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
-      const start = process.hrtime.bigint();
-      await firstCall((which === 'a' ? confined.echo : plain.echo) as DiscoveredTool);
-      first[which].push(since(start));
-    }
+  result.jsFirstCall = await measureFirstCalls(confined.echo, plain.echo, { text: 'hi' });
+  if (pwshEngine !== undefined) {
+    result.pwsh = { kind: pwshEngine.kind, description: pwshEngine.description };
+    result.pwshFirstCall = await measureFirstCalls(confined.Echo_Text, plain.Echo_Text, {
+      Text: 'hi',
+    });
   }
-  result.jsFirstCall = {
-    confined: { ...summarize(first.a), all: first.a },
-    plain: { ...summarize(first.b), all: first.b },
-  };
 }
 
 writeFileSync(path.join(out, 'sandbox.json'), `${JSON.stringify(result, null, 2)}\n`);
@@ -217,3 +251,5 @@ console.log(`bash tool call p50: ${pair('processCall')}`);
 console.log(`bare bash spawn p50: ${pair('bareSpawn')}`);
 console.log(`JS pack tool warm call p50: ${pair('jsCall')}`);
 console.log(`JS pack tool first call p50: ${pair('jsFirstCall')}`);
+console.log(`PowerShell pack tool warm call p50: ${pair('pwshCall')}`);
+console.log(`PowerShell pack tool first call p50: ${pair('pwshFirstCall')}`);
