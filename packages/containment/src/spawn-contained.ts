@@ -16,6 +16,7 @@ import {
   buildSandboxEnvironmentValues,
   SANDBOX_SYSTEM_ROOTS,
 } from './sandbox/build-sandbox-argv.ts';
+import { openPlanPaths, type OpenedPlanPaths } from './sandbox/open-plan-paths.ts';
 import { isWithin, type SandboxPlan } from './sandbox/plan-sandbox.ts';
 import { resolveSandbox } from './sandbox/probe-sandbox.ts';
 
@@ -85,6 +86,8 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
   let command = options.command;
   let argv: string[] = [...args];
   let env: Record<string, string> = { ...options.env };
+  let stdio: StdioOptions = options.stdio ?? ['pipe', 'pipe', 'pipe'];
+  let opened: OpenedPlanPaths | undefined;
   if (plan !== undefined && bwrap !== undefined) {
     // What the PATH search inside would find: the first candidate the sandbox shows.
     const executable = findExecutable(options.command, options.env, options.cwd, (candidate) =>
@@ -106,14 +109,22 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
         options.cwd !== undefined && isVisibleInSandbox(options.cwd, plan)
           ? realpathSync(options.cwd)
           : plan.cwd;
+      // The plan's paths go to bwrap as fds after the caller's stdio entries (bwrap closes them).
+      opened = openPlanPaths(plan);
+      const entries = typeof stdio === 'string' ? [stdio, stdio, stdio] : [...stdio];
+      const boundFds = new Map<string, number | null>();
+      for (const [planned, fd] of opened.fds) {
+        boundFds.set(planned, fd === null ? null : entries.length);
+        if (fd !== null) entries.push(fd);
+      }
+      stdio = entries;
       command = bwrap;
-      argv = buildSandboxArgv({ plan: { ...plan, cwd }, command: executable, args });
+      argv = buildSandboxArgv({ plan: { ...plan, cwd }, boundFds, command: executable, args });
       env = { ...env, ...buildSandboxEnvironmentValues(plan) };
     } else {
       env = { ...env, PATH: options.env.PATH || NO_PATH };
     }
   } else if (resolved.prefix !== undefined) {
-    const stdio = options.stdio;
     if (Array.isArray(stdio) && stdio.length > MAX_NAMESPACE_FD + 1) {
       throw new ToolpackError(
         'E_CONTAINMENT_STDIO',
@@ -135,14 +146,20 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
       env = { ...env, PATH: options.env.PATH || NO_PATH };
     }
   }
-  const child = spawn(command, argv, {
-    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    env,
-    stdio: options.stdio ?? ['pipe', 'pipe', 'pipe'],
-    // Its own process group (POSIX): one signal reaches all it started. On Windows `detached` opens a console.
-    detached: !windows,
-    windowsHide: true,
-  });
+  let child: ChildProcess;
+  try {
+    child = spawn(command, argv, {
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      env,
+      stdio,
+      // Its own process group (POSIX): one signal reaches all it started. On Windows `detached` opens a console.
+      detached: !windows,
+      windowsHide: true,
+    });
+  } finally {
+    // The child has its copies once spawn returns.
+    opened?.close();
+  }
   if (resolved.reportsSignalsAsStatus) reportSignalDeaths(child);
   const pid = child.pid;
   const watchdog = resolved.mode === 'process-group' && !windows ? getGroupWatchdog() : undefined;

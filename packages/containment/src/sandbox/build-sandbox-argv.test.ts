@@ -20,6 +20,8 @@ function readMounts(argv: readonly string[]): string[][] {
     '--ro-bind-try': 2,
     '--bind': 2,
     '--bind-try': 2,
+    '--ro-bind-fd': 2,
+    '--bind-fd': 2,
     '--symlink': 2,
     '--proc': 1,
     '--dev': 1,
@@ -137,6 +139,29 @@ describe('buildSandboxArgv', () => {
     expect(project).toBeGreaterThanOrEqual(0);
     expect(out).toBeGreaterThan(project);
     expect(own).toBeGreaterThan(project);
+  });
+
+  it('binds paths opened beforehand by fd, and leaves out the removed ones', () => {
+    const bound = readMounts(
+      buildSandboxArgv({
+        plan,
+        boundFds: new Map([
+          ['/work/project', 3],
+          ['/work/project/out', 4],
+          ['/opt/node', null],
+        ]),
+        command: '/x',
+        args: [],
+      }),
+    );
+    expect(bound).toContainEqual(['--ro-bind-fd', '3', '/work/project']);
+    expect(bound).toContainEqual(['--bind-fd', '4', '/work/project/out']);
+    expect(bound.some((mount) => mount.at(-1) === '/opt/node')).toBe(false);
+    expect(bound).toContainEqual([
+      '--ro-bind-try',
+      '/work/project/.toolpack/packs/jira',
+      '/work/project/.toolpack/packs/jira',
+    ]);
   });
 
   it('keeps a read-only folder inside a writable one read-only', () => {

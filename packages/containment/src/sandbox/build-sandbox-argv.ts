@@ -60,6 +60,11 @@ export const SANDBOX_SYSTEM_ROOTS: readonly string[] = ['/usr', ...SYSTEM_FOLDER
 
 export interface BuildSandboxArgvOptions {
   plan: Pick<SandboxPlan, 'read' | 'write' | 'network' | 'cwd'>;
+  /**
+   * The child's fd of each plan path opened beforehand (`openPlanPaths`), bound by fd; null
+   * leaves a path out. A path without an entry is bound by name (`--bind-try`).
+   */
+  boundFds?: ReadonlyMap<string, number | null>;
   /** The absolute path of the program to run inside. */
   command: string;
   args: readonly string[];
@@ -98,12 +103,18 @@ export function buildSandboxArgv(options: BuildSandboxArgvOptions): string[] {
     argv.push('--ro-bind-try', file, file);
   argv.push('--proc', '/proc', '--dev', '/dev');
   argv.push('--tmpfs', PRIVATE_TMP, '--tmpfs', SANDBOX_HOME);
-  // -try: a granted folder removed since the plan was made is left out, not a failed start.
   const binds = [
-    ...plan.read.map((folder) => ({ folder, flag: '--ro-bind-try' })),
-    ...plan.write.map((folder) => ({ folder, flag: '--bind-try' })),
+    ...plan.read.map((folder) => ({ folder, writable: false })),
+    ...plan.write.map((folder) => ({ folder, writable: true })),
   ].sort((a, b) => countSegments(a.folder) - countSegments(b.folder));
-  for (const { folder, flag } of binds) argv.push(flag, folder, folder);
+  for (const { folder, writable } of binds) {
+    const fd = options.boundFds?.get(folder);
+    if (fd === null) continue;
+    if (fd === undefined)
+      // -try: a granted folder removed since the plan was made is left out, not a failed start.
+      argv.push(writable ? '--bind-try' : '--ro-bind-try', folder, folder);
+    else argv.push(writable ? '--bind-fd' : '--ro-bind-fd', String(fd), folder);
+  }
   argv.push('--chdir', plan.cwd, '--', options.command, ...options.args);
   return argv;
 }

@@ -7,6 +7,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
@@ -128,6 +129,37 @@ describe.skipIf(!sandbox.available || !hasProc)(
       });
       const [error] = (await once(contained.child, 'error')) as [NodeJS.ErrnoException];
       expect(error.code).toBe('ENOENT');
+    });
+
+    it('refuses to start when a planned folder was swapped for a symlink since the plan', () => {
+      const swappable = path.join(projectRoot, 'swappable');
+      mkdirSync(swappable);
+      const swappedPlan = plan({ filesystem: { read: ['project/swappable'], write: [] } });
+      rmSync(swappable, { recursive: true });
+      symlinkSync(scratch, swappable);
+      try {
+        expect(() => spawnContained({ command: 'true', env, sandbox: swappedPlan })).toThrow(
+          expect.objectContaining({ code: 'E_SANDBOX_PATH' }),
+        );
+      } finally {
+        rmSync(swappable);
+      }
+    });
+
+    it('gives the command its stdio only: the fds of the plan’s paths end in bwrap', async () => {
+      const contained = spawnContained({
+        command: 'bash',
+        // ls lists the shell's fds; no pipe (whose fds the shell would hold meanwhile), and
+        // `; true` so that bash forks ls instead of becoming it.
+        args: ['-c', 'ls /proc/$$/fd; true'],
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        sandbox: plan(readProject),
+      });
+      const fds = (await collectOutput(contained)).stdout.trim().split('\n').map(Number);
+      // 0-2, and whatever this test process itself inherited without close-on-exec.
+      expect(fds.slice(0, 3)).toEqual([0, 1, 2]);
+      expect(fds.filter((fd) => fd >= 3 && fd < 20)).toEqual([]);
     });
 
     it('refuses a command outside the plan instead of failing inside', () => {
