@@ -19,7 +19,15 @@ import {
 import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolRunner, type ToolRunner, type ToolRunnerOptions } from './index.ts';
-import { findMarkedProcesses, firstText, hasProc, makeTool, waitFor } from './testing/index.ts';
+import {
+  findMarkedProcesses,
+  firstText,
+  hasProc,
+  isProcessAlive,
+  listDescendants,
+  makeTool,
+  waitFor,
+} from './testing/index.ts';
 
 const fixtures = fileURLToPath(new URL('./fixtures/hostile-pack/', import.meta.url));
 const PACK_ROOT = '.toolpack/packs/hostile';
@@ -339,8 +347,8 @@ describe.each(KINDS)('a confined $name', (kind) => {
 });
 
 describe('confined PowerShell and JS module tools', () => {
-  it.skipIf(!hasPwsh || sandboxMissing !== undefined)(
-    `warm and run on a host and a child per pack, beside the shared host of project tools; stats, reload and close cover every host ${PWSH_TEST_TAG} [needs pwsh, bwrap]`,
+  it.skipIf(!hasPwsh || sandboxMissing !== undefined || !hasProc)(
+    `warm and run on a host and a child per pack, beside the shared host of project tools; stats, reload and close cover every host ${PWSH_TEST_TAG} [needs pwsh, bwrap, /proc]`,
     async () => {
       const [, moduleKind, scriptKind] = KINDS as [Kind, Kind, Kind];
       const read = scriptKind.toArguments({ attempt: 'env', name: 'HOSTILE_TOKEN' });
@@ -361,6 +369,8 @@ describe('confined PowerShell and JS module tools', () => {
       };
       const key = join(home, '.ssh', 'id_ed25519');
       const ownFile = join(projectRoot, PACK_ROOT, 'hostile.py');
+      const before = new Set(listDescendants());
+      let started: number[] = [];
       await withRunner({ TOOLPACK_SANDBOX: 'auto' }, async (runner) => {
         await runner.warm([
           psModule(LEAST_PERMISSIONS),
@@ -383,11 +393,12 @@ describe('confined PowerShell and JS module tools', () => {
         expect(afresh.structuredContent).toMatchObject({ ok: true, reads: 1 });
         expect(
           (await runner.call(hostileTool(scriptKind, GRANTED), read)).structuredContent,
-        ).toEqual({
-          ok: true,
-          value: TOKEN,
-        });
+        ).toEqual({ ok: true, value: TOKEN });
+        started = listDescendants().filter((pid) => !before.has(pid));
       });
+      // Three hosts and a module child, each under its bwrap: all gone with close().
+      expect(started.length).toBeGreaterThanOrEqual(4);
+      expect(await waitFor(() => started.every((pid) => !isProcessAlive(pid)), 5_000)).toBe(true);
     },
   );
 });
