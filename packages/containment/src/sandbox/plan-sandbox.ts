@@ -75,10 +75,10 @@ const PROTECTED_PROJECT_PATHS = [
  * - `temp`: the real path of `os.tmpdir()`, writable;
  * - inside a writable project, Toolpack's own files (`.toolpack`, `toolpack.yaml`,
  *   `toolpack.lock`) and `.git/hooks`, `.git/config` read-only.
+ *
  * Throws `E_SANDBOX_PATH` when the own folder is missing, or it (when in the project) or a
- * `project/<folder>` leads out of the project through a symlink (refused, never followed),
- * and `E_SANDBOX_ARGUMENTS`
- * for a relative runtime path (a runner's bug).
+ * `project/<folder>` leads out of the project through a symlink (refused, never followed);
+ * `E_SANDBOX_ARGUMENTS` for a relative runtime path (a runner's bug).
  */
 export function planSandbox(options: PlanSandboxOptions): SandboxPlan {
   const { permissions } = options.sandbox;
