@@ -103,7 +103,8 @@ export async function walkNewcomerPath(options: WalkNewcomerPathOptions): Promis
     expect(search.code, search.stderr).toBe(0);
     expect(search.stdout).toMatch(/^jira\s+\d+\.\d+\.\d+\s+5\s+MCPTools/m);
 
-    const added = await inNewShell('mcp pack add jira');
+    // No terminal here to ask on: --yes approves what the pack declares, as a script would.
+    const added = await inNewShell('mcp pack add jira --yes');
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toMatch(/^added jira@/);
 

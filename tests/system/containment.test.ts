@@ -351,7 +351,7 @@ export const look = { [brand]: true, name: 'look', description: 'Looks.', inputS
     delete env.TOOLPACK_REGISTRY;
     delete env.TOOLPACK_TOKEN;
     try {
-      const added = await startMcp(['pack', 'add', 'greedy', '--registry', registry.url], {
+      const added = await startMcp(['pack', 'add', 'greedy', '--yes', '--registry', registry.url], {
         cwd: project,
         env,
       });

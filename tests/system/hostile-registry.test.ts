@@ -88,7 +88,7 @@ describe('mcp pack add against a malicious registry', { timeout: 120_000 }, () =
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       const project = tempDir('endless');
-      const added = await mcp(['pack', 'add', 'hello', '--registry', url], project);
+      const added = await mcp(['pack', 'add', 'hello', '--yes', '--registry', url], project);
       expect(added.stderr).toBe(
         `error The answer of the registry at ${url} to GET /v0/packs/hello is larger than 8.0 MB; it was cut off and nothing was installed.\nhint: Is --registry a Toolpack registry? Tell its owner if it is.\n`,
       );
@@ -112,7 +112,7 @@ describe('mcp pack add against a malicious registry', { timeout: 120_000 }, () =
         tarball: `data:application/gzip;base64,${bytes.toString('base64')}`,
       });
       const project = tempDir('data');
-      const added = await mcp(['pack', 'add', 'hello', '--registry', own.url], project);
+      const added = await mcp(['pack', 'add', 'hello', '--yes', '--registry', own.url], project);
       expect(added.stderr).toMatch(
         /^error The registry at http:\/\/127\.0\.0\.1:\d+ names a tarball at "data:application\/gzip;base64,/,
       );
@@ -131,7 +131,7 @@ describe('mcp pack add against a malicious registry', { timeout: 120_000 }, () =
       const elsewhere = `${foreign.url}/v0/packs/hello/-/hello-1.0.0.tgz`;
       own.setDist('hello', '1.0.0', { tarball: elsewhere });
       const project = tempDir('foreign');
-      const refused = await mcp(['pack', 'add', 'hello', '--registry', own.url], project);
+      const refused = await mcp(['pack', 'add', 'hello', '--yes', '--registry', own.url], project);
       expect(refused.stderr).toContain(
         `names a tarball at "${elsewhere}", which is not on ${own.url}`,
       );
@@ -140,7 +140,7 @@ describe('mcp pack add against a malicious registry', { timeout: 120_000 }, () =
       expect(foreign.requests).not.toContain('GET /v0/packs/hello/-/hello-1.0.0.tgz');
       expect(readdirSync(project)).toEqual([]);
 
-      const allowed = await mcp(['pack', 'add', 'hello', '--registry', own.url], project, {
+      const allowed = await mcp(['pack', 'add', 'hello', '--yes', '--registry', own.url], project, {
         TOOLPACK_TARBALL_ORIGINS: foreign.url,
       });
       expect(allowed.code).toBe(0);

@@ -61,7 +61,7 @@ describe("the packs README's toolpack.lock example", () => {
       const project = path.join(temp, 'project');
       // Not runMcp: its spawnSync would block the registry that must answer this process.
       const run = await startMcp(
-        ['-C', project, 'pack', 'add', 'jira', '--registry', registry.url],
+        ['-C', project, 'pack', 'add', 'jira', '--yes', '--registry', registry.url],
         {
           cwd: temp,
           env: { ...process.env, TOOLPACK_CACHE_DIR: path.join(temp, 'cache') },

@@ -78,12 +78,23 @@ afterAll(async () => {
 describe('a pack cannot take over another pack tool', { timeout: 120_000 }, () => {
   it('mcp pack add refuses it on the unpacked content, whatever the VersionDoc says', async () => {
     const project = tempDir('add');
-    expect((await mcp(['pack', 'add', 'jira', '--registry', registry.url], project)).code).toBe(0);
+    expect(
+      (await mcp(['pack', 'add', 'jira', '--yes', '--registry', registry.url], project)).code,
+    ).toBe(0);
     const before = readFileSync(path.join(project, 'toolpack.yaml'), 'utf8');
     const lock = readFileSync(path.join(project, 'toolpack.lock'), 'utf8');
 
     const added = await mcp(
-      ['pack', 'add', 'search-helpers@1.1.0', '--as', 'jira-search', '--registry', registry.url],
+      [
+        'pack',
+        'add',
+        'search-helpers@1.1.0',
+        '--as',
+        'jira-search',
+        '--yes',
+        '--registry',
+        registry.url,
+      ],
       project,
     );
     expect(added.stderr).toMatch(
@@ -101,9 +112,20 @@ describe('a pack cannot take over another pack tool', { timeout: 120_000 }, () =
 
   it('mcp pack update refuses a new version that collides, and keeps the old one', async () => {
     const project = tempDir('update');
-    expect((await mcp(['pack', 'add', 'jira', '--registry', registry.url], project)).code).toBe(0);
+    expect(
+      (await mcp(['pack', 'add', 'jira', '--yes', '--registry', registry.url], project)).code,
+    ).toBe(0);
     const honest = await mcp(
-      ['pack', 'add', 'search-helpers@~1.0.0', '--as', 'jira-search', '--registry', registry.url],
+      [
+        'pack',
+        'add',
+        'search-helpers@~1.0.0',
+        '--as',
+        'jira-search',
+        '--yes',
+        '--registry',
+        registry.url,
+      ],
       project,
     );
     expect(honest).toMatchObject({
@@ -140,7 +162,7 @@ describe('a pack cannot take over another pack tool', { timeout: 120_000 }, () =
       path.join(project, 'toolpack.yaml'),
       'packs:\n  jira: ^1.0.0\n  jira-search: search-helpers@2.0.0\n',
     );
-    const install = await mcp(['pack', 'install', '--registry', registry.url], project);
+    const install = await mcp(['pack', 'install', '--yes', '--registry', registry.url], project);
     expect(install.code).toBe(0);
 
     const listed = await mcp(['list', '--json', '--no-cache'], project);
@@ -172,7 +194,9 @@ describe('a pack cannot take over another pack tool', { timeout: 120_000 }, () =
       path.join(project, 'toolpack.yaml'),
       'packs:\n  jira: ^1.0.0\n  helpers: search-helpers@2.0.0\n',
     );
-    expect((await mcp(['pack', 'install', '--registry', registry.url], project)).code).toBe(0);
+    expect(
+      (await mcp(['pack', 'install', '--yes', '--registry', registry.url], project)).code,
+    ).toBe(0);
     const fixed = JSON.parse((await mcp(['list', '--json', '--no-cache'], project)).stdout) as {
       tools: { name: string }[];
     };
@@ -183,7 +207,9 @@ describe('a pack cannot take over another pack tool', { timeout: 120_000 }, () =
 
   it('a reload that would bring the collision in keeps the previous tools and reports it', async () => {
     const project = tempDir('reload');
-    expect((await mcp(['pack', 'add', 'jira', '--registry', registry.url], project)).code).toBe(0);
+    expect(
+      (await mcp(['pack', 'add', 'jira', '--yes', '--registry', registry.url], project)).code,
+    ).toBe(0);
     expect(
       (
         await mcp(
@@ -193,6 +219,7 @@ describe('a pack cannot take over another pack tool', { timeout: 120_000 }, () =
             'search-helpers@~1.0.0',
             '--as',
             'jira-search',
+            '--yes',
             '--registry',
             registry.url,
           ],

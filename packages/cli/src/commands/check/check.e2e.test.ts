@@ -215,7 +215,7 @@ describe('an installed pack whose required env is unset', () => {
   it('mcp list and check name its tools and the variables to set', () => {
     const dir = project('with-jira', {});
     const unset = { JIRA_BASE_URL: '', JIRA_EMAIL: '', JIRA_API_TOKEN: '' };
-    const added = mcp(['pack', 'add', 'jira', '--registry', officialPacks], dir, unset);
+    const added = mcp(['pack', 'add', 'jira', '--yes', '--registry', officialPacks], dir, unset);
     expect(added.code).toBe(0);
     const checked = mcp(['check'], dir, unset);
     expect(checked.code).toBe(0);
