@@ -9,6 +9,8 @@ export interface DiscoverEveryToolOptions {
   flags: SourceFlagValues;
   /** Called as soon as it is known that there is neither a source flag nor a `toolpack.yaml`. */
   onNoSources?: () => void;
+  /** `--require-sandbox`: no pack module is imported unconfined (the project's policy may say so too). */
+  requireSandbox?: boolean;
 }
 
 export interface EveryTool {
@@ -29,6 +31,7 @@ export async function discoverEveryTool(options: DiscoverEveryToolOptions): Prom
   const { tools, diagnostics } = await discoverTools({
     ...resolved.options,
     maxTools: Number.MAX_SAFE_INTEGER,
+    requireSandbox: options.requireSandbox === true || resolved.policy?.requireSandbox === true,
   });
   return { resolved, tools, diagnostics };
 }

@@ -12,6 +12,7 @@ it('@toolpack/containment exports exactly these runtime names', () => {
     'buildToolEnvironment',
     'describeContainment',
     'describeSandbox',
+    'findInstallFolder',
     'findWithheldAllowListEntries',
     'killProcessTree',
     'planSandbox',

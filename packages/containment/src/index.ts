@@ -15,6 +15,7 @@ export type {
 export { killProcessTree } from './kill-process-tree.ts';
 
 export { planSandbox } from './sandbox/plan-sandbox.ts';
+export { findInstallFolder } from './sandbox/find-install-folder.ts';
 export type { PlanSandboxOptions, SandboxPlan } from './sandbox/plan-sandbox.ts';
 export { SANDBOX_ENV_VARIABLE, describeSandbox } from './sandbox/probe-sandbox.ts';
 export type { SandboxDescription, SandboxRequest } from './sandbox/probe-sandbox.ts';

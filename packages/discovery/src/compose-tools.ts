@@ -1,9 +1,7 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
 import {
-  LEAST_PERMISSIONS,
   createDiagnostic,
-  getSourceLocation,
   normalizeToolName,
   type Diagnostic,
   type DiscoveredTool,
@@ -12,6 +10,7 @@ import {
 } from '@toolpack/core';
 import { BUILTIN_TOOL_NAMES, createBuiltinTools } from './builtins/builtin-tools.ts';
 import { checkWorkflowSteps } from './adapters/workflows/index.ts';
+import { chooseSandbox } from './source-sandbox.ts';
 import type { SourceResult } from './types.ts';
 
 const DEFAULT_MAX_TOOLS = 50;
@@ -159,32 +158,6 @@ function choosePrefix(spec: SourceSpec): string | undefined {
   if (location === undefined) return undefined;
   const base = path.basename(location.replace(/[\\/]+$/, ''));
   return 'module' in spec ? base.replace(/\.(psd1|psm1|[cm]?[jt]s)$/i, '') : base;
-}
-
-/**
- * A confined source's sandbox: its permissions (the least when it names none) and the folder
- * its tools may always read, which is the pack's whole folder for a pack (scripts there load
- * files beside them) and otherwise the folder the source names (a module's own folder).
- */
-function chooseSandbox(spec: SourceSpec): ToolSandbox | undefined {
-  if (spec.sandbox !== true) return undefined;
-  const { key, location } = getSourceLocation(spec);
-  const root =
-    spec.sandboxRoot ??
-    (key === 'module'
-      ? /[\\/]/.test(location)
-        ? path.dirname(location)
-        : '.'
-      : readStaticBase(location));
-  return { root, permissions: spec.permissions ?? LEAST_PERMISSIONS };
-}
-
-/** The part of a path or glob before its first wildcard segment (`scripts/*.ps1` -> `scripts`). */
-function readStaticBase(location: string): string {
-  const segments = location.split(/[\\/]/);
-  const firstGlob = segments.findIndex((segment) => /[*?[\]{}]/.test(segment));
-  const base = firstGlob === -1 ? segments : segments.slice(0, firstGlob);
-  return base.join('/') || '.';
 }
 
 function applyPrefix(

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolpackError, type SourceSpec } from '@toolpack/core';
+import { ToolpackError, type SourceSpec, type ToolSandbox } from '@toolpack/core';
 import { JS_MODULE_EXTENSIONS, discoverJsModule } from './adapters/js-module/discover-js-module.ts';
 import { throwIfDiscoveryAborted } from './discovery-aborted.ts';
 import { discoverScriptRoot } from './adapters/script-root/discover-script-root.ts';
@@ -9,6 +9,7 @@ import { discoverWorkflows } from './adapters/workflows/index.ts';
 import { FileParseCache, type FileParseCacheStats } from './cache/file-parse-cache.ts';
 import { composeTools, type ComposeOptions, type Composition } from './compose-tools.ts';
 import { describePowerShellModule, resolvePowerShellModule } from './powershell-reader/index.ts';
+import { chooseSandbox } from './source-sandbox.ts';
 import type { ParseCache, SourceResult } from './types.ts';
 
 export interface DiscoverToolsOptions extends ComposeOptions {
@@ -34,6 +35,11 @@ export interface DiscoverToolsOptions extends ComposeOptions {
    * default allow-list: the same list its tools get at run time.
    */
   envAllowList?: readonly string[];
+  /**
+   * A confined source's JS/TS module (every pack's) is not imported at all where the OS
+   * sandbox cannot be had: its top-level code would run with the user's full rights.
+   */
+  requireSandbox?: boolean;
 }
 
 export interface DiscoveryResult extends Composition {
@@ -91,10 +97,14 @@ async function readSource(
   }
   if ('workflows' in spec)
     return discoverWorkflows({ dir: spec.workflows, cwd, ...(cache ? { cache } : {}) });
-  return readModule(spec.module, options);
+  return readModule(spec.module, options, chooseSandbox(spec));
 }
 
-async function readModule(module: string, options: DiscoverToolsOptions): Promise<SourceResult> {
+async function readModule(
+  module: string,
+  options: DiscoverToolsOptions,
+  sandbox: ToolSandbox | undefined,
+): Promise<SourceResult> {
   const extension = path.extname(module).toLowerCase();
   if ((JS_MODULE_EXTENSIONS as readonly string[]).includes(extension)) {
     return discoverJsModule({
@@ -102,6 +112,8 @@ async function readModule(module: string, options: DiscoverToolsOptions): Promis
       cwd: options.cwd,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.envAllowList === undefined ? {} : { envAllowList: options.envAllowList }),
+      ...(sandbox === undefined ? {} : { sandbox }),
+      ...(options.requireSandbox === undefined ? {} : { requireSandbox: options.requireSandbox }),
     });
   }
   if (extension === '.psd1' || extension === '.psm1') {

@@ -14,7 +14,7 @@ import { createSandboxPlanner } from '../plan-call-sandbox.ts';
 import { createErrorResult } from '../results.ts';
 import type { CallConfinement, KindRunner, RunnerCall } from '../runner-types.ts';
 import { describeStopReason } from '../runner-types.ts';
-import { findInstallFolder } from '../runtime-paths.ts';
+import { findInstallFolder } from '@toolpack/containment';
 import type { ChildStartData, FromChildMessage, ToChildMessage } from './child-protocol.ts';
 import { CHANNEL_FD } from './child-protocol.ts';
 import { createFrameReader, encodeFrame } from './frame-codec.ts';

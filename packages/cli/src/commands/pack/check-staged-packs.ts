@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
+import { LEAST_PERMISSIONS, type Diagnostic, type DiscoveredTool } from '@toolpack/core';
 import {
   listPackSources,
   packInstallDir,
@@ -14,7 +14,7 @@ import { resolveSources } from '../../source-flags.ts';
  * The check `mcp pack add` and `mcp pack update` run on unpacked packs before putting them
  * in place: the project is discovered as `mcp serve` would discover it (its toolpack.yaml,
  * its other installed packs, the built-ins, include/exclude), the staged packs are discovered
- * from their unpacked content (JS modules in discovery's contained child), and the two are
+ * from their unpacked content (JS modules in discovery's child, in the sandbox), and the two are
  * composed by the same rule the server applies. What the registry's VersionDoc says about
  * the tools plays no part.
  */
@@ -46,7 +46,10 @@ export function createStagedPackCheck(
     const mine = await discoverTools({
       ...common,
       builtins: false,
-      sources: staged.flatMap((p) => listPackSources({ projectDir: io.cwd, ...p }).sources),
+      // Not approved yet: a module's top-level code runs in the sandbox with no grant at all.
+      sources: staged.flatMap(
+        (p) => listPackSources({ projectDir: io.cwd, ...p, confine: LEAST_PERMISSIONS }).sources,
+      ),
     });
     const unread = findUnread(mine.diagnostics, staged, io.cwd);
     if (options.collisions === false)

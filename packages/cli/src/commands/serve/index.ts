@@ -213,7 +213,7 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
     let toolpack: ToolpackServer;
     try {
       toolpack = await createToolpackServer({
-        discovery: resolved.options,
+        discovery: { ...resolved.options, requireSandbox },
         runner: {
           envAllowList: resolved.envAllowList,
           ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),

@@ -1,6 +1,14 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { buildToolEnvironment, spawnContained, type ContainedProcess } from '@toolpack/containment';
+import {
+  buildToolEnvironment,
+  describeSandbox,
+  findInstallFolder,
+  planSandbox,
+  spawnContained,
+  type ContainedProcess,
+  type SandboxPlan,
+} from '@toolpack/containment';
 import {
   ToolpackError,
   createDiagnostic,
@@ -9,6 +17,7 @@ import {
   type Diagnostic,
   type DiscoveredTool,
   type ToolDefinition,
+  type ToolSandbox,
 } from '@toolpack/core';
 import { createDiscoveryAbortedError, throwIfDiscoveryAborted } from '../../discovery-aborted.ts';
 import { resolveAsset } from '../../package-assets.ts';
@@ -41,6 +50,14 @@ export interface DiscoverJsModuleOptions {
    * environment: a module's top-level code runs there.
    */
   envAllowList?: readonly string[];
+  /**
+   * The module's sandbox (a pack's, or a `sandbox: true` source's): its top-level code runs
+   * confined as its tools do, with its own declared environment names instead of
+   * `envAllowList`, so listing a pack's tools lends it nothing its calls would not get.
+   */
+  sandbox?: ToolSandbox;
+  /** With `sandbox`: where the OS sandbox cannot be had, refuse to import the module at all. */
+  requireSandbox?: boolean;
 }
 
 /**
@@ -62,17 +79,22 @@ export async function discoverJsModule(options: DiscoverJsModuleOptions): Promis
   const answer = await listModuleTools(modulePath, options);
   if ('aborted' in answer) throw createDiscoveryAbortedError(options.signal);
   if ('error' in answer) {
+    const refused = answer.error.code === 'E_SANDBOX_REQUIRED';
     return {
       tools: [],
       diagnostics: [
         createDiagnostic(
           'error',
-          'E_MODULE_LOAD',
-          `Importing ${path.basename(modulePath)} failed: ${answer.error.message}`,
+          refused ? 'E_SANDBOX_REQUIRED' : 'E_MODULE_LOAD',
+          `${refused ? path.basename(modulePath) : `Importing ${path.basename(modulePath)} failed`}: ${answer.error.message}`,
           { path: modulePath },
-          answer.error.code === 'ERR_MODULE_NOT_FOUND'
-            ? 'Install the module’s dependencies (is @toolpack/core installed next to it?).'
-            : 'Fix the error above; the module must import cleanly in plain Node.',
+          refused
+            ? 'Install bubblewrap (Linux), or drop --require-sandbox (policy: requireSandbox) to import it unconfined.'
+            : answer.error.code !== 'ERR_MODULE_NOT_FOUND'
+              ? 'Fix the error above; the module must import cleanly in plain Node.'
+              : options.sandbox !== undefined
+                ? 'A confined module sees its own folder and what its permissions grant, not the project’s node_modules: bundle its dependencies into the pack.'
+                : 'Install the module’s dependencies (is @toolpack/core installed next to it?).',
         ),
       ],
     };
@@ -148,20 +170,48 @@ function listModuleTools(
   // Keep the caller's module conditions (the workspace runs packages from source): from its
   // own flags, and from NODE_OPTIONS, which the allow-listed environment leaves out.
   const conditions = [...pickConditionFlags(process.execArgv), ...readNodeOptionsConditionFlags()];
+  const loader = resolveAsset('list-module-tools.mjs');
   return new Promise((resolve) => {
     let contained: ContainedProcess;
     try {
-      // Contained like a tool run: the allow-listed environment only, and whatever the module's
-      // top-level code starts dies with the child, which dies with this process.
+      const { sandbox } = options;
+      let plan: SandboxPlan | undefined;
+      if (sandbox !== undefined) {
+        if (options.requireSandbox === true) {
+          const { available, reason } = describeSandbox();
+          if (!available) {
+            resolve({
+              error: {
+                code: 'E_SANDBOX_REQUIRED',
+                message: `it was not imported: it runs confined, the sandbox is required, and ${reason}`,
+              },
+            });
+            return;
+          }
+        }
+        plan = planSandbox({
+          sandbox,
+          projectRoot: options.cwd,
+          runtimePaths: [findInstallFolder(process.execPath), path.dirname(loader)],
+        });
+      }
+      // Contained like a tool run: the allow-listed environment only (a confined module's own
+      // declared names), and whatever its top-level code starts dies with the child, which
+      // dies with this process.
       contained = spawnContained({
         command: process.execPath,
-        args: [...conditions, resolveAsset('list-module-tools.mjs'), modulePath],
+        args: [...conditions, loader, modulePath],
         cwd: path.dirname(modulePath),
         env: buildToolEnvironment({
           source: process.env,
-          ...(options.envAllowList === undefined ? {} : { allowList: options.envAllowList }),
+          ...(sandbox !== undefined
+            ? { allowList: sandbox.permissions.env }
+            : options.envAllowList === undefined
+              ? {}
+              : { allowList: options.envAllowList }),
         }),
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        ...(plan === undefined ? {} : { sandbox: plan }),
       });
     } catch (error) {
       resolve({ error: { message: error instanceof Error ? error.message : String(error) } });
