@@ -91,7 +91,9 @@ describe("a confined module's top-level code, run to list its tools", () => {
       expect.objectContaining({
         severity: 'error',
         code: 'E_SANDBOX_REQUIRED',
-        message: expect.stringMatching(/^tools\.mjs: it was not imported: .*TOOLPACK_SANDBOX=off/),
+        message: expect.stringMatching(
+          /^Importing tools\.mjs was refused: it runs confined, the sandbox is required, and .*TOOLPACK_SANDBOX=off/,
+        ),
         hint: expect.stringContaining('bubblewrap'),
       }),
     ]);

@@ -86,7 +86,7 @@ export async function discoverJsModule(options: DiscoverJsModuleOptions): Promis
         createDiagnostic(
           'error',
           refused ? 'E_SANDBOX_REQUIRED' : 'E_MODULE_LOAD',
-          `${refused ? path.basename(modulePath) : `Importing ${path.basename(modulePath)} failed`}: ${answer.error.message}`,
+          `Importing ${path.basename(modulePath)} ${refused ? 'was refused' : 'failed'}: ${answer.error.message}`,
           { path: modulePath },
           refused
             ? 'Install bubblewrap (Linux), or drop --require-sandbox (policy: requireSandbox) to import it unconfined.'
@@ -183,7 +183,7 @@ function listModuleTools(
             resolve({
               error: {
                 code: 'E_SANDBOX_REQUIRED',
-                message: `it was not imported: it runs confined, the sandbox is required, and ${reason}`,
+                message: `it runs confined, the sandbox is required, and ${reason}`,
               },
             });
             return;
