@@ -1,4 +1,4 @@
-import type { DiscoveredTool } from '@toolpack/core';
+import type { DiscoveredTool, ToolpackErrorCode } from '@toolpack/core';
 import { describeSandbox } from '@toolpack/runners';
 
 /** What happens here to the tools that should run confined (every pack's, `sandbox: true` sources'). */
@@ -41,6 +41,10 @@ export function describeConfinement(options: {
   return { status, count: confined.length, packs, reason: sandbox.reason };
 }
 
+// Typed, so a renamed code fails the typecheck instead of leaving a stale name in the text.
+const UNCONFINED: ToolpackErrorCode = 'W_SANDBOX_UNAVAILABLE';
+const REFUSED: ToolpackErrorCode = 'E_SANDBOX_REQUIRED';
+
 /** The line `mcp serve` says at start (none when no tool asks to be confined). */
 export function renderConfinement(confinement: Confinement): string | undefined {
   const { status, count, packs, reason } = confinement;
@@ -51,8 +55,8 @@ export function renderConfinement(confinement: Confinement): string | undefined 
     case 'confined':
       return `${what} run in the sandbox (${reason}).`;
     case 'unconfined':
-      return `W_SANDBOX_UNAVAILABLE ${what} run with your full rights here: ${reason}. Install bubblewrap (Linux), or refuse them with --require-sandbox (policy: requireSandbox: true).`;
+      return `${UNCONFINED} ${what} run with your full rights here: ${reason}. Install bubblewrap (Linux), or refuse them with --require-sandbox (policy: requireSandbox: true).`;
     case 'refused':
-      return `${what} are refused here (E_SANDBOX_REQUIRED): the sandbox is required, but ${reason}.`;
+      return `${what} are refused here (${REFUSED}): the sandbox is required, but ${reason}.`;
   }
 }
