@@ -75,6 +75,8 @@ export interface BuiltServe {
     name: string,
     args: Record<string, unknown>,
   ): Promise<{ text: string; isError: boolean }>;
+  /** The names tools/list gives. */
+  listTools(): Promise<string[]>;
   /** Closes stdin (a client leaving) and waits for the server to exit; SIGKILL after 10 s. */
   close(): Promise<void>;
 }
@@ -133,6 +135,12 @@ export async function startBuiltServe(
   const serve: BuiltServe = {
     child,
     stderr: () => stderr,
+    listTools: async () => {
+      const answer = (await request('tools/list', {})) as {
+        result?: { tools?: { name: string }[] };
+      };
+      return (answer.result?.tools ?? []).map((tool) => tool.name);
+    },
     callTool: async (name, toolArgs) => {
       const answer = await request('tools/call', { name, arguments: toolArgs });
       if (answer.error !== undefined)

@@ -327,10 +327,14 @@ describe.skipIf(!linux)(
 
       const serve = await startBuiltServe(['--require-sandbox'], { cwd: project, env });
       try {
-        const answer = await serve.callTool('hostile_read_secret_js', { path: keyPath });
+        const answer = await serve.callTool('hostile_read_secret_sh', { path: keyPath });
         expect(answer.isError).toBe(true);
         expect(answer.text).toContain('E_SANDBOX_REQUIRED');
         expect(answer.text).not.toContain(`sandboxproofkey${unique}`);
+        // A JS module is code that runs as it is imported: unconfined, it is not even listed.
+        const listed = await serve.listTools();
+        expect(listed).toContain('hostile_read_secret_sh');
+        expect(listed.filter((name) => name.endsWith('_js'))).toEqual([]);
         // Only what would run unconfined is refused: the server's built-in tools still answer.
         expect((await serve.callTool('find_tools', { query: 'secret' })).isError).toBe(false);
       } finally {
