@@ -6,7 +6,15 @@
 // same fixture, each attempt succeeds, so the refusals cannot pass for a broken fixture. The
 // token is the exception: a pack tool never gets another pack's variables, sandbox or not, so
 // what proves it was there to take is the pack that declared it reading it in the same session.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -312,6 +320,56 @@ describe.skipIf(!linux)(
         expect(off.code, off.stderr).toBe(0);
         expect(JSON.parse(off.stdout)).toMatchObject({ attempt: 'read', done: true });
         expect(off.stdout).toContain(`sandboxproofkey${unique}`);
+      },
+    );
+
+    it.skipIf(!sandbox.available)(
+      "mcp list [needs bubblewrap]: a JS module's top-level code cannot read the key confined, and reads it with the sandbox off",
+      async () => {
+        const out = path.join(project, 'out');
+        const reports = () =>
+          readdirSync(out)
+            .filter((name) => name.startsWith('import-'))
+            .map((name) => path.join(out, name));
+        const readReports = () =>
+          reports().map(
+            (file) => JSON.parse(readFileSync(file, 'utf8')) as Attempt & { token: boolean },
+          );
+        const clear = () => {
+          for (const file of reports()) rmSync(file);
+        };
+        writeFileSync(path.join(out, 'aim.json'), JSON.stringify({ path: keyPath }));
+        try {
+          clear();
+          const confined = await runBuiltMcp(['list', '--no-cache'], {
+            cwd: project,
+            env: serverEnv(),
+          });
+          expect(confined.stdout, confined.stderr).toContain('hostile_read_secret_js');
+          // Its top level ran (it left a report in the folder its pack may write) and got nothing.
+          const seen = readReports();
+          expect(seen.length).toBeGreaterThan(0);
+          for (const report of seen) {
+            expect(report).toMatchObject({ read: false, token: false });
+            expect(report.detail).not.toContain(`sandboxproofkey${unique}`);
+          }
+
+          clear();
+          const off = await runBuiltMcp(['list', '--no-cache'], {
+            cwd: project,
+            env: serverEnv({ TOOLPACK_SANDBOX: 'off' }),
+          });
+          expect(off.stdout, off.stderr).toContain('hostile_read_secret_js');
+          const unconfined = readReports();
+          expect(unconfined.length).toBeGreaterThan(0);
+          for (const report of unconfined) {
+            expect(report).toMatchObject({ read: true, token: false });
+            expect(report.detail).toContain(`sandboxproofkey${unique}`);
+          }
+        } finally {
+          rmSync(path.join(out, 'aim.json'), { force: true });
+          clear();
+        }
       },
     );
 
