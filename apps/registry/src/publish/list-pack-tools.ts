@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  LEAST_PERMISSIONS,
   createDiagnostic,
   getSourceLocation,
   isToolpackError,
@@ -35,7 +36,7 @@ export type PackToolLister = (input: ListPackToolsInput) => Promise<PackToolList
  * `mcp pack pack` lists them): each source of its manifest with its include/exclude, without
  * per-source prefixes (the project's alias prefixes them), built-ins or a cache.
  * JS/TS modules are imported in a child process by discovery, so listing a pack runs its
- * module's top-level code (README "Security notes").
+ * module's top-level code: in the OS sandbox with no grant (README "Security notes").
  */
 export async function listPackTools(input: ListPackToolsInput): Promise<PackToolListing> {
   const root = path.resolve(input.dir);
@@ -43,9 +44,17 @@ export async function listPackTools(input: ListPackToolsInput): Promise<PackTool
   // Discovery stops at the first missing source; a publisher should hear of all of them,
   // and of every problem in the sources that are there.
   const missing = await findMissingSources(root, manifest);
+  // Uploaded code: a module's top-level code runs when it is imported for its tools, so it
+  // runs in the sandbox with no grant at all (its own folder, no network, no environment
+  // names), whatever its sources claim. Where the sandbox cannot be had it runs contained.
   const present = manifest.sources
     .filter((_, index) => !missing.some((m) => m.index === index))
-    .map(({ prefix: _prefix, ...source }) => source);
+    .map(({ prefix: _prefix, ...source }) => ({
+      ...source,
+      sandbox: true,
+      permissions: LEAST_PERMISSIONS,
+      sandboxRoot: root,
+    }));
   const missingDiagnostics = missing.map((m) => m.diagnostic);
   let result;
   try {
