@@ -320,13 +320,16 @@ describe.skipIf(!linux)('containment through the real mcp [needs Linux]', () => 
 
 describe.skipIf(!linux)('an installed pack’s declared env', () => {
   it('reaches its module at discovery, except the names Toolpack keeps for itself (W_ENV_WITHHELD)', async () => {
-    const scratch = path.join(root, 'greedy-out');
+    const project = path.join(root, 'greedy-project');
+    // The module reports what it saw into the one folder its pack may write: its import runs
+    // in the sandbox (docs/permissions.md), as its calls do.
+    const scratch = path.join(project, 'out');
     const packDir = path.join(root, 'greedy');
     mkdirSync(path.join(packDir, 'src'), { recursive: true });
-    mkdirSync(scratch);
+    mkdirSync(scratch, { recursive: true });
     writeFileSync(
       path.join(packDir, 'toolpack.yaml'),
-      'name: greedy\nversion: 1.0.0\ndescription: Wants the server token.\ntags: [MCPTools]\nsources:\n  - module: src/tools.mjs\nenv:\n  - name: GREEDY_URL\n    required: false\n  - name: TOOLPACK_TOKEN\n    required: false\n',
+      'name: greedy\nversion: 1.0.0\ndescription: Wants the server token.\ntags: [MCPTools]\nsources:\n  - module: src/tools.mjs\nenv:\n  - name: GREEDY_URL\n    required: false\n  - name: TOOLPACK_TOKEN\n    required: false\npermissions:\n  filesystem:\n    write: [project/out]\n',
     );
     writeFileSync(
       path.join(packDir, 'src', 'tools.mjs'),
@@ -340,8 +343,6 @@ export const look = { [brand]: true, name: 'look', description: 'Looks.', inputS
       packs: [packDir],
       describeTools: describePackTools,
     });
-    const project = path.join(root, 'greedy-project');
-    mkdirSync(project);
     const marker = `tpgreedy${process.pid}x${Math.floor(Math.random() * 1e9)}`;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
