@@ -14,6 +14,7 @@ export default defineConfig({
       'registry/packs/*/**/*.test.ts',
       'bench/**/*.test.ts',
       'tests/**/*.test.ts',
+      'tools/*/src/**/*.test.ts',
     ],
     exclude: ['**/node_modules/**', '**/dist/**', '**/fixtures/**'],
     setupFiles: ['scripts/vitest-setup.ts'],

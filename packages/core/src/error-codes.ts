@@ -305,6 +305,11 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'Registry API: the registry is shutting down; retry.',
     exit: 'failure',
   },
+  E_REGISTRY_DATABASE: {
+    meaning:
+      'The registry cannot use its PostgreSQL database (bad URL, unreachable, or a migration failed).',
+    exit: 'failure',
+  },
   E_REGISTRY_LISTEN: {
     meaning: 'The registry cannot listen on its host and port.',
     exit: 'failure',

@@ -24,6 +24,12 @@ export interface MetadataStore {
     change: VersionChange,
   ): Promise<StoredVersion | undefined>;
   search(query: StoreSearchQuery): Promise<StoreSearchPage>;
+  /**
+   * Versions one page at a time, for the official MCP Registry API (`GET /v0.1/servers`):
+   * ordered by pack name, then version, both compared as bytes (a stable order for cursors,
+   * not semver order), yanked versions and unlisted packs included.
+   */
+  listVersions(query: VersionListQuery): Promise<VersionListPage>;
   /** The most used tags of listed packs, most used first, spelled as most packs spell them. */
   listTags(limit: number): Promise<TagCount[]>;
   countPacks(): Promise<{ packs: number; versions: number }>;
@@ -50,6 +56,14 @@ export interface MetadataStore {
   listTokens(owner?: string): Promise<TokenRecord[]>;
   /** False when there is no such token or it was already revoked. */
   revokeToken(id: string, at: string): Promise<boolean>;
+
+  /**
+   * Runs `work` while holding the lock `name` against every registry instance that shares
+   * this store (PostgreSQL: an advisory lock; SQLite, which one process owns: in-process), so
+   * that work such as seeding the official packs never runs twice at once. The lock is
+   * released when `work` settles, or when the instance holding it dies.
+   */
+  withLock<T>(name: string, work: () => Promise<T>): Promise<T>;
 
   close(): Promise<void>;
 }
@@ -90,6 +104,8 @@ export interface StoredVersion {
   blobKey: string;
   publishedAt: string;
   publishedBy: string;
+  /** When it was published or last deprecated, undeprecated or yanked (ISO 8601, UTC). */
+  updatedAt: string;
 }
 
 export interface StoredPack {
@@ -119,6 +135,28 @@ export interface StoreSearchQuery {
 export interface StoreSearchPage {
   packs: PackSummary[];
   hasMore: boolean;
+}
+
+export interface VersionListQuery {
+  /** Resume after this version of this pack (exclusive): the last one of the previous page. */
+  after?: { name: string; version: string };
+  limit: number;
+  /** Only versions whose `updatedAt` is at or after this instant (ISO 8601, UTC). */
+  updatedSince?: string;
+  /** Only each pack's listed version (the one search shows; a pack with every version yanked has none). */
+  latestOnly?: boolean;
+  /** Only packs whose name contains this, ignoring ASCII case. */
+  nameContains?: string;
+}
+
+export interface VersionListPage {
+  versions: ListedVersion[];
+  hasMore: boolean;
+}
+
+export interface ListedVersion extends StoredVersion {
+  /** Whether this is the pack's listed version. */
+  isLatest: boolean;
 }
 
 export interface TagCount {

@@ -17,12 +17,16 @@ import type {
   TagCount,
   TokenRecord,
   VersionChange,
+  VersionListPage,
+  VersionListQuery,
 } from './metadata-store.ts';
 import { compareVersions, findListedVersion } from './pack-versions.ts';
 
 // 2 added blob_claims and versions_blob_key: a registry that knew only 1 would publish
 // without claiming blobs, and a sweep could remove a blob it is about to commit.
-const SCHEMA_VERSION = 2;
+// 3 added versions.updated_at (the official API's `updated_since`); older rows take their
+// publish time.
+const SCHEMA_VERSION = 3;
 
 // bm25 weights per FTS column: a word in the name counts most, then tags, tool names, description.
 const RANK = 'bm25(packs_fts, 10.0, 1.0, 4.0, 3.0)';
@@ -50,6 +54,7 @@ CREATE TABLE IF NOT EXISTS versions (
   yanked INTEGER NOT NULL DEFAULT 0,
   published_at TEXT NOT NULL,
   published_by TEXT NOT NULL,
+  updated_at TEXT,
   PRIMARY KEY (pack_id, version)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS versions_blob_key ON versions (blob_key);
@@ -108,6 +113,13 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
     );
   }
   db.exec(SCHEMA);
+  const versionColumns = (db.prepare('PRAGMA table_info(versions)').all() as Row[]).map((row) =>
+    String(row.name),
+  );
+  if (!versionColumns.includes('updated_at'))
+    db.exec('ALTER TABLE versions ADD COLUMN updated_at TEXT');
+  db.exec('UPDATE versions SET updated_at = published_at WHERE updated_at IS NULL');
+  db.exec('CREATE INDEX IF NOT EXISTS versions_updated_at ON versions (updated_at)');
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 
   const statements = {
@@ -117,18 +129,20 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
     ),
     versionExists: db.prepare('SELECT 1 FROM versions WHERE pack_id = ? AND version = ?'),
     insertVersion: db.prepare(
-      'INSERT INTO versions (pack_id, version, doc, blob_key, deprecated, yanked, published_at, published_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO versions (pack_id, version, doc, blob_key, deprecated, yanked, published_at, published_by, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     versionsOf: db.prepare(
-      'SELECT version, doc, blob_key, deprecated, yanked, published_at, published_by FROM versions WHERE pack_id = ?',
+      'SELECT version, doc, blob_key, deprecated, yanked, published_at, published_by, updated_at FROM versions WHERE pack_id = ?',
     ),
     versionOf: db.prepare(
-      'SELECT version, doc, blob_key, deprecated, yanked, published_at, published_by FROM versions WHERE pack_id = ? AND version = ?',
+      'SELECT version, doc, blob_key, deprecated, yanked, published_at, published_by, updated_at FROM versions WHERE pack_id = ? AND version = ?',
     ),
     setDeprecated: db.prepare(
-      'UPDATE versions SET deprecated = ? WHERE pack_id = ? AND version = ?',
+      'UPDATE versions SET deprecated = ?, updated_at = ? WHERE pack_id = ? AND version = ?',
     ),
-    setYanked: db.prepare('UPDATE versions SET yanked = ? WHERE pack_id = ? AND version = ?'),
+    setYanked: db.prepare(
+      'UPDATE versions SET yanked = ?, updated_at = ? WHERE pack_id = ? AND version = ?',
+    ),
     updateSummary: db.prepare(
       'UPDATE packs SET listed = ?, head_version = ?, description = ?, tags = ?, tool_count = ? WHERE id = ?',
     ),
@@ -185,6 +199,7 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
       blobKey: String(row.blob_key),
       publishedAt: String(row.published_at),
       publishedBy: String(row.published_by),
+      updatedAt: String(row.updated_at),
     };
   };
 
@@ -219,6 +234,8 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
     );
     for (const tag of head.tags) statements.insertTag.run(tag.toLowerCase(), packId, tag);
   };
+
+  const locks = new Map<string, Promise<void>>();
 
   const packId = (name: string): number | undefined => {
     const row = statements.packByName.get(name) as Row | undefined;
@@ -257,6 +274,7 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
           yanked === true ? 1 : 0,
           record.publishedAt,
           record.publishedBy,
+          record.publishedAt,
         );
         refreshSummary(id, doc.name);
         return {
@@ -294,10 +312,11 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
         const id = packId(name);
         if (id === undefined) return undefined;
         if (statements.versionExists.get(id, version) === undefined) return undefined;
+        const at = new Date().toISOString();
         if (change.deprecated !== undefined)
-          statements.setDeprecated.run(change.deprecated, id, version);
+          statements.setDeprecated.run(change.deprecated, at, id, version);
         if (change.yanked !== undefined)
-          statements.setYanked.run(change.yanked ? 1 : 0, id, version);
+          statements.setYanked.run(change.yanked ? 1 : 0, at, id, version);
         refreshSummary(id, name);
         return readVersion(statements.versionOf.get(id, version) as Row);
       });
@@ -339,6 +358,55 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
         toolCount: Number(row.tool_count),
       }));
       return { packs, hasMore: rows.length > query.limit };
+    },
+
+    async listVersions(query: VersionListQuery): Promise<VersionListPage> {
+      const where: string[] = [];
+      const params: SQLInputValue[] = [];
+      if (query.after !== undefined) {
+        where.push('(p.name > ? OR (p.name = ? AND v.version > ?))');
+        params.push(query.after.name, query.after.name, query.after.version);
+      }
+      if (query.updatedSince !== undefined) {
+        where.push('v.updated_at >= ?');
+        params.push(query.updatedSince);
+      }
+      if (query.latestOnly === true) where.push('v.version = p.head_version');
+      if (query.nameContains !== undefined && query.nameContains !== '') {
+        where.push('instr(lower(p.name), ?) > 0');
+        params.push(query.nameContains.toLowerCase());
+      }
+      const rows = db
+        .prepare(
+          `SELECT p.name, p.head_version, v.version, v.doc, v.blob_key, v.deprecated, v.yanked, v.published_at, v.published_by, v.updated_at
+           FROM versions v JOIN packs p ON p.id = v.pack_id
+           ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+           ORDER BY p.name, v.version LIMIT ?`,
+        )
+        .all(...params, query.limit + 1) as Row[];
+      return {
+        versions: rows.slice(0, query.limit).map((row) => ({
+          ...readVersion(row),
+          isLatest: row.version === row.head_version,
+        })),
+        hasMore: rows.length > query.limit,
+      };
+    },
+
+    async withLock(name, work) {
+      // One process owns a SQLite file, so a lock within the process is a lock for all.
+      const previous = locks.get(name) ?? Promise.resolve();
+      const run = previous.then(work, work);
+      const settled = run.then(
+        () => {},
+        () => {},
+      );
+      locks.set(name, settled);
+      try {
+        return await run;
+      } finally {
+        if (locks.get(name) === settled) locks.delete(name);
+      }
     },
 
     async listTags(limit): Promise<TagCount[]> {
