@@ -1,8 +1,15 @@
 import { cp, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_PACK_LIMITS } from '@toolpack/packs';
 import { DEFAULT_SEED_DIR, startRegistry } from '../start-registry.ts';
+import { createFsBlobStore } from '../storage/fs-blob-store.ts';
+import type { MetadataStore } from '../storage/metadata-store.ts';
+import { createSqliteMetadataStore } from '../storage/sqlite-metadata-store.ts';
 import { FIXTURE_PACKS, makeTempDir, removeTempDirs } from '../testing/registry-fixtures.ts';
+import { listPackTools } from './list-pack-tools.ts';
+import type { PublishContext } from './publish-pack.ts';
+import { seedPacks } from './seed-packs.ts';
 
 afterAll(removeTempDirs);
 
@@ -88,6 +95,52 @@ describe('seeding', () => {
         code: 'W_SEED_CHANGED',
         path: path.join(seedDir, 'weather', 'toolpack.yaml'),
       }),
+    ]);
+  });
+});
+
+describe('seeding twice at once (replicas starting together)', () => {
+  async function seedTwiceAtOnce(locking: boolean) {
+    const seedDir = await makeTempDir();
+    for (const name of ['weather', 'notes'])
+      await cp(path.join(FIXTURE_PACKS, name), path.join(seedDir, name), { recursive: true });
+    const dir = await makeTempDir();
+    const real = createSqliteMetadataStore({ file: ':memory:' });
+    // Without the lock, both seeds find each version missing and both list its tools.
+    const store: MetadataStore = locking ? real : { ...real, withLock: (_name, work) => work() };
+    const listed: string[] = [];
+    const context: PublishContext = {
+      store,
+      blobs: createFsBlobStore({ dir: path.join(dir, 'blobs') }),
+      limits: DEFAULT_PACK_LIMITS,
+      listTools: async (input) => {
+        listed.push(input.manifest.name);
+        return listPackTools(input);
+      },
+      workDir: path.join(dir, 'tmp'),
+    };
+    try {
+      const reports = await Promise.all([seedPacks(context, seedDir), seedPacks(context, seedDir)]);
+      return { reports, listed: listed.sort() };
+    } finally {
+      await real.close();
+    }
+  }
+
+  it('publishes each pack once; the other seed finds them unchanged, not as problems', async () => {
+    const { reports, listed } = await seedTwiceAtOnce(true);
+    expect(listed).toEqual(['acme/notes', 'weather']);
+    expect(reports.map((report) => report.problems)).toEqual([[], []]);
+    expect(reports.map((report) => report.published.length).sort()).toEqual([0, 2]);
+    expect(reports.map((report) => report.unchanged.length).sort()).toEqual([0, 2]);
+
+    // Without the lock the work is done twice (and the loser of each race is told 409).
+    const unlocked = await seedTwiceAtOnce(false);
+    expect(unlocked.listed).toEqual(['acme/notes', 'acme/notes', 'weather', 'weather']);
+    expect(unlocked.reports.map((report) => report.problems)).toEqual([[], []]);
+    expect(unlocked.reports.flatMap((report) => report.published).sort()).toEqual([
+      'acme/notes@1.0.0',
+      'weather@1.0.0',
     ]);
   });
 });

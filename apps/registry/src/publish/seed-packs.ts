@@ -16,12 +16,21 @@ export interface SeedReport {
   problems: Diagnostic[];
 }
 
+/** The `MetadataStore.withLock` name seeding runs under. */
+export const SEED_LOCK = 'seed';
+
 /**
  * Publishes every sub-folder of `dir` that has a toolpack.yaml, packed as `mcp pack publish`
  * packs it and published through `publishPack`, the same path as an upload. Versions
  * already present are left alone, so this runs on every start and only adds what is new.
+ * It runs under the store's `seed` lock: replicas starting together on one database seed one
+ * after the other, and all but the first find every version there (`unchanged`).
  */
-export async function seedPacks(context: PublishContext, dir: string): Promise<SeedReport> {
+export function seedPacks(context: PublishContext, dir: string): Promise<SeedReport> {
+  return context.store.withLock(SEED_LOCK, () => seedUnlocked(context, dir));
+}
+
+async function seedUnlocked(context: PublishContext, dir: string): Promise<SeedReport> {
   const report: SeedReport = { published: [], unchanged: [], problems: [] };
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const folders = entries
@@ -41,23 +50,7 @@ export async function seedPacks(context: PublishContext, dir: string): Promise<S
       continue;
     }
     const { name, version } = packed.manifest;
-    const existing = await context.store.getVersion(name, version);
-    if (existing !== undefined) {
-      if (existing.doc.dist.integrity === packed.integrity) {
-        report.unchanged.push(`${name}@${version}`);
-      } else {
-        report.problems.push(
-          createDiagnostic(
-            'warning',
-            'W_SEED_CHANGED',
-            `${name}@${version} changed since it was published; the registry keeps serving the published tarball.`,
-            { path: path.join(folder, MANIFEST_FILE) },
-            'Raise version: in toolpack.yaml to publish the change.',
-          ),
-        );
-      }
-      continue;
-    }
+    if (await reportExisting(context, report, folder, packed.integrity, name, version)) continue;
     // The seed folder is the admin's: `owner/name` packs there are seeded for their owner.
     const scope = name.includes('/') ? name.slice(0, name.indexOf('/')) : undefined;
     const outcome = await publishPack(context, {
@@ -69,6 +62,13 @@ export async function seedPacks(context: PublishContext, dir: string): Promise<S
       report.published.push(`${name}@${version}`);
       continue;
     }
+    // Published meanwhile by a registry that seeds without the lock (or a publisher with the
+    // official token): the same as finding it there.
+    if (
+      outcome.status === 409 &&
+      (await reportExisting(context, report, folder, packed.integrity, name, version))
+    )
+      continue;
     const where = { path: path.join(folder, MANIFEST_FILE) };
     report.problems.push(
       createDiagnostic(
@@ -84,4 +84,34 @@ export async function seedPacks(context: PublishContext, dir: string): Promise<S
     );
   }
   return report;
+}
+
+/**
+ * When `name@version` is already published, reports it (unchanged, or changed since) and
+ * returns true.
+ */
+async function reportExisting(
+  context: PublishContext,
+  report: SeedReport,
+  folder: string,
+  integrity: string,
+  name: string,
+  version: string,
+): Promise<boolean> {
+  const existing = await context.store.getVersion(name, version);
+  if (existing === undefined) return false;
+  if (existing.doc.dist.integrity === integrity) {
+    report.unchanged.push(`${name}@${version}`);
+  } else {
+    report.problems.push(
+      createDiagnostic(
+        'warning',
+        'W_SEED_CHANGED',
+        `${name}@${version} changed since it was published; the registry keeps serving the published tarball.`,
+        { path: path.join(folder, MANIFEST_FILE) },
+        'Raise version: in toolpack.yaml to publish the change.',
+      ),
+    );
+  }
+  return true;
 }
