@@ -98,7 +98,11 @@ export async function stagePack(options: {
   return { dir, manifest, fileCount: files.length };
 }
 
-function checkPackedManifest(
+/**
+ * The tarball's toolpack.yaml, which must be a valid pack manifest naming `name@version`:
+ * `E_TARBALL_UNSAFE` without one or with an invalid one, `E_TARBALL_MISMATCH` for another pack.
+ */
+export function checkPackedManifest(
   files: readonly TarballFile[],
   name: string,
   version: string,
