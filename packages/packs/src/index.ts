@@ -6,6 +6,15 @@ export {
   toServedToolName,
 } from './names/pack-names.ts';
 export type { PackDependency, PackSpecifier } from './names/pack-names.ts';
+export {
+  DEFAULT_SERVER_NAMESPACE,
+  isValidServerNamespace,
+  toPackName,
+  toServerName,
+} from './server-json/server-names.ts';
+export type { ServerNameOptions } from './server-json/server-names.ts';
+export { SERVER_JSON_SCHEMA_URL, toServerJson } from './server-json/server-json.ts';
+export type { ServerJson, ServerJsonOptions } from './server-json/server-json.ts';
 
 export type { EnvRequirement, Manifest, PackManifest } from './manifest/manifest-schema.ts';
 export { MANIFEST_FILE, parseManifest, readManifest } from './manifest/parse-manifest.ts';
@@ -34,6 +43,8 @@ export { selectVersion, sortVersionsDescending } from './resolve/resolve-version
 
 export { createPackCache } from './cache/pack-cache.ts';
 export type { PackCache } from './cache/pack-cache.ts';
+export { fetchServedPack } from './serve-pack/fetch-served-pack.ts';
+export type { FetchServedPackOptions, ServedPack } from './serve-pack/fetch-served-pack.ts';
 
 export type {
   PackDist,
