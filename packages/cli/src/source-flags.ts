@@ -77,8 +77,8 @@ export interface ResolvedSources {
   envAllowList: string[];
   /** Problems of the manifest and of installed packs (warnings: what is fine still loads). */
   diagnostics: Diagnostic[];
-  /** Where the sources came from, for messages. */
-  origin: 'flags' | 'project' | 'none';
+  /** Where the sources came from, for messages (`packs`: `mcp serve --pack`). */
+  origin: 'flags' | 'project' | 'packs' | 'none';
   /** The project's installed packs (their required env decides whether their tools can run). */
   packs: InstalledPack[];
   /** `policy:` of `toolpack.yaml`, with its line as `origin`. */
@@ -183,7 +183,7 @@ export function describeNoSources(): string {
 }
 
 /** A pack that declares one of Toolpack's own secrets (`TOOLPACK_TOKEN`) never gets it: say so. */
-function diagnoseWithheldEnv(pack: InstalledPack): Diagnostic[] {
+export function diagnoseWithheldEnv(pack: InstalledPack): Diagnostic[] {
   return findWithheldAllowListEntries(pack.env.map((e) => e.name)).map(({ entry, names }) =>
     createDiagnostic(
       'warning',
