@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import {
@@ -17,11 +18,17 @@ import {
 } from '@toolpack/server';
 import { EXIT_OK, EXIT_USAGE } from '../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../io.ts';
-import { addSourceFlags, resolveSources, type SourceFlagValues } from '../../source-flags.ts';
+import {
+  addSourceFlags,
+  resolveSources,
+  type ResolvedSources,
+  type SourceFlagValues,
+} from '../../source-flags.ts';
 import { displayPath } from '../../tool-view.ts';
 import { findUnrunnableTools, renderUnrunnableTools } from '../../find-unrunnable-tools.ts';
 import { collect, parseCount, parseTimeout } from '../../option-parsers.ts';
 import { describeConfinement, renderConfinement } from '../../describe-confinement.ts';
+import { resolveServedPacks } from './serve-packs.ts';
 
 interface ServeFlags extends SourceFlagValues {
   http?: { host: string; port: number };
@@ -39,6 +46,8 @@ interface ServeFlags extends SourceFlagValues {
   name?: string;
   idleGc?: boolean;
   requireSandbox?: boolean;
+  pack?: string[];
+  registry?: string;
 }
 
 /** `3000`, `127.0.0.1:3000`, `0.0.0.0:0`, `[::1]:3000`, `localhost:3000`. */
@@ -119,6 +128,15 @@ export function createServeCommand(io: CliIo, done: (code: number) => void): Com
       'an HTTP request body must arrive within this long, else 408 (default 30000)',
       parseTimeout,
     )
+    .option(
+      '--pack <name[@range]>',
+      'serve this pack without a project: resolved, downloaded, verified and cached (e.g. json@^1); repeatable',
+      collect,
+    )
+    .option(
+      '--registry <url|dir>',
+      'with --pack: a registry URL or a folder of packs (default: $TOOLPACK_REGISTRY, else http://127.0.0.1:4873)',
+    )
     .option('--watch', 'reload tools when their files change (the default)')
     .option('--no-watch', 'do not watch the sources for changes')
     .option(
@@ -148,6 +166,7 @@ Examples:
   mcp serve                                   # the sources of ./toolpack.yaml, over stdio
   mcp serve --script-root ./scripts --policy policy.yaml --audit .toolpack/audit.jsonl
   mcp serve --http 127.0.0.1:3000             # http://127.0.0.1:3000/mcp, /health, /metrics
+  mcp serve --pack json@^1 --registry https://registry.example.com   # one pack, no project
   TOOLPACK_TOKEN=s3cret mcp serve --http 0.0.0.0:3000
   mcp config claude --write                   # register this project with Claude Desktop
 
@@ -162,6 +181,12 @@ Pack tools run in the OS sandbox (bubblewrap, Linux) confined to the permissions
 toolpack.lock approved; where it cannot be had they run unconfined with a warning, or
 not at all with --require-sandbox (docs/permissions.md).
 
+With --pack, only the named packs are served (a toolpack.yaml here is not read), each
+confined to the permissions its toolpack.yaml declares, which stderr lists at start; the
+working directory is the project a pack granted \`project\` works on (-C picks another).
+Packs are unpacked into the user cache ($TOOLPACK_CACHE_DIR, else ~/.cache/toolpack) and
+reused from there, also when the registry is down (docs/serving-clients.md).
+
 Exit codes: 0 stopped cleanly, 2 bad flags, a bad policy, a missing source, more tools
 than maxTools, or two tools of one name where a pack is involved (or any two under --strict).`,
   );
@@ -174,7 +199,32 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
       done(EXIT_USAGE);
     };
 
-    const resolved = await resolveSources({ sources, flags, cwd: io.cwd });
+    let resolved: ResolvedSources;
+    if (flags.pack !== undefined) {
+      if (sources.length > 0) {
+        fail(
+          '--pack serves only the named packs: it cannot be mixed with --script-root, --tools-dir, --module or --workflows.',
+          'To serve packs beside your own tools, make a project: mcp pack add <name>, then mcp serve.',
+        );
+        return;
+      }
+      if (existsSync(path.join(io.cwd, MANIFEST_FILE)))
+        say(`--pack serves only the named packs: the ${MANIFEST_FILE} here is not read.`);
+      const served = await resolveServedPacks({
+        specs: flags.pack,
+        ...(flags.registry === undefined ? {} : { registry: flags.registry }),
+        flags,
+        context: io,
+      });
+      for (const line of served.lines) say(line);
+      resolved = served.resolved;
+    } else {
+      if (flags.registry !== undefined) {
+        fail('--registry is for --pack: a project names its registry in toolpack.yaml.');
+        return;
+      }
+      resolved = await resolveSources({ sources, flags, cwd: io.cwd });
+    }
     if (resolved.origin === 'none') {
       say(
         `no source flags and no ${MANIFEST_FILE} here: serving only the built-in tools (find_tools, describe_tool).`,
@@ -223,7 +273,8 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
         ...(loaded.policy === undefined ? {} : { policy: loaded.policy }),
         ...(flags.audit === undefined ? {} : { audit: path.resolve(io.cwd, flags.audit) }),
         ...(flags.name === undefined ? {} : { name: flags.name }),
-        watch: flags.watch !== false,
+        // A served pack is an immutable copy in the cache: nothing to watch.
+        watch: flags.watch !== false && resolved.origin !== 'packs',
         warm: true,
         // Only HTTP has a /metrics endpoint; over stdio nothing could read them.
         metrics: flags.http !== undefined,
@@ -274,7 +325,11 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
 
     const policy = loaded.policy;
     const summary = `${toolpack.tools.length} ${toolpack.tools.length === 1 ? 'tool' : 'tools'}${
-      resolved.origin === 'project' ? ` from ${MANIFEST_FILE}` : ''
+      resolved.origin === 'project'
+        ? ` from ${MANIFEST_FILE}`
+        : resolved.origin === 'packs'
+          ? ` from ${resolved.packs.map((pack) => `${pack.name}@${pack.version}`).join(', ')}`
+          : ''
     }${policy === undefined ? '' : ` (policy ${policy.origin}: ${describePolicy(policy)})`}`;
 
     let closeTransport: () => Promise<void>;

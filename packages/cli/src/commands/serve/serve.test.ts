@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -39,5 +41,68 @@ describe('mcp serve flags', () => {
   it('exits 2 on a bad --http address or --timeout', async () => {
     expect(await runCli(['serve', '--http', 'nope'], io)).toBe(2);
     expect(await runCli(['serve', '--timeout', '0'], io)).toBe(2);
+  });
+});
+
+describe('mcp serve --pack', () => {
+  const officialPacks = path.join(
+    import.meta.dirname,
+    '..',
+    '..',
+    '..',
+    '..',
+    '..',
+    'registry',
+    'packs',
+  );
+  const run = async (args: string[], cwd: string) => {
+    const cache = mkdtempSync(path.join(os.tmpdir(), 'toolpack-serve-pack-cache-'));
+    let stderr = '';
+    try {
+      const code = await runCli(['serve', ...args], {
+        ...io,
+        cwd,
+        env: { TOOLPACK_CACHE_DIR: cache, NO_COLOR: '1' },
+        stderr: { write: (text: string) => (stderr += text) },
+      });
+      return { code, stderr };
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  };
+
+  it('is not mixed with source flags, and --registry is only for it', async () => {
+    const mixed = await run(['--pack', 'json', '--script-root', '.'], fixtures);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('--pack serves only the named packs: it cannot be mixed');
+    const alone = await run(['--registry', officialPacks], fixtures);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--registry is for --pack');
+  });
+
+  it('refuses a pack granted the project when the working directory is the filesystem root', async () => {
+    const root = await run(
+      ['--pack', 'files', '--registry', officialPacks],
+      path.parse(fixtures).root,
+    );
+    expect(root.code).toBe(2);
+    expect(root.stderr).toMatch(
+      /files may use the project, which is the working directory, and that is the filesystem root/,
+    );
+    expect(root.stderr).toContain(
+      'hint: Start it in the folder it should work on: mcp -C <folder>',
+    );
+  });
+
+  it('refuses one short name twice, and a pack the registry does not have', async () => {
+    const twice = await run(
+      ['--pack', 'json', '--pack', 'json@1.1.0', '--registry', officialPacks],
+      fixtures,
+    );
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('would both serve their tools as json_*');
+    const missing = await run(['--pack', 'no-such-pack', '--registry', officialPacks], fixtures);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no-such-pack');
   });
 });
