@@ -9,12 +9,22 @@ const MAX_TERM_LENGTH = 64;
  */
 export function splitSearchTerms(text: string): string[] {
   const terms: string[] = [];
-  for (const match of text.normalize('NFKC').matchAll(/[\p{L}\p{N}\p{Co}]+/gu)) {
-    const term = match[0].slice(0, MAX_TERM_LENGTH).toLowerCase();
+  for (const term of splitIndexTerms(text)) {
     if (!terms.includes(term)) terms.push(term);
     if (terms.length === MAX_QUERY_TERMS) break;
   }
   return terms;
+}
+
+/**
+ * Every term of a document in order, repeats kept, cut as {@link splitSearchTerms} cuts a
+ * query: for a store that tokenizes documents itself (PostgreSQL), so that both sides of a
+ * match always agree on what a term is.
+ */
+export function splitIndexTerms(text: string): string[] {
+  return Array.from(text.normalize('NFKC').matchAll(/[\p{L}\p{N}\p{Co}]+/gu), (match) =>
+    match[0].slice(0, MAX_TERM_LENGTH).toLowerCase(),
+  );
 }
 
 /**
