@@ -344,7 +344,7 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
         const exact = query.exactName ?? '';
         sql = `SELECT ${columns} FROM packs_fts JOIN packs p ON p.id = packs_fts.rowid
           WHERE packs_fts MATCH ? AND ${where.join(' AND ')}
-          ORDER BY (p.name = ? OR p.short_name = ?) DESC, ${RANK}, p.name LIMIT ? OFFSET ?`;
+          ORDER BY p.name = ? DESC, p.short_name = ? DESC, ${RANK}, p.name LIMIT ? OFFSET ?`;
         params.unshift(match);
         params.push(exact, exact);
       }
