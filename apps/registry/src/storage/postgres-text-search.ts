@@ -1,0 +1,71 @@
+import { splitIndexTerms, splitSearchTerms } from './fts-query.ts';
+
+/**
+ * `ts_rank` weights for the labels {D, C, B, A}: description, tool names, tags, name. The
+ * same order and roughly the same ratios as the SQLite store's bm25 column weights.
+ */
+export const SEARCH_RANK_WEIGHTS = '{0.1, 0.3, 0.4, 1.0}';
+
+/** What a pack is found by: the fields of its listed version. */
+export interface SearchFields {
+  name: string;
+  tags: readonly string[];
+  toolNames: readonly string[];
+  description: string;
+}
+
+// PostgreSQL keeps at most 256 positions per lexeme and positions up to 16383.
+const MAX_POSITIONS = 255;
+const MAX_POSITION = 16_383;
+
+/**
+ * The pack's `tsvector`, written as a literal for `$1::tsvector`. The terms are cut here,
+ * exactly as queries are ({@link buildSearchTsquery}), never by a text search parser or
+ * dictionary: PostgreSQL's default parser would read `acme/jira` as a file path and
+ * `jira-reports` as one hyphenated word, and its result would depend on the server's locale.
+ * Name A, tags B, tool names C, description D.
+ */
+export function buildSearchVector(fields: SearchFields): string {
+  const positions = new Map<string, string[]>();
+  let position = 0;
+  const add = (text: string, weight: 'A' | 'B' | 'C' | 'D') => {
+    for (const term of splitIndexTerms(text).map(foldDiacritics)) {
+      if (term === '') continue;
+      position = Math.min(position + 1, MAX_POSITION);
+      const list = positions.get(term) ?? [];
+      if (list.length < MAX_POSITIONS) list.push(`${position}${weight}`);
+      positions.set(term, list);
+    }
+  };
+  add(fields.name, 'A');
+  add(fields.tags.join(' '), 'B');
+  add(fields.toolNames.join(' '), 'C');
+  add(fields.description, 'D');
+  return [...positions].map(([term, list]) => `${quoteLexeme(term)}:${list.join(',')}`).join(' ');
+}
+
+/**
+ * A `tsquery` literal requiring every term of the user's words as a prefix (`jir` finds
+ * `jira`), for `$1::tsquery`. Each term is a quoted lexeme, so `&`, `|`, `!`, `<->`, `:*`
+ * and parentheses in user text are never operators (and splitting has removed them anyway).
+ * Undefined when the words hold no searchable term.
+ */
+export function buildSearchTsquery(words: readonly string[]): string | undefined {
+  const terms = [...new Set(splitSearchTerms(words.join(' ')).map(foldDiacritics))].filter(
+    (term) => term !== '',
+  );
+  if (terms.length === 0) return undefined;
+  return terms.map((term) => `${quoteLexeme(term)}:*`).join(' & ');
+}
+
+/** `café` and `cafe` are one term, as with SQLite's `remove_diacritics`. */
+function foldDiacritics(term: string): string {
+  return term
+    .normalize('NFD')
+    .replace(/\p{Mn}/gu, '')
+    .normalize('NFC');
+}
+
+function quoteLexeme(term: string): string {
+  return `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+}
