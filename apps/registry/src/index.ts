@@ -81,4 +81,6 @@ export type {
 } from './storage/metadata-store.ts';
 export { createSqliteMetadataStore } from './storage/sqlite-metadata-store.ts';
 export type { SqliteMetadataStoreOptions } from './storage/sqlite-metadata-store.ts';
+export { createPostgresMetadataStore } from './storage/postgres-metadata-store.ts';
+export type { PostgresMetadataStoreOptions } from './storage/postgres-metadata-store.ts';
 export { buildFtsQuery, splitSearchTerms } from './storage/fts-query.ts';
