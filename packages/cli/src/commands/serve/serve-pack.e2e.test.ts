@@ -265,6 +265,9 @@ describe('mcp serve --pack', { timeout: 90_000 }, () => {
       arguments: { key: 'ABC-1' },
     });
     expect(jira.result?.isError).toBe(true);
+    expect(jira.result?.content?.[0]?.text).toMatch(
+      /^JIRA_BASE_URL, JIRA_EMAIL, JIRA_API_TOKEN are not set/,
+    );
     expect(await server.stop()).toBe(0);
     expect(server.stderr()).toContain(`(the project is ${folder})`);
     expect(server.stderr()).toMatch(/the pack jira \(jira\) requires JIRA_BASE_URL, JIRA_EMAIL/);
@@ -286,5 +289,25 @@ describe('mcp serve --pack', { timeout: 90_000 }, () => {
     expect(refused.result?.isError).toBe(true);
     expect(JSON.stringify(refused.result)).toContain('E_SANDBOX_REQUIRED');
     expect(await strict.stop()).toBe(0);
+  });
+
+  it('lets two clients start the same pack at once on an empty cache', async () => {
+    const cacheDir = tempDir('cache');
+    const servers = await Promise.all(
+      ['a', 'b'].map((name) =>
+        startStdio(['--pack', 'json@^1', '--registry', registry.url], tempDir(name), cacheDir),
+      ),
+    );
+    for (const server of servers) {
+      const call = await server.request('tools/call', formatCall);
+      expect(call.result?.structuredContent).toEqual({ json: '{"a":[1,2],"b":1}' });
+      expect(await server.stop()).toBe(0);
+    }
+    const versions = readdirSync(path.join(cacheDir, 'served', 'json'));
+    expect(versions).toEqual([expect.stringMatching(/^1\.1\.0-[0-9a-f]{16}$/)]);
+    expect(readdirSync(path.join(cacheDir, 'served', 'json', versions[0]!)).sort()).toEqual([
+      'pack',
+      'served.json',
+    ]);
   });
 });
