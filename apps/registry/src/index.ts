@@ -82,5 +82,7 @@ export type {
 export { createSqliteMetadataStore } from './storage/sqlite-metadata-store.ts';
 export type { SqliteMetadataStoreOptions } from './storage/sqlite-metadata-store.ts';
 export { createPostgresMetadataStore } from './storage/postgres-metadata-store.ts';
+export { describePostgresUrl, openPostgresPool } from './storage/postgres-database.ts';
+export type { OpenPostgresOptions } from './storage/postgres-database.ts';
 export type { PostgresMetadataStoreOptions } from './storage/postgres-metadata-store.ts';
 export { buildFtsQuery, splitSearchTerms } from './storage/fts-query.ts';
