@@ -1,9 +1,18 @@
 import fc from 'fast-check';
 import { request as httpRequest } from 'node:http';
+import {
+  hasPostgres,
+  NEEDS_POSTGRES,
+  startPostgresCluster,
+  type PostgresCluster,
+} from '@toolpack/pg-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken } from '../auth/tokens.ts';
 import { encodeCursor } from '../http/search-params.ts';
 import { ftsSyntaxPiece } from '../storage/fts-arbitraries.ts';
+import type { MetadataStore } from '../storage/metadata-store.ts';
+import { openPostgresPool } from '../storage/postgres-database.ts';
+import { createPostgresMetadataStore } from '../storage/postgres-metadata-store.ts';
 import { makeTempDir, removeTempDirs } from '../testing/registry-fixtures.ts';
 import {
   packLoadPack,
@@ -13,10 +22,17 @@ import {
 } from './hardening-kit.ts';
 import { fuzzRuns } from '@toolpack/fuzz-runs';
 
-let app: HardeningRegistry;
+afterAll(() => removeTempDirs());
 
-beforeAll(async () => {
-  app = await startHardeningRegistry({ dataDir: await makeTempDir(), token: generateToken() });
+/** A live registry on `openStore`'s store (the default SQLite one when undefined), with hostile packs. */
+async function startFuzzedRegistry(
+  openStore?: () => Promise<MetadataStore>,
+): Promise<HardeningRegistry> {
+  const app = await startHardeningRegistry({
+    dataDir: await makeTempDir(),
+    token: generateToken(),
+    ...(openStore === undefined ? {} : { store: await openStore() }),
+  });
   const packs = [
     { name: 'loadpack', version: '1.0.0' },
     { name: 'loadpack', version: '1.1.0' },
@@ -27,24 +43,21 @@ beforeAll(async () => {
     },
     { name: 'cafe', version: '2.0.0', description: 'Café crème, 東京, emoji 🎉 and more.' },
     { name: 'drop-table', version: '1.0.0', description: "'; DROP TABLE packs; --" },
+    { name: 'tsquery', version: '1.0.0', description: "a & b | !c <-> d:* 'e' (f) \\g" },
   ];
   for (const pack of packs) {
     const response = await publish(app.url, app.token, await packLoadPack(pack));
     expect(response.status, await response.clone().text()).toBe(201);
   }
-});
-
-afterAll(async () => {
-  await app?.close();
-  await removeTempDirs();
-});
+  return app;
+}
 
 /**
  * A GET with the target sent byte for byte: fetch would normalize a malformed query or
  * path, and those are what this fuzzes.
  */
-function getRaw(target: string): Promise<{ status: number; body: string }> {
-  const { hostname, port } = new URL(app.url);
+function getRaw(url: string, target: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       { host: hostname, port: Number(port), path: target, method: 'GET', timeout: 5000 },
@@ -161,107 +174,130 @@ function expectSearchAnswer(status: number, body: string): SearchBody | undefine
   return json;
 }
 
-describe('GET /v0/packs under fuzzing (a live registry)', () => {
-  it('answers only 200 or 400 to any q, tag, cursor and limit, and its cursors work', async () => {
-    await fc.assert(
-      fc.asyncProperty(searchParams, async (params) => {
-        const { status, body } = await getRaw(`/v0/packs?${toQuery(params)}`);
-        const page = expectSearchAnswer(status, body);
-        if (page?.metadata.nextCursor) {
-          const next = new URLSearchParams(toQuery(params));
-          next.set('cursor', page.metadata.nextCursor);
-          const again = await getRaw(`/v0/packs?${next.toString()}`);
-          expect(again.status).toBe(200);
-        }
-      }),
-      { numRuns: fuzzRuns(300) },
-    );
-  });
+function describeQueryFuzz(title: string, openStore?: () => Promise<MetadataStore>): void {
+  describe(`GET /v0/packs under fuzzing (a live registry on ${title})`, () => {
+    let app: HardeningRegistry;
+    beforeAll(async () => {
+      app = await startFuzzedRegistry(openStore);
+    }, 120_000);
+    afterAll(() => app?.close());
 
-  it('answers only 200 or 400 to raw, malformed query strings', async () => {
-    const raw = fc
-      .array(
-        fc.oneof(
-          fc.constantFrom(
-            'q=',
-            'tag=',
-            'cursor=',
-            'limit=',
-            '&',
-            '=',
-            '%',
-            '%zz',
-            '%e0%a4%a',
-            '%00',
-            '%ff',
-            '+',
-            '?',
-            '#',
-            ';',
-            'q',
-            'tag',
+    it('answers only 200 or 400 to any q, tag, cursor and limit, and its cursors work', async () => {
+      await fc.assert(
+        fc.asyncProperty(searchParams, async (params) => {
+          const { status, body } = await getRaw(app.url, `/v0/packs?${toQuery(params)}`);
+          const page = expectSearchAnswer(status, body);
+          if (page?.metadata.nextCursor) {
+            const next = new URLSearchParams(toQuery(params));
+            next.set('cursor', page.metadata.nextCursor);
+            const again = await getRaw(app.url, `/v0/packs?${next.toString()}`);
+            expect(again.status).toBe(200);
+          }
+        }),
+        { numRuns: fuzzRuns(300) },
+      );
+    });
+
+    it('answers only 200 or 400 to raw, malformed query strings', async () => {
+      const raw = fc
+        .array(
+          fc.oneof(
+            fc.constantFrom(
+              'q=',
+              'tag=',
+              'cursor=',
+              'limit=',
+              '&',
+              '=',
+              '%',
+              '%zz',
+              '%e0%a4%a',
+              '%00',
+              '%ff',
+              '+',
+              '?',
+              '#',
+              ';',
+              'q',
+              'tag',
+            ),
+            fc.stringMatching(/^[A-Za-z0-9._~!$'()*,;:@/-]{0,10}$/),
           ),
-          fc.stringMatching(/^[A-Za-z0-9._~!$'()*,;:@/-]{0,10}$/),
+          { maxLength: 20 },
+        )
+        .map((parts) => parts.join(''));
+      await fc.assert(
+        fc.asyncProperty(raw, async (query) => {
+          const { status, body } = await getRaw(app.url, `/v0/packs?${query.replace(/#.*/, '')}`);
+          expectSearchAnswer(status, body);
+        }),
+        { numRuns: fuzzRuns(300) },
+      );
+    });
+
+    it('answers the gallery search page with the same parameters, never with a server error', async () => {
+      await fc.assert(
+        fc.asyncProperty(searchParams, async (params) => {
+          const { status } = await getRaw(app.url, `/?${toQuery(params)}`);
+          expect([200, 400]).toContain(status);
+        }),
+        { numRuns: fuzzRuns(150) },
+      );
+    });
+
+    it('answers pack, version and page paths with 200, 400, 404 or 405, never a server error', async () => {
+      const segment = fc.oneof(
+        fc.constantFrom(
+          'loadpack',
+          'acme',
+          'near-or-not',
+          'versions',
+          '1.0.0',
+          '1.1.0',
+          'yank',
+          'deprecate',
+          '..',
+          '.',
+          '',
+          '%2F',
+          '%2f',
+          '%00',
+          '%',
+          '%zz',
+          'acme%2Fnear-or-not',
         ),
-        { maxLength: 20 },
-      )
-      .map((parts) => parts.join(''));
-    await fc.assert(
-      fc.asyncProperty(raw, async (query) => {
-        const { status, body } = await getRaw(`/v0/packs?${query.replace(/#.*/, '')}`);
-        expectSearchAnswer(status, body);
-      }),
-      { numRuns: fuzzRuns(300) },
-    );
+        fc.string({ maxLength: 10 }).map((s) => encodeURIComponent(s)),
+        fc.stringMatching(/^[A-Za-z0-9._~!$'()*,;:@-]{0,12}$/),
+      );
+      const target = fc
+        .tuple(
+          fc.constantFrom('/v0/packs/', '/packs/', '/v0/blobs/', '/assets/'),
+          fc.array(segment, { maxLength: 6 }),
+          fc.option(fc.constantFrom('?version=1.0.0', '?version=%zz', '?x'), { nil: '' }),
+        )
+        .map(([prefix, parts, query]) => `${prefix}${parts.join('/')}${query}`);
+      await fc.assert(
+        fc.asyncProperty(target, async (path) => {
+          const { status } = await getRaw(app.url, path);
+          expect([200, 304, 400, 404, 405], path).toContain(status);
+        }),
+        { numRuns: fuzzRuns(400) },
+      );
+    });
   });
+}
 
-  it('answers the gallery search page with the same parameters, never with a server error', async () => {
-    await fc.assert(
-      fc.asyncProperty(searchParams, async (params) => {
-        const { status } = await getRaw(`/?${toQuery(params)}`);
-        expect([200, 400]).toContain(status);
-      }),
-      { numRuns: fuzzRuns(150) },
-    );
-  });
+describeQueryFuzz('SQLite');
 
-  it('answers pack, version and page paths with 200, 400, 404 or 405, never a server error', async () => {
-    const segment = fc.oneof(
-      fc.constantFrom(
-        'loadpack',
-        'acme',
-        'near-or-not',
-        'versions',
-        '1.0.0',
-        '1.1.0',
-        'yank',
-        'deprecate',
-        '..',
-        '.',
-        '',
-        '%2F',
-        '%2f',
-        '%00',
-        '%',
-        '%zz',
-        'acme%2Fnear-or-not',
-      ),
-      fc.string({ maxLength: 10 }).map((s) => encodeURIComponent(s)),
-      fc.stringMatching(/^[A-Za-z0-9._~!$'()*,;:@-]{0,12}$/),
-    );
-    const target = fc
-      .tuple(
-        fc.constantFrom('/v0/packs/', '/packs/', '/v0/blobs/', '/assets/'),
-        fc.array(segment, { maxLength: 6 }),
-        fc.option(fc.constantFrom('?version=1.0.0', '?version=%zz', '?x'), { nil: '' }),
-      )
-      .map(([prefix, parts, query]) => `${prefix}${parts.join('/')}${query}`);
-    await fc.assert(
-      fc.asyncProperty(target, async (path) => {
-        const { status } = await getRaw(path);
-        expect([200, 304, 400, 404, 405], path).toContain(status);
-      }),
-      { numRuns: fuzzRuns(400) },
-    );
+describe.skipIf(!hasPostgres())(`on PostgreSQL ${NEEDS_POSTGRES}`, () => {
+  let cluster: PostgresCluster | undefined;
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+  }, 120_000);
+  afterAll(() => cluster?.stop(), 120_000);
+
+  describeQueryFuzz('PostgreSQL', async () => {
+    const pool = await openPostgresPool({ url: await cluster!.createDatabase() });
+    return createPostgresMetadataStore({ pool, ownsPool: true });
   });
 });

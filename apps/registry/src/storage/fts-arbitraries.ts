@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 
 /**
- * Pieces of FTS5 query syntax, and characters SQL or the tokenizer treat specially, to mix
+ * Pieces of FTS5 and tsquery syntax, and characters SQL or the tokenizer treat specially, to mix
  * into random search text: a query built from user words must never be read as syntax.
  */
 export const ftsSyntaxPiece: fc.Arbitrary<string> = fc.constantFrom(
@@ -27,4 +27,13 @@ export const ftsSyntaxPiece: fc.Arbitrary<string> = fc.constantFrom(
   '\u0000',
   '🎉',
   'é',
+  // PostgreSQL tsquery syntax.
+  '&',
+  '|',
+  '!',
+  '<->',
+  '<2>',
+  ':*',
+  ':AB',
+  '\\',
 );
