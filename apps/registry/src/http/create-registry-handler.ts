@@ -1,5 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_PACK_LIMITS, type PackLimits } from '@toolpack/packs';
+import semver from 'semver';
+import { ToolpackError } from '@toolpack/core';
+import {
+  DEFAULT_PACK_LIMITS,
+  DEFAULT_SERVER_NAMESPACE,
+  isValidServerNamespace,
+  type PackLimits,
+} from '@toolpack/packs';
 import { createRateLimiter, type TokenBucketOptions } from '../auth/rate-limit.ts';
 import { listPackTools, type PackToolLister } from '../publish/list-pack-tools.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
@@ -18,7 +25,9 @@ import {
   handleSearch,
   sendMethodNotAllowed,
 } from './api-routes.ts';
+import { findAdvertisedCliVersion } from './advertised-cli-version.ts';
 import { discardBody, sendError } from './http-io.ts';
+import { handleOfficialApi, OFFICIAL_API_PREFIX } from './official-api-routes.ts';
 import { parsePackPath } from './pack-path.ts';
 import type { RegistryContext } from './registry-context.ts';
 import { CLOSING_RETRY_AFTER_SECONDS, type RequestDrain } from './request-drain.ts';
@@ -60,6 +69,13 @@ export interface RegistryHandlerOptions {
   drain?: RequestDrain;
   /** True while seed packs are still being published (`startRegistry`); default never. */
   isSeeding?: () => boolean;
+  /**
+   * The reverse-DNS namespace `/v0.1` names packs under (`jira` -> `<namespace>/jira`); default
+   * `dev.toolpack`. Give a registry its own so its servers are told apart from another's.
+   */
+  serverNamespace?: string;
+  /** The `@toolpack/cli` version server.json documents run; default the repository's own. */
+  cliVersion?: string;
 }
 
 export type RegistryRequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -70,6 +86,18 @@ export function createRegistryHandler(options: RegistryHandlerOptions): Registry
   const rateLimits =
     options.rateLimits === false ? undefined : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
   const log = options.log ?? (() => {});
+  const namespace = options.serverNamespace ?? DEFAULT_SERVER_NAMESPACE;
+  if (!isValidServerNamespace(namespace)) {
+    throw new ToolpackError('E_USAGE', `"${namespace}" is not a server namespace.`, {
+      hint: 'Use a lowercase reverse-DNS name such as com.example.packs (at most 70 characters).',
+    });
+  }
+  const cliVersion = options.cliVersion ?? findAdvertisedCliVersion();
+  if (semver.valid(cliVersion) !== cliVersion) {
+    throw new ToolpackError('E_USAGE', `"${cliVersion}" is not an exact @toolpack/cli version.`, {
+      hint: 'Give one such as 0.4.0: server.json documents name a version, never a range.',
+    });
+  }
   const context: RegistryContext = {
     store: options.store,
     blobs: options.blobs,
@@ -88,6 +116,7 @@ export function createRegistryHandler(options: RegistryHandlerOptions): Registry
     log,
     isSeeding: options.isSeeding ?? (() => false),
     ...(options.drain === undefined ? {} : { signal: options.drain.signal }),
+    officialApi: { namespace, cliVersion },
   };
   const { drain } = options;
   return (request, response) => {
@@ -140,6 +169,8 @@ async function route(
     if (!reading) return sendMethodNotAllowed(response, 'GET, HEAD');
     return handleHealth(context, response);
   }
+  if (pathname.startsWith(OFFICIAL_API_PREFIX))
+    return handleOfficialApi(context, request, response, url);
   if (pathname === '/v0/packs' || pathname === '/v0/packs/') {
     if (reading) return handleSearch(context, request, response, url);
     if (method === 'POST') return handlePublish(context, request, response);

@@ -25,6 +25,8 @@ export interface RegistryContext {
   isSeeding(): boolean;
   /** Aborted when a closing registry stops waiting for requests in flight. */
   signal?: AbortSignal;
+  /** How `/v0.1` names packs as servers and which CLI its server.json documents run. */
+  officialApi: { namespace: string; cliVersion: string };
 }
 
 export function getTarballUrl(context: RegistryContext, blobKey: string): string {
