@@ -206,6 +206,18 @@ describe('fetchServedPack', () => {
     );
   });
 
+  it('says so when the cache cannot be written', async () => {
+    const { cacheDir, options } = await setup();
+    writeFileSync(path.join(cacheDir, SERVED_DIR), 'a file where the folder goes');
+    await expect(fetchServedPack(options('hello'))).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringMatching(
+        /^Cannot unpack hello@1\.1\.0 into the pack cache at .*: (ENOTDIR|EEXIST)\.$/,
+      ),
+      hint: 'Point TOOLPACK_CACHE_DIR at a folder you can write.',
+    });
+  });
+
   it('refuses a name or range that is not one', async () => {
     const { options } = await setup();
     await expect(fetchServedPack(options('Bad Name'))).rejects.toMatchObject({

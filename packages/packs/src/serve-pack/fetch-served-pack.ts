@@ -258,8 +258,17 @@ async function placeServedFolder(options: {
 }): Promise<void> {
   const { folder, files, record } = options;
   const parent = path.dirname(folder);
-  await mkdir(parent, { recursive: true });
-  const staging = await mkdtemp(path.join(parent, '.staging-'));
+  let staging: string;
+  try {
+    await mkdir(parent, { recursive: true });
+    staging = await mkdtemp(path.join(parent, '.staging-'));
+  } catch (error) {
+    throw new ToolpackError(
+      'E_USAGE',
+      `Cannot unpack ${record.name}@${record.version} into the pack cache at ${parent}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+      { hint: 'Point TOOLPACK_CACHE_DIR at a folder you can write.', cause: error },
+    );
+  }
   try {
     await writePackFiles(files, path.join(staging, PACK_FOLDER));
     await writeFile(path.join(staging, RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`, {
