@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { DEFAULT_PACK_LIMITS, type PackLimits } from '@toolpack/packs';
 import { createToken, type CreateTokenOptions, type CreatedToken } from './auth/tokens.ts';
 import { createRegistryHandler, type RateLimitOptions } from './http/create-registry-handler.ts';
 import { createRequestDrain, DEFAULT_DRAIN_TIMEOUT_MS } from './http/request-drain.ts';
+import { openRegistryStorage, type RegistryDatabaseOptions } from './open-registry-storage.ts';
 import { listPackTools, type PackToolLister } from './publish/list-pack-tools.ts';
 import { seedPacks, type SeedReport } from './publish/seed-packs.ts';
 import {
@@ -32,8 +33,17 @@ export interface StartRegistryOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Holds registry.db and blobs/. Default `.toolpack/registry` under the working directory. */
+  /**
+   * Holds registry.db and blobs/ (only the `tmp` work folder with `database`). Default
+   * `.toolpack/registry` under the working directory.
+   */
   dataDir?: string;
+  /**
+   * Metadata, search, tokens and tarballs in this PostgreSQL database, through one pool that
+   * `close()` ends: any number of instances started on one database are replicas of one
+   * registry. Not together with `store` or `blobs`.
+   */
+  database?: RegistryDatabaseOptions;
   /** Pack folders published on start (new versions only); `false` for none. Default `registry/packs`. */
   seedDir?: string | false;
   /** The URL clients reach the registry at (tarball URLs start with it). Default from host and port. */
@@ -101,15 +111,16 @@ export interface RunningRegistry {
  * Starts the registry (HTTP API and web gallery) on embedded defaults: SQLite metadata and
  * search in `<dataDir>/registry.db`, tarballs by content hash in `<dataDir>/blobs`, and the
  * official packs seeded from `registry/packs` through the same publish path as an upload.
+ * With `database`, both stores live in PostgreSQL and the instance is one stateless replica:
+ * start as many as needed on one database (each seeds under the store's `seed` lock, so the
+ * official packs are published once).
  */
 export async function startRegistry(options: StartRegistryOptions = {}): Promise<RunningRegistry> {
   const host = options.host ?? DEFAULT_REGISTRY_HOST;
   const dataDir = path.resolve(options.dataDir ?? path.join('.toolpack', 'registry'));
   const workDir = path.join(dataDir, 'tmp');
-  await rm(workDir, { recursive: true, force: true });
-  const store =
-    options.store ?? createSqliteMetadataStore({ file: path.join(dataDir, 'registry.db') });
-  const blobs = options.blobs ?? createFsBlobStore({ dir: path.join(dataDir, 'blobs') });
+  await removeWorkLeftovers(workDir);
+  const { store, blobs, closeStorage } = await openStorage(options, dataDir);
   const limits: PackLimits = { ...DEFAULT_PACK_LIMITS, ...options.limits };
   const listTools = options.listTools ?? listPackTools;
   const log = options.log ?? (() => {});
@@ -131,7 +142,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
       for (const problem of sweep.problems) log(`${problem.path}: ${problem.message}`);
     }
   } catch (error) {
-    await store.close();
+    await closeStorage();
     throw error;
   }
 
@@ -169,7 +180,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
       });
     });
   } catch (error) {
-    await store.close();
+    await closeStorage();
     const code = (error as NodeJS.ErrnoException).code;
     throw new ToolpackError(
       'E_REGISTRY_LISTEN',
@@ -205,7 +216,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
       }
       server.closeAllConnections();
       await serverClosed;
-      await store.close();
+      await closeStorage();
     })();
     return closing;
   };
@@ -237,6 +248,45 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     createToken: (tokenOptions) => createToken(store, tokenOptions),
     close,
   };
+}
+
+async function openStorage(
+  options: StartRegistryOptions,
+  dataDir: string,
+): Promise<{ store: MetadataStore; blobs: BlobStore; closeStorage: () => Promise<void> }> {
+  if (options.database === undefined) {
+    const store =
+      options.store ?? createSqliteMetadataStore({ file: path.join(dataDir, 'registry.db') });
+    const blobs = options.blobs ?? createFsBlobStore({ dir: path.join(dataDir, 'blobs') });
+    return { store, blobs, closeStorage: () => store.close() };
+  }
+  if (options.store !== undefined || options.blobs !== undefined) {
+    throw new ToolpackError(
+      'E_REGISTRY_DATABASE',
+      'startRegistry was given a database and also a store or blobs; the database holds both.',
+      { hint: 'Pass either database, or store and blobs.' },
+    );
+  }
+  const storage = await openRegistryStorage({ dataDir, database: options.database });
+  return { store: storage.store, blobs: storage.blobs, closeStorage: storage.close };
+}
+
+/**
+ * A publish unpacks into its own `publish-*` folder under the work folder and removes it
+ * within its request (tool listing has a 15 s limit, a request 120 s), so anything there an
+ * hour old was left by a process that died. Younger entries stay: another replica given the
+ * same data folder may be unpacking into one right now.
+ */
+const WORK_LEFTOVER_MS = 60 * 60_000;
+
+async function removeWorkLeftovers(workDir: string): Promise<void> {
+  const cutoff = Date.now() - WORK_LEFTOVER_MS;
+  for (const name of await readdir(workDir).catch(() => [])) {
+    const entry = path.join(workDir, name);
+    const stats = await lstat(entry).catch(() => undefined);
+    if (stats !== undefined && stats.mtimeMs < cutoff)
+      await rm(entry, { recursive: true, force: true });
+  }
 }
 
 function defaultPublicUrl(host: string, port: number): string {
