@@ -17,5 +17,6 @@ if (major === 22 ? minor < 22 : major < 24) {
     stdout: process.stdout,
     stderr: process.stderr,
     cwd: process.cwd(),
+    env: process.env,
   });
 }

@@ -1,7 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import {
+  hasPostgres,
+  NEEDS_POSTGRES,
+  startPostgresCluster,
+  type PostgresCluster,
+} from '@toolpack/pg-cluster';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRegistryCli, type RegistryCliIo } from './registry-cli.ts';
 import { computeBlobKey } from './storage/fs-blob-store.ts';
 import { createSqliteMetadataStore } from './storage/sqlite-metadata-store.ts';
@@ -9,6 +16,15 @@ import { verifyToken } from './auth/tokens.ts';
 import { makeTempDir, removeTempDirs } from './testing/registry-fixtures.ts';
 
 afterAll(removeTempDirs);
+
+/** A loopback port nothing listens on (it was free a moment ago). */
+async function findClosedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 function createIo(cwd: string, waitForStop?: () => Promise<void>) {
   const out = { stdout: '', stderr: '' };
@@ -128,6 +144,33 @@ describe('toolpack-registry', () => {
     expect(again.out.stderr).toMatch(/^Removed 0 orphan tarballs/);
   });
 
+  it('refuses a --database that is not a postgres:// URL, and never shows its password', async () => {
+    const bad = createIo(await makeTempDir());
+    expect(await runRegistryCli(['token', 'list', '--database', 'mysql://x/y'], bad.io)).toBe(2);
+    expect(bad.out.stderr).toMatch(/must be a postgres:\/\/ URL/);
+
+    // Nothing listens on this port: the error names the database, its password masked.
+    const port = await findClosedPort();
+    const url = `postgres://registry:s3cret-pw@127.0.0.1:${port}/gallery`;
+    const byFlag = createIo(await makeTempDir());
+    expect(await runRegistryCli(['sweep', '--database', url], byFlag.io)).toBe(1);
+    const byVariable = createIo(await makeTempDir());
+    byVariable.io.env = { TOOLPACK_REGISTRY_DATABASE: url };
+    expect(await runRegistryCli(['token', 'list'], byVariable.io)).toBe(1);
+    for (const { out } of [byFlag, byVariable]) {
+      expect(out.stderr).toMatch(
+        /^error E_REGISTRY_DATABASE: The registry cannot use the database at /,
+      );
+      expect(out.stderr).toContain(`postgres://registry:***@127.0.0.1:${port}/gallery`);
+      expect(out.stderr).not.toContain('s3cret-pw');
+    }
+
+    // An empty variable is no database: the data folder's SQLite file, as without it.
+    const empty = createIo(await makeTempDir());
+    empty.io.env = { TOOLPACK_REGISTRY_DATABASE: '' };
+    expect(await runRegistryCli(['token', 'list', '--data', 'reg'], empty.io)).toBe(0);
+  });
+
   it('answers bad usage with exit code 2 and the usage text', async () => {
     for (const argv of [
       [],
@@ -146,5 +189,35 @@ describe('toolpack-registry', () => {
     const help = createIo(await makeTempDir());
     expect(await runRegistryCli(['--help'], help.io)).toBe(0);
     expect(help.out.stdout).toContain('toolpack-registry token create --owner NAME');
+  });
+});
+
+describe.skipIf(!hasPostgres())(`toolpack-registry --database ${NEEDS_POSTGRES}`, () => {
+  let cluster: PostgresCluster;
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+  }, 120_000);
+  afterAll(() => cluster?.stop(), 120_000);
+
+  it('creates, lists and revokes tokens in the database, not in the data folder', async () => {
+    const url = await cluster.createDatabase();
+    const cwd = await makeTempDir();
+    const created = createIo(cwd);
+    expect(
+      await runRegistryCli(['token', 'create', '--owner', 'acme', '--database', url], created.io),
+    ).toBe(0);
+    const id = created.out.stderr.match(/Token ([0-9a-f]{16})/)?.[1] ?? '';
+    const listed = createIo(cwd);
+    listed.io.env = { TOOLPACK_REGISTRY_DATABASE: url };
+    expect(await runRegistryCli(['token', 'list'], listed.io)).toBe(0);
+    expect(listed.out.stdout).toMatch(new RegExp(`^${id}\\tacme\\t\\S+\\tactive\\t\\n$`));
+    // The flag wins over the variable.
+    const revoked = createIo(cwd);
+    revoked.io.env = { TOOLPACK_REGISTRY_DATABASE: 'postgres://nobody@127.0.0.1:1/none' };
+    expect(await runRegistryCli(['token', 'revoke', id, '--database', url], revoked.io)).toBe(0);
+    const after = createIo(cwd);
+    expect(await runRegistryCli(['token', 'list', '--database', url], after.io)).toBe(0);
+    expect(after.out.stdout).toContain('\trevoked ');
+    expect(await readdir(cwd)).toEqual([]);
   });
 });

@@ -3,28 +3,39 @@ import { parseArgs } from 'node:util';
 import { describeErrorCode, isToolpackError, parseDuration } from '@toolpack/core';
 import { formatBytes } from '@toolpack/packs';
 import { createToken } from './auth/tokens.ts';
+import {
+  DATABASE_URL_VARIABLE,
+  openRegistryStorage,
+  type OpenRegistryStorageOptions,
+  type RegistryStorage,
+} from './open-registry-storage.ts';
 import { DEFAULT_BLOB_SWEEP_GRACE_MS, sweepOrphanBlobs } from './storage/blob-hygiene.ts';
-import { createFsBlobStore } from './storage/fs-blob-store.ts';
-import { createSqliteMetadataStore } from './storage/sqlite-metadata-store.ts';
+import { describePostgresUrl } from './storage/postgres-database.ts';
 import { DEFAULT_REGISTRY_HOST, DEFAULT_REGISTRY_PORT, startRegistry } from './start-registry.ts';
 
 export interface RegistryCliIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
   cwd: string;
+  /** Where `TOOLPACK_REGISTRY_DATABASE` is read (`process.env` in the real binary); none when absent. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Resolves when `serve` should stop (SIGINT/SIGTERM in the real binary). */
   waitForStop?: () => Promise<void>;
 }
 
 const USAGE = `Usage:
-  toolpack-registry serve [--port 4873] [--host 127.0.0.1] [--data DIR] [--seed DIR | --no-seed]
-                          [--public-url URL] [--trust-proxy] [--no-rate-limit]
-  toolpack-registry token create --owner NAME [--label TEXT] [--data DIR]
-  toolpack-registry token list [--owner NAME] [--data DIR]
-  toolpack-registry token revoke ID [--data DIR]
-  toolpack-registry sweep [--grace 10m] [--dry-run] [--data DIR]
+  toolpack-registry serve [--port 4873] [--host 127.0.0.1] [--data DIR] [--database URL]
+                          [--seed DIR | --no-seed] [--public-url URL] [--trust-proxy]
+                          [--no-rate-limit]
+  toolpack-registry token create --owner NAME [--label TEXT] [--data DIR] [--database URL]
+  toolpack-registry token list [--owner NAME] [--data DIR] [--database URL]
+  toolpack-registry token revoke ID [--data DIR] [--database URL]
+  toolpack-registry sweep [--grace 10m] [--dry-run] [--data DIR] [--database URL]
 
-DIR defaults to .toolpack/registry. A token is printed once and stored only as a salted hash.
+DIR defaults to .toolpack/registry. With --database postgres://user:password@host/db (or the
+URL in ${DATABASE_URL_VARIABLE}, which keeps the password off the command line) metadata and
+tarballs are in that PostgreSQL database, shared by every replica started on it, and DIR
+holds only the work folder. A token is printed once and stored only as a salted hash.
 sweep removes tarballs no version references, and files left by writes a crash interrupted,
 that are older than --grace (a number with ms, s, m or h; seconds without), as serve does on
 start; safe while a registry runs.
@@ -42,6 +53,7 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo)
         port: { type: 'string' },
         host: { type: 'string' },
         data: { type: 'string' },
+        database: { type: 'string' },
         seed: { type: 'string' },
         'no-seed': { type: 'boolean' },
         'public-url': { type: 'string' },
@@ -64,16 +76,28 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo)
     return values.help === true ? 0 : 2;
   }
   const dataDir = path.resolve(io.cwd, values.data ?? path.join('.toolpack', 'registry'));
+  // An empty variable counts as unset, as a shell's `VAR= cmd` means.
+  const databaseUrl = values.database ?? (io.env?.[DATABASE_URL_VARIABLE] || undefined);
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    io.stderr.write(
+      `--database (or ${DATABASE_URL_VARIABLE}) must be a postgres:// URL, such as postgres://user:password@host:5432/database.\n`,
+    );
+    return 2;
+  }
+  const storageOptions: OpenRegistryStorageOptions = {
+    dataDir,
+    ...(databaseUrl === undefined ? {} : { database: { url: databaseUrl } }),
+  };
   const [command, sub, ...rest] = positionals;
   try {
-    if (command === 'serve' && sub === undefined) return await serve(values, dataDir, io);
-    if (command === 'sweep' && sub === undefined) return await sweep(values, dataDir, io);
+    if (command === 'serve' && sub === undefined) return await serve(values, storageOptions, io);
+    if (command === 'sweep' && sub === undefined) return await sweep(values, storageOptions, io);
     if (command === 'token' && sub === 'create' && rest.length === 0) {
       if (values.owner === undefined) {
         io.stderr.write(`token create needs --owner NAME.\n\n${USAGE}`);
         return 2;
       }
-      const store = createSqliteMetadataStore({ file: path.join(dataDir, 'registry.db') });
+      const { store, close } = await openRegistryStorage(storageOptions);
       try {
         const created = await createToken(store, {
           owner: values.owner,
@@ -84,12 +108,12 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo)
         );
         io.stdout.write(`${created.token}\n`);
       } finally {
-        await store.close();
+        await close();
       }
       return 0;
     }
     if (command === 'token' && sub === 'list' && rest.length === 0) {
-      const store = createSqliteMetadataStore({ file: path.join(dataDir, 'registry.db') });
+      const { store, close } = await openRegistryStorage(storageOptions);
       try {
         for (const token of await store.listTokens(values.owner)) {
           io.stdout.write(
@@ -97,12 +121,12 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo)
           );
         }
       } finally {
-        await store.close();
+        await close();
       }
       return 0;
     }
     if (command === 'token' && sub === 'revoke' && rest.length === 1 && rest[0] !== undefined) {
-      const store = createSqliteMetadataStore({ file: path.join(dataDir, 'registry.db') });
+      const { store, close } = await openRegistryStorage(storageOptions);
       try {
         if (!(await store.revokeToken(rest[0], new Date().toISOString()))) {
           io.stderr.write(`No active token with id ${rest[0]}.\n`);
@@ -110,7 +134,7 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo)
         }
         io.stderr.write(`Revoked token ${rest[0]}.\n`);
       } finally {
-        await store.close();
+        await close();
       }
       return 0;
     }
@@ -127,7 +151,7 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo)
 
 async function serve(
   values: Record<string, string | boolean | undefined>,
-  dataDir: string,
+  storage: OpenRegistryStorageOptions,
   io: RegistryCliIo,
 ): Promise<number> {
   const port = values.port === undefined ? DEFAULT_REGISTRY_PORT : Number(values.port);
@@ -144,7 +168,8 @@ async function serve(
   const registry = await startRegistry({
     port,
     host: typeof values.host === 'string' ? values.host : DEFAULT_REGISTRY_HOST,
-    dataDir,
+    dataDir: storage.dataDir,
+    ...(storage.database === undefined ? {} : { database: storage.database }),
     ...(seedDir === undefined ? {} : { seedDir }),
     ...(typeof values['public-url'] === 'string' ? { publicUrl: values['public-url'] } : {}),
     ...(values['trust-proxy'] === true ? { trustProxy: true } : {}),
@@ -152,8 +177,12 @@ async function serve(
     log: (message) => io.stderr.write(`${message}\n`),
   });
   const { packs, versions } = await registry.store.countPacks();
+  const where =
+    storage.database === undefined
+      ? `data in ${registry.dataDir}`
+      : `data in ${describePostgresUrl(storage.database.url)}, work folder in ${registry.dataDir}`;
   io.stderr.write(
-    `Toolpack registry listening on ${registry.url} (${packs} packs, ${versions} versions; data in ${registry.dataDir})\n`,
+    `Toolpack registry listening on ${registry.url} (${packs} packs, ${versions} versions; ${where})\n`,
   );
   await (io.waitForStop ?? waitForSignal)();
   await registry.close();
@@ -162,7 +191,7 @@ async function serve(
 
 async function sweep(
   values: Record<string, string | boolean | undefined>,
-  dataDir: string,
+  storageOptions: OpenRegistryStorageOptions,
   io: RegistryCliIo,
 ): Promise<number> {
   const graceMs =
@@ -174,11 +203,11 @@ async function sweep(
     return 2;
   }
   const dryRun = values['dry-run'] === true;
-  const store = createSqliteMetadataStore({ file: path.join(dataDir, 'registry.db') });
+  const storage: RegistryStorage = await openRegistryStorage(storageOptions);
   try {
     const report = await sweepOrphanBlobs({
-      store,
-      blobs: createFsBlobStore({ dir: path.join(dataDir, 'blobs') }),
+      store: storage.store,
+      blobs: storage.blobs,
       graceMs,
       dryRun,
     });
@@ -196,7 +225,7 @@ async function sweep(
       io.stderr.write(`${problem.path}: ${problem.severity} ${problem.code}: ${problem.message}\n`);
     return report.problems.length > 0 ? 1 : 0;
   } finally {
-    await store.close();
+    await storage.close();
   }
 }
 
