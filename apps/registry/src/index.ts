@@ -12,6 +12,12 @@ export type {
 
 export { runRegistryCli } from './registry-cli.ts';
 export type { RegistryCliIo } from './registry-cli.ts';
+export { DATABASE_URL_VARIABLE, openRegistryStorage } from './open-registry-storage.ts';
+export type {
+  OpenRegistryStorageOptions,
+  RegistryDatabaseOptions,
+  RegistryStorage,
+} from './open-registry-storage.ts';
 
 export { DEFAULT_RATE_LIMITS, createRegistryHandler } from './http/create-registry-handler.ts';
 export type {
@@ -45,7 +51,7 @@ export type {
   PackToolLister,
   PackToolListing,
 } from './publish/list-pack-tools.ts';
-export { OFFICIAL_OWNER, seedPacks } from './publish/seed-packs.ts';
+export { OFFICIAL_OWNER, SEED_LOCK, seedPacks } from './publish/seed-packs.ts';
 export type { SeedReport } from './publish/seed-packs.ts';
 
 export type { BlobHandle, BlobListing, BlobStore, InterruptedWrite } from './storage/blob-store.ts';
@@ -85,4 +91,6 @@ export { createPostgresMetadataStore } from './storage/postgres-metadata-store.t
 export { describePostgresUrl, openPostgresPool } from './storage/postgres-database.ts';
 export type { OpenPostgresOptions } from './storage/postgres-database.ts';
 export type { PostgresMetadataStoreOptions } from './storage/postgres-metadata-store.ts';
+export { BLOB_CHUNK_BYTES, createPostgresBlobStore } from './storage/postgres-blob-store.ts';
+export type { PostgresBlobStoreOptions } from './storage/postgres-blob-store.ts';
 export { buildFtsQuery, splitSearchTerms } from './storage/fts-query.ts';
