@@ -87,6 +87,10 @@ describe('fetchServedPack', () => {
     await expect(fetchServedPack(options('hello', '~1.1.0'))).rejects.toMatchObject({
       code: 'E_NO_MATCHING_VERSION',
     });
+    registry.deprecate('hello', '1.0.0', 'Use hello 2.');
+    expect(await fetchServedPack(options('hello', '1.0.0'))).toMatchObject({
+      deprecated: 'Use hello 2.',
+    });
   });
 
   it('reuses the unpacked copy on the next start, and serves it with the registry gone', async () => {

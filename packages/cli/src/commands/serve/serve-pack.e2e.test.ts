@@ -3,7 +3,7 @@
 // server.json, spoken to over stdio and Streamable HTTP by a minimal JSON-RPC client here.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -309,5 +309,40 @@ describe('mcp serve --pack', { timeout: 90_000 }, () => {
       'pack',
       'served.json',
     ]);
+  });
+
+  it("ignores the project it starts in: only the named packs are served, and the project's files stay as they were", async () => {
+    const project = tempDir('a-project');
+    mkdirSync(path.join(project, 'scripts'));
+    writeFileSync(path.join(project, 'toolpack.yaml'), 'sources:\n  - scripts: scripts\n');
+    writeFileSync(
+      path.join(project, 'scripts', 'hello.mjs'),
+      '// DESCRIPTION "Says hi."\nprocess.stdout.write("hi");\n',
+    );
+    // Without --pack, the project's own tool is what would be served.
+    const cacheDir = tempDir('cache');
+    const listed = spawnMcp(['list', '--no-cache'], project, cacheDir);
+    let listedOut = '';
+    listed.child.stdout.setEncoding('utf8').on('data', (chunk: string) => (listedOut += chunk));
+    const [listCode] = (await once(listed.child, 'close')) as [number | null];
+    expect(listCode, listed.stderr()).toBe(0);
+    expect(listedOut).toMatch(/^hello\b/m);
+    const server = await startStdio(
+      ['--pack', 'json@1.1.0', '--registry', registry.url],
+      project,
+      cacheDir,
+    );
+    expect(toolNames(await server.request('tools/list'))).toEqual([
+      'find_tools',
+      'describe_tool',
+      'json_diff',
+      'json_format',
+      'json_query',
+    ]);
+    expect(await server.stop()).toBe(0);
+    expect(server.stderr()).toContain(
+      '--pack serves only the named packs: the toolpack.yaml here is not read.',
+    );
+    expect(readdirSync(project).sort()).toEqual(['scripts', 'toolpack.yaml']);
   });
 });
