@@ -10,6 +10,7 @@ import { createPackPackCommand } from './pack/command.ts';
 import { createPublishCommand } from './publish/command.ts';
 import { createRemoveCommand } from './remove/command.ts';
 import { createSearchCommand } from './search/command.ts';
+import { createServerJsonCommand } from './server-json/command.ts';
 import { createUpdateCommand } from './update/command.ts';
 
 /** `mcp pack <sub>`: find, add and share tool packs. */
@@ -28,6 +29,7 @@ export function createPackCommand(io: CliIo, done: (code: number) => void): Comm
     createAuditCommand,
     createPackPackCommand,
     createPublishCommand,
+    createServerJsonCommand,
   ]) {
     command.addCommand(routeCommandOutput(make(io, done), io));
   }
