@@ -154,6 +154,9 @@ describe('fetchServedPack', () => {
     await registry.close();
     await expect(fetchServedPack(options('hello', '1.1.0'))).rejects.toMatchObject({
       code: 'E_REGISTRY_UNREACHABLE',
+      message: expect.stringContaining(
+        'the cached copy of hello@1.1.0 changed since it was unpacked',
+      ),
     });
   });
 
@@ -207,6 +210,26 @@ describe('fetchServedPack', () => {
     expect(reused.origin).toBe('cache');
     expect(snapshotTree(path.join(cacheDir, SERVED_DIR))).toHaveProperty(
       `hello/${path.basename(versionDir)}/pack/scripts/greet.mjs`,
+    );
+  });
+
+  it("keeps an owner's pack in its own folder and serves it under its short name", async () => {
+    const { registry, cacheDir, options } = await setup();
+    registry.addRaw(
+      { name: 'acme/hello', version: '1.0.0' },
+      buildTarball([
+        { path: 'package/toolpack.yaml', data: packManifestText('acme/hello', '1.0.0') },
+        { path: 'package/scripts/hi.mjs', data: '// DESCRIPTION "Hi."\n' },
+      ]),
+    );
+    const owned = await fetchServedPack(options('acme/hello'));
+    const plain = await fetchServedPack(options('hello'));
+    expect(owned).toMatchObject({ name: 'acme/hello', alias: 'hello', version: '1.0.0' });
+    expect(path.relative(cacheDir, owned.dir)).toMatch(
+      /^served\/acme\/hello\/1\.0\.0-[0-9a-f]{16}\/pack$/,
+    );
+    expect(path.relative(cacheDir, plain.dir)).toMatch(
+      /^served\/hello\/1\.1\.0-[0-9a-f]{16}\/pack$/,
     );
   });
 

@@ -127,7 +127,7 @@ export async function fetchServedPack(options: FetchServedPackOptions): Promise<
     doc = pack.versions[version] ?? (await registry.getVersion(name, version));
   } catch (error) {
     if (!isRegistryDown(error)) throw error;
-    return serveOffline({ ...options, packFolder, cache, problem: error });
+    return serveOffline({ ...options, root, packFolder, cache, problem: error });
   }
 
   const expected: ServedRecord = {
@@ -300,9 +300,14 @@ function isTakenError(error: unknown): boolean {
 
 /** The registry is down: the highest cached version from that registry that fits `range`. */
 async function serveOffline(
-  options: FetchServedPackOptions & { packFolder: string; cache: PackCache; problem: unknown },
+  options: FetchServedPackOptions & {
+    root: string;
+    packFolder: string;
+    cache: PackCache;
+    problem: unknown;
+  },
 ): Promise<ServedPack> {
-  const { name, range, registry, packFolder, cache, problem } = options;
+  const { name, range, registry, root, packFolder, cache, problem } = options;
   const reason = (problem as Error).message;
   const candidates: { folder: string; record: ServedRecord }[] = [];
   const entries = await readdir(packFolder).catch(() => [] as string[]);
@@ -323,7 +328,8 @@ async function serveOffline(
     range ?? '*',
   );
   const spec = `${name}${range === undefined ? '' : `@${range}`}`;
-  for (const candidate of candidates.filter((c) => c.record.version === version)) {
+  const matching = candidates.filter((c) => c.record.version === version);
+  for (const candidate of matching) {
     const checked = await checkServedFolder(
       candidate.folder,
       candidate.record,
@@ -345,7 +351,9 @@ async function serveOffline(
   }
   throw new ToolpackError(
     'E_REGISTRY_UNREACHABLE',
-    `${reason.replace(/\.$/, '')}, and no copy of ${spec} from it is in the cache (${path.dirname(path.dirname(packFolder))}) to serve instead.`,
+    matching.length === 0
+      ? `${reason.replace(/\.$/, '')}, and no copy of ${spec} from it is in the cache (${root}) to serve instead.`
+      : `${reason.replace(/\.$/, '')}, and the cached copy of ${name}@${version} changed since it was unpacked (or its tarball left ${root}), so it is not served.`,
     {
       hint: `Start it once while the registry can be reached; after that ${name}@<exact version> (or a range that version matches) starts without it.`,
       cause: problem,
