@@ -1,8 +1,15 @@
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  hasPostgres,
+  NEEDS_POSTGRES,
+  startPostgresCluster,
+  type PostgresCluster,
+} from '@toolpack/pg-cluster';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { VersionDoc } from '../documents.ts';
+import { openRegistryStorage, type RegistryStorage } from '../open-registry-storage.ts';
 import { makeTempDir, removeTempDirs } from '../testing/registry-fixtures.ts';
 import {
   BLOB_DELETE_CLAIM_MS,
@@ -14,7 +21,7 @@ import type { BlobListing, BlobStore } from './blob-store.ts';
 import { computeBlobKey, createFsBlobStore } from './fs-blob-store.ts';
 import type { MetadataStore } from './metadata-store.ts';
 import { createSqliteMetadataStore } from './sqlite-metadata-store.ts';
-import { fuzzRuns } from '@toolpack/fuzz-runs';
+import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 afterAll(removeTempDirs);
 
@@ -338,3 +345,108 @@ describe('sweepOrphanBlobs', () => {
     );
   });
 });
+
+describe.skipIf(!hasPostgres())(
+  `blob hygiene across two replicas on PostgreSQL ${NEEDS_POSTGRES}`,
+  () => {
+    let cluster: PostgresCluster | undefined;
+    const opened: RegistryStorage[] = [];
+    beforeAll(async () => {
+      cluster = await startPostgresCluster();
+    }, 120_000);
+    afterAll(async () => {
+      await Promise.all(opened.map((storage) => storage.close()));
+      await cluster?.stop();
+    }, 120_000);
+
+    /** Two replicas' stores (each its own pool) on one new database. */
+    async function openReplicas(): Promise<[RegistryStorage, RegistryStorage]> {
+      const url = await cluster!.createDatabase();
+      const dataDir = await makeTempDir();
+      const a = await openRegistryStorage({ dataDir, database: { url } });
+      const b = await openRegistryStorage({ dataDir, database: { url } });
+      opened.push(a, b);
+      return [a, b];
+    }
+
+    async function record(on: RegistryStorage, name: string, version: string, key: string) {
+      const added = await on.store.addVersion({
+        owner: 'acme',
+        doc: makeDoc(name, version),
+        blobKey: key,
+        publishedAt: new Date().toISOString(),
+        publishedBy: 'test',
+      });
+      expect(added.status).toBe('created');
+    }
+
+    it("keeps a blob one replica's publish holds from the other's sweep, and sweeps an abandoned one", async () => {
+      const [a, b] = await openReplicas();
+      const held = Buffer.from('held by a publish on A');
+      const heldKey = computeBlobKey(held);
+      expect(await claimBlobForPublish(a.store, heldKey, { id: 'publish-a' })).toBe(true);
+      await a.blobs.put(heldKey, held);
+      // Written by A's publish, not recorded yet: B's sweep (no grace) must leave it.
+      const during = await sweepOrphanBlobs({ store: b.store, blobs: b.blobs, graceMs: 0 });
+      expect(during).toMatchObject({ removed: [], kept: { held: 1 } });
+      await record(a, 'held', '1.0.0', heldKey);
+      await a.store.releaseBlobClaim(heldKey, 'publish-a');
+
+      // The same sweep takes a blob whose publish gave up: what the claim protected is reachable.
+      const abandoned = Buffer.from('abandoned on A');
+      const abandonedKey = computeBlobKey(abandoned);
+      expect(await claimBlobForPublish(a.store, abandonedKey, { id: 'gave-up' })).toBe(true);
+      await a.blobs.put(abandonedKey, abandoned);
+      await a.store.releaseBlobClaim(abandonedKey, 'gave-up');
+      const after = await sweepOrphanBlobs({ store: b.store, blobs: b.blobs, graceMs: 0 });
+      expect(after).toMatchObject({ removed: [abandonedKey], kept: { referenced: 1, held: 0 } });
+      expect(await a.blobs.has(heldKey)).toBe(true);
+      expect(await a.blobs.has(abandonedKey)).toBe(false);
+    });
+
+    it(
+      'never removes a blob a committed version references, whatever two replicas interleave (fuzz)',
+      async () => {
+        const replicas = await openReplicas();
+        const texts = ['k0', 'k1', 'k2'];
+        const keys = texts.map((text) => computeBlobKey(Buffer.from(text)));
+        const step = fc.record({
+          actor: fc.constantFrom('publish', 'abandon', 'remove', 'sweep'),
+          replica: fc.constantFrom(0, 1),
+          key: fc.nat({ max: keys.length - 1 }),
+        });
+        let runs = 0;
+        await fc.assert(
+          fc.asyncProperty(fc.array(step, { maxLength: 10 }), async (steps) => {
+            runs += 1;
+            const committed = new Set<string>();
+            await Promise.all(
+              steps.map(async ({ actor, replica, key: index }, i) => {
+                const on = replicas[replica]!;
+                const key = keys[index]!;
+                const id = `${runs}-${i}`;
+                if (actor === 'remove') return removeBlobIfUnreferenced(on.store, on.blobs, key);
+                if (actor === 'sweep')
+                  return sweepOrphanBlobs({ store: on.store, blobs: on.blobs, graceMs: 0 });
+                if (!(await claimBlobForPublish(on.store, key, { id }))) return;
+                await on.blobs.put(key, Buffer.from(texts[index]!));
+                if (actor === 'publish') {
+                  await record(on, `p${runs}`, `1.0.${i}`, key);
+                  committed.add(key);
+                  expect(await on.blobs.has(key)).toBe(true);
+                  await on.store.releaseBlobClaim(key, id);
+                } else {
+                  await on.store.releaseBlobClaim(key, id);
+                  await removeBlobIfUnreferenced(on.store, on.blobs, key);
+                }
+              }),
+            );
+            for (const key of committed) expect(await replicas[0].blobs.has(key)).toBe(true);
+          }),
+          { numRuns: fuzzRuns(100) },
+        );
+      },
+      fuzzTimeout() * 3,
+    );
+  },
+);
