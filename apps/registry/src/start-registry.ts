@@ -51,6 +51,13 @@ export interface StartRegistryOptions {
   limits?: Partial<PackLimits>;
   rateLimits?: RateLimitOptions | false;
   trustProxy?: boolean;
+  /**
+   * The reverse-DNS namespace the official MCP Registry API (`/v0.1`) names packs under
+   * (`jira` -> `<namespace>/jira`, `acme/jira` -> `<namespace>.acme/jira`). Default `dev.toolpack`.
+   */
+  serverNamespace?: string;
+  /** The `@toolpack/cli` version `/v0.1` server.json documents run. Default this repository's. */
+  cliVersion?: string;
   /** Tokens to register on start (made by `generateToken`), e.g. from a deployment's secrets. */
   tokens?: CreateTokenOptions[];
   /** Another MetadataStore (PostgreSQL, ...) instead of `<dataDir>/registry.db`. */
@@ -167,6 +174,8 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     drain,
     isSeeding: () => seeding,
     ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
+    ...(options.serverNamespace === undefined ? {} : { serverNamespace: options.serverNamespace }),
+    ...(options.cliVersion === undefined ? {} : { cliVersion: options.cliVersion }),
   });
   const server = createServer(handler);
   server.requestTimeout = 120_000;
