@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeErrorCode, isToolpackError, parseDuration } from '@toolpack/core';
-import { formatBytes } from '@toolpack/packs';
+import { formatBytes, isValidServerNamespace } from '@toolpack/packs';
 import { createToken } from './auth/tokens.ts';
 import {
   DATABASE_URL_VARIABLE,
@@ -26,7 +26,7 @@ export interface RegistryCliIo {
 const USAGE = `Usage:
   toolpack-registry serve [--port 4873] [--host 127.0.0.1] [--data DIR] [--database URL]
                           [--seed DIR | --no-seed] [--public-url URL] [--trust-proxy]
-                          [--no-rate-limit]
+                          [--no-rate-limit] [--server-namespace NS]
   toolpack-registry token create --owner NAME [--label TEXT] [--data DIR] [--database URL]
   toolpack-registry token list [--owner NAME] [--data DIR] [--database URL]
   toolpack-registry token revoke ID [--data DIR] [--database URL]
@@ -35,7 +35,9 @@ const USAGE = `Usage:
 DIR defaults to .toolpack/registry. With --database postgres://user:password@host/db (or the
 URL in ${DATABASE_URL_VARIABLE}, which keeps the password off the command line) metadata and
 tarballs are in that PostgreSQL database, shared by every replica started on it, and DIR
-holds only the work folder. A token is printed once and stored only as a salted hash.
+holds only the work folder. --server-namespace (default dev.toolpack) is the reverse-DNS
+prefix the official MCP Registry API at /v0.1 names packs under (jira -> NS/jira). A token
+is printed once and stored only as a salted hash.
 sweep removes tarballs no version references, and files left by writes a crash interrupted,
 that are older than --grace (a number with ms, s, m or h; seconds without), as serve does on
 start; safe while a registry runs.
@@ -59,6 +61,7 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo)
         'public-url': { type: 'string' },
         'trust-proxy': { type: 'boolean' },
         'no-rate-limit': { type: 'boolean' },
+        'server-namespace': { type: 'string' },
         owner: { type: 'string' },
         label: { type: 'string' },
         grace: { type: 'string' },
@@ -165,6 +168,13 @@ async function serve(
       : typeof values.seed === 'string'
         ? path.resolve(io.cwd, values.seed)
         : undefined;
+  const serverNamespace = values['server-namespace'];
+  if (typeof serverNamespace === 'string' && !isValidServerNamespace(serverNamespace)) {
+    io.stderr.write(
+      `--server-namespace must be a lowercase reverse-DNS name such as com.example.packs, not ${serverNamespace}.\n`,
+    );
+    return 2;
+  }
   const registry = await startRegistry({
     port,
     host: typeof values.host === 'string' ? values.host : DEFAULT_REGISTRY_HOST,
@@ -174,6 +184,7 @@ async function serve(
     ...(typeof values['public-url'] === 'string' ? { publicUrl: values['public-url'] } : {}),
     ...(values['trust-proxy'] === true ? { trustProxy: true } : {}),
     ...(values['no-rate-limit'] === true ? { rateLimits: false as const } : {}),
+    ...(typeof serverNamespace === 'string' ? { serverNamespace } : {}),
     log: (message) => io.stderr.write(`${message}\n`),
   });
   const { packs, versions } = await registry.store.countPacks();
