@@ -14,7 +14,6 @@ import {
   type ServedPack,
 } from '@toolpack/packs';
 import type { CommandContext } from '../../io.ts';
-import { describePackTools } from '../pack/discover-pack-tools.ts';
 import {
   diagnoseWithheldEnv,
   type ResolvedSources,
@@ -57,9 +56,10 @@ export async function resolveServedPacks(
     .split(',')
     .map((origin) => origin.trim())
     .filter((origin) => origin !== '');
+  // No describeTools: a folder registry would import a pack's modules here, unconfined, to
+  // list tools nobody reads; the server lists them from the unpacked copy, in the sandbox.
   const registry = openRegistry({
     location,
-    describeTools: describePackTools,
     ...(origins.length === 0 ? {} : { tarballOrigins: origins }),
   });
 
