@@ -119,6 +119,22 @@ describe('fetchServedPack', () => {
     });
   });
 
+  it('takes a 5xx answer for an outage, but a 404 for an answer', async () => {
+    const { registry, options } = await setup();
+    await fetchServedPack(options('hello', '1.1.0'));
+    const answering = (status: number) =>
+      createHttpRegistry({
+        url: registry.url,
+        fetch: async () => new Response('{"error":"no"}', { status }),
+      });
+    expect(
+      await fetchServedPack({ ...options('hello', '1.1.0'), registry: answering(503) }),
+    ).toMatchObject({ origin: 'offline', version: '1.1.0' });
+    await expect(
+      fetchServedPack({ ...options('hello', '1.1.0'), registry: answering(404) }),
+    ).rejects.toMatchObject({ code: 'E_PACK_NOT_FOUND' });
+  });
+
   it('offline, never serves a copy that came from another registry', async () => {
     const { cacheDir, projectDir } = await setup();
     const other = await setup();
