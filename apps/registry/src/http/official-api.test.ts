@@ -6,6 +6,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toServerName } from '@toolpack/packs';
 import {
+  hasPostgres,
+  NEEDS_POSTGRES,
+  startPostgresCluster,
+  type PostgresCluster,
+} from '@toolpack/pg-cluster';
+import type { StartRegistryOptions } from '../start-registry.ts';
+import {
   packFixture,
   removeTempDirs,
   startTestRegistryApp,
@@ -62,8 +69,9 @@ const ids = (list: ServerList) => list.servers.map((s) => `${s.server.name}@${s.
 
 const PLAIN = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta'];
 
-beforeAll(async () => {
-  app = await startTestRegistryApp({ owners: ['acme', 'bob'] });
+/** A registry with a small catalogue: weather in three versions, scoped and plain packs. */
+async function startCatalogue(options: StartRegistryOptions = {}): Promise<TestRegistryApp> {
+  const started = await startTestRegistryApp({ owners: ['acme', 'bob'], ...options });
   const publishes: [string, Parameters<typeof packFixture>[1], string][] = [
     ['weather', {}, 'acme'],
     ['weather', { version: '1.1.0' }, 'acme'],
@@ -76,229 +84,259 @@ beforeAll(async () => {
       'bob',
     ]),
   ];
-  for (const [fixture, options, owner] of publishes) {
-    const response = await app.publish(await packFixture(fixture, options), app.tokens[owner]);
+  for (const [fixture, fixtureOptions, owner] of publishes) {
+    const response = await started.publish(
+      await packFixture(fixture, fixtureOptions),
+      started.tokens[owner],
+    );
     expect(response.status, await response.clone().text()).toBe(201);
   }
-}, 120_000);
+  return started;
+}
 
-afterAll(async () => {
-  await app?.close();
-  await removeTempDirs();
-});
+afterAll(removeTempDirs);
 
-describe('GET /v0.1/servers', () => {
-  it('lists every version as a ServerResponse, server.json valid against the schema', async () => {
-    const { status, body, headers } = await getJson<ServerList>('/v0.1/servers?limit=100');
-    expect(status).toBe(200);
-    expect(headers.get('access-control-allow-origin')).toBe('*');
-    expect(body.metadata).toEqual({ count: 12 });
-    expect(body.metadata.nextCursor).toBeUndefined();
-    expectValidServers(body.servers);
-    // Pack name, then version, compared as bytes: a stable order for cursors.
-    expect(ids(body).slice(0, 3)).toEqual([
-      'dev.toolpack.acme/notes@1.0.0',
-      'dev.toolpack/alpha@1.0.0',
-      'dev.toolpack/beta@1.0.0',
-    ]);
-    const weather = body.servers.filter((entry) => entry.server.name === 'dev.toolpack/weather');
-    expect(weather.map((entry) => [entry.server.version, official(entry).isLatest])).toEqual([
-      ['1.0.0', false],
-      ['1.1.0', true],
-      ['2.0.0-beta.1', false],
-    ]);
-    const first = weather[1]!;
-    expect(official(first)).toMatchObject({ status: 'active' });
-    expect(Date.parse(official(first).publishedAt)).not.toBeNaN();
-    expect(first.server.packages[0]?.identifier).toBe('@toolpack/cli');
-    expect(first.server.packages[0]?.packageArguments.map((arg) => arg.value)).toEqual([
-      'serve',
-      'weather@1.1.0',
-      app.url,
-    ]);
-    expect(first.server.websiteUrl).toBe(`${app.url}/packs/weather?version=1.1.0`);
-    const station = body.servers.find((entry) => entry.server.name === 'dev.toolpack.bob/station');
-    expect(Array.from(station!.server.description)).toHaveLength(100);
-  });
-
-  it('pages with opaque cursors to the same list, without repeats or gaps', async () => {
-    const all = ids((await getJson<ServerList>('/v0.1/servers?limit=100')).body);
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 20; page += 1) {
-      const query = `/v0.1/servers?limit=5${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
-      const { body } = await getJson<ServerList>(query);
-      expect(body.metadata.count).toBe(body.servers.length);
-      seen.push(...ids(body));
-      cursor = body.metadata.nextCursor;
-      if (cursor === undefined) break;
-    }
-    expect(cursor).toBeUndefined();
-    expect(seen).toEqual(all);
-  });
-
-  it('defaults to 30 a page and refuses a limit past 100, a foreign cursor, a bad date', async () => {
-    const { body } = await getJson<ServerList>('/v0.1/servers');
-    expect(body.servers).toHaveLength(12);
-    for (const query of [
-      'limit=101',
-      'limit=0',
-      'limit=ten',
-      'cursor=not-ours',
-      `cursor=${Buffer.from('["Bad Name","1.0.0"]').toString('base64url')}`,
-      'updated_since=yesterday',
-      'updated_since=2025-13-45T00:00:00Z',
-      'include_deleted=maybe',
-    ]) {
-      const { status, body: error } = await getJson<{ error: string }>(`/v0.1/servers?${query}`);
-      expect(status, query).toBe(400);
-      expect(typeof error.error, query).toBe('string');
-    }
-  });
-
-  it('version=latest keeps each pack’s listed version only', async () => {
-    const { body } = await getJson<ServerList>('/v0.1/servers?version=latest&limit=100');
-    expect(body.servers).toHaveLength(10);
-    expect(body.servers.every((entry) => official(entry).isLatest)).toBe(true);
-    expect(ids(body)).toContain('dev.toolpack/weather@1.1.0');
-    const exact = await getJson<ServerList>('/v0.1/servers?version=1.1.0');
-    expect(ids(exact.body)).toEqual(['dev.toolpack/weather@1.1.0']);
-  });
-
-  it('search matches a substring of the server name, the namespace part included, any case', async () => {
-    const search = async (text: string) =>
-      ids(
-        (await getJson<ServerList>(`/v0.1/servers?limit=100&search=${encodeURIComponent(text)}`))
-          .body,
+/** The routes, against whichever registry `app` is when they run. */
+function describeRoutes(): void {
+  describe('GET /v0.1/servers', () => {
+    it('lists every version as a ServerResponse, server.json valid against the schema', async () => {
+      const { status, body, headers } = await getJson<ServerList>('/v0.1/servers?limit=100');
+      expect(status).toBe(200);
+      expect(headers.get('access-control-allow-origin')).toBe('*');
+      expect(body.metadata).toEqual({ count: 12 });
+      expect(body.metadata.nextCursor).toBeUndefined();
+      expectValidServers(body.servers);
+      // Pack name, then version, compared as bytes: a stable order for cursors.
+      expect(ids(body).slice(0, 3)).toEqual([
+        'dev.toolpack.acme/notes@1.0.0',
+        'dev.toolpack/alpha@1.0.0',
+        'dev.toolpack/beta@1.0.0',
+      ]);
+      const weather = body.servers.filter((entry) => entry.server.name === 'dev.toolpack/weather');
+      expect(weather.map((entry) => [entry.server.version, official(entry).isLatest])).toEqual([
+        ['1.0.0', false],
+        ['1.1.0', true],
+        ['2.0.0-beta.1', false],
+      ]);
+      const first = weather[1]!;
+      expect(official(first)).toMatchObject({ status: 'active' });
+      expect(Date.parse(official(first).publishedAt)).not.toBeNaN();
+      expect(first.server.packages[0]?.identifier).toBe('@toolpack/cli');
+      expect(first.server.packages[0]?.packageArguments.map((arg) => arg.value)).toEqual([
+        'serve',
+        'weather@1.1.0',
+        app.url,
+      ]);
+      expect(first.server.websiteUrl).toBe(`${app.url}/packs/weather?version=1.1.0`);
+      const station = body.servers.find(
+        (entry) => entry.server.name === 'dev.toolpack.bob/station',
       );
-    expect(await search('WEATHER')).toEqual([
-      'dev.toolpack/weather@1.0.0',
-      'dev.toolpack/weather@1.1.0',
-      'dev.toolpack/weather@2.0.0-beta.1',
-    ]);
-    expect(await search('k.acme/')).toEqual(['dev.toolpack.acme/notes@1.0.0']);
-    expect(await search('toolpack/e')).toEqual([
-      'dev.toolpack/epsilon@1.0.0',
-      'dev.toolpack/eta@1.0.0',
-    ]);
-    expect(await search('toolpack')).toHaveLength(12);
-    expect(await search('io.github')).toEqual([]);
-    // Paging through a filtered listing: the same answers.
-    const first = await getJson<ServerList>('/v0.1/servers?search=toolpack%2F&limit=4');
-    expect(first.body.servers).toHaveLength(4);
-    const second = await getJson<ServerList>(
-      `/v0.1/servers?search=toolpack%2F&limit=100&cursor=${first.body.metadata.nextCursor}`,
-    );
-    expect([...ids(first.body), ...ids(second.body)]).toEqual(await search('toolpack/'));
-  });
-});
-
-describe('GET /v0.1/servers/{serverName}/versions[/{version}]', () => {
-  it('lists a server’s versions newest first, its name URL-encoded or not', async () => {
-    const { status, body } = await getJson<ServerList>(
-      '/v0.1/servers/dev.toolpack%2Fweather/versions',
-    );
-    expect(status).toBe(200);
-    expectValidServers(body.servers);
-    expect(body.servers.map((entry) => entry.server.version)).toEqual([
-      '2.0.0-beta.1',
-      '1.1.0',
-      '1.0.0',
-    ]);
-    const scoped = await getJson<ServerList>('/v0.1/servers/dev.toolpack.acme/notes/versions');
-    expect(ids(scoped.body)).toEqual(['dev.toolpack.acme/notes@1.0.0']);
-  });
-
-  it('answers one version, or latest, and 404 in the documented shape for unknown ones', async () => {
-    const latest = await getJson<ServerEntry>(
-      '/v0.1/servers/dev.toolpack%2Fweather/versions/latest',
-    );
-    expect(latest.status).toBe(200);
-    expect(latest.body.server.version).toBe('1.1.0');
-    expect(official(latest.body).isLatest).toBe(true);
-    const exact = await getJson<ServerEntry>(
-      `/v0.1/servers/${encodeURIComponent('dev.toolpack.acme/notes')}/versions/1.0.0`,
-    );
-    expect(exact.body.server.name).toBe('dev.toolpack.acme/notes');
-    for (const route of [
-      '/v0.1/servers/dev.toolpack%2Fnope/versions',
-      '/v0.1/servers/io.github.someone%2Fweather/versions',
-      '/v0.1/servers/dev.toolpack%2FWeather/versions/latest',
-    ]) {
-      const { status, body } = await getJson<{ error: string }>(route);
-      expect(status, route).toBe(404);
-      expect(body).toEqual({ error: 'Server not found' });
-    }
-    const missing = await getJson<{ error: string }>(
-      '/v0.1/servers/dev.toolpack%2Fweather/versions/9.9.9',
-    );
-    expect(missing).toMatchObject({ status: 404, body: { error: 'Server version not found' } });
-  });
-});
-
-describe('status after deprecate and yank, and updated_since', () => {
-  it('a deprecation reads deprecated, a yank deleted; updated_since finds both, the default list hides the yanked', async () => {
-    // Everything published so far is strictly older than `since`.
-    await delay(5);
-    const since = new Date().toISOString();
-    await delay(5);
-    const action = (version: string, what: 'deprecate' | 'yank') =>
-      fetch(`${app.url}/v0/packs/weather/versions/${version}/${what}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${app.tokens.acme}`, 'content-type': 'application/json' },
-        body: JSON.stringify(what === 'deprecate' ? { message: 'Use 1.1.0' } : {}),
-      });
-    expect((await action('1.0.0', 'deprecate')).status).toBe(200);
-    expect((await action('2.0.0-beta.1', 'yank')).status).toBe(200);
-
-    const changed = await getJson<ServerList>(
-      `/v0.1/servers?updated_since=${encodeURIComponent(since)}`,
-    );
-    expect(
-      changed.body.servers.map((entry) => [entry.server.version, official(entry).status]),
-    ).toEqual([
-      ['1.0.0', 'deprecated'],
-      ['2.0.0-beta.1', 'deleted'],
-    ]);
-    expectValidServers(changed.body.servers);
-    const changedEntry = changed.body.servers[0]!;
-    expect(official(changedEntry).updatedAt >= since).toBe(true);
-    expect(official(changedEntry).publishedAt < since).toBe(true);
-
-    const listed = ids((await getJson<ServerList>('/v0.1/servers?limit=100')).body);
-    expect(listed).toContain('dev.toolpack/weather@1.0.0');
-    expect(listed).not.toContain('dev.toolpack/weather@2.0.0-beta.1');
-    const withDeleted = ids(
-      (await getJson<ServerList>('/v0.1/servers?limit=100&include_deleted=true')).body,
-    );
-    expect(withDeleted).toContain('dev.toolpack/weather@2.0.0-beta.1');
-    // A yanked version is still there by its exact version (a lockfile may name it).
-    const yanked = await getJson<ServerEntry>(
-      '/v0.1/servers/dev.toolpack%2Fweather/versions/2.0.0-beta.1',
-    );
-    expect(official(yanked.body).status).toBe('deleted');
-  });
-});
-
-describe('CORS and methods', () => {
-  it('answers a browser preflight with 204 and the headers a cross-origin GET needs', async () => {
-    const response = await get('/v0.1/servers', {
-      method: 'OPTIONS',
-      headers: {
-        origin: 'https://vscode.example',
-        'access-control-request-method': 'GET',
-        'access-control-request-headers': 'accept, x-client',
-      },
+      expect(Array.from(station!.server.description)).toHaveLength(100);
     });
-    expect(response.status).toBe(204);
-    expect(response.headers.get('access-control-allow-origin')).toBe('*');
-    expect(response.headers.get('access-control-allow-methods')).toContain('GET');
-    expect(response.headers.get('access-control-allow-headers')).toBe('accept, x-client');
-    const posted = await get('/v0.1/servers', { method: 'POST', body: '{}' });
-    expect(posted.status).toBe(405);
-    expect(posted.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
-    expect(await posted.json()).toEqual({ error: 'Use GET, HEAD, OPTIONS here.' });
+
+    it('pages with opaque cursors to the same list, without repeats or gaps', async () => {
+      const all = ids((await getJson<ServerList>('/v0.1/servers?limit=100')).body);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 20; page += 1) {
+        const query = `/v0.1/servers?limit=5${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+        const { body } = await getJson<ServerList>(query);
+        expect(body.metadata.count).toBe(body.servers.length);
+        seen.push(...ids(body));
+        cursor = body.metadata.nextCursor;
+        if (cursor === undefined) break;
+      }
+      expect(cursor).toBeUndefined();
+      expect(seen).toEqual(all);
+    });
+
+    it('defaults to 30 a page and refuses a limit past 100, a foreign cursor, a bad date', async () => {
+      const { body } = await getJson<ServerList>('/v0.1/servers');
+      expect(body.servers).toHaveLength(12);
+      for (const query of [
+        'limit=101',
+        'limit=0',
+        'limit=ten',
+        'cursor=not-ours',
+        `cursor=${Buffer.from('["Bad Name","1.0.0"]').toString('base64url')}`,
+        'updated_since=yesterday',
+        'updated_since=2025-13-45T00:00:00Z',
+        'include_deleted=maybe',
+      ]) {
+        const { status, body: error } = await getJson<{ error: string }>(`/v0.1/servers?${query}`);
+        expect(status, query).toBe(400);
+        expect(typeof error.error, query).toBe('string');
+      }
+    });
+
+    it('version=latest keeps each pack’s listed version only', async () => {
+      const { body } = await getJson<ServerList>('/v0.1/servers?version=latest&limit=100');
+      expect(body.servers).toHaveLength(10);
+      expect(body.servers.every((entry) => official(entry).isLatest)).toBe(true);
+      expect(ids(body)).toContain('dev.toolpack/weather@1.1.0');
+      const exact = await getJson<ServerList>('/v0.1/servers?version=1.1.0');
+      expect(ids(exact.body)).toEqual(['dev.toolpack/weather@1.1.0']);
+    });
+
+    it('search matches a substring of the server name, the namespace part included, any case', async () => {
+      const search = async (text: string) =>
+        ids(
+          (await getJson<ServerList>(`/v0.1/servers?limit=100&search=${encodeURIComponent(text)}`))
+            .body,
+        );
+      expect(await search('WEATHER')).toEqual([
+        'dev.toolpack/weather@1.0.0',
+        'dev.toolpack/weather@1.1.0',
+        'dev.toolpack/weather@2.0.0-beta.1',
+      ]);
+      expect(await search('k.acme/')).toEqual(['dev.toolpack.acme/notes@1.0.0']);
+      expect(await search('toolpack/e')).toEqual([
+        'dev.toolpack/epsilon@1.0.0',
+        'dev.toolpack/eta@1.0.0',
+      ]);
+      expect(await search('toolpack')).toHaveLength(12);
+      expect(await search('io.github')).toEqual([]);
+      // Paging through a filtered listing: the same answers.
+      const first = await getJson<ServerList>('/v0.1/servers?search=toolpack%2F&limit=4');
+      expect(first.body.servers).toHaveLength(4);
+      const second = await getJson<ServerList>(
+        `/v0.1/servers?search=toolpack%2F&limit=100&cursor=${first.body.metadata.nextCursor}`,
+      );
+      expect([...ids(first.body), ...ids(second.body)]).toEqual(await search('toolpack/'));
+    });
   });
+
+  describe('GET /v0.1/servers/{serverName}/versions[/{version}]', () => {
+    it('lists a server’s versions newest first, its name URL-encoded or not', async () => {
+      const { status, body } = await getJson<ServerList>(
+        '/v0.1/servers/dev.toolpack%2Fweather/versions',
+      );
+      expect(status).toBe(200);
+      expectValidServers(body.servers);
+      expect(body.servers.map((entry) => entry.server.version)).toEqual([
+        '2.0.0-beta.1',
+        '1.1.0',
+        '1.0.0',
+      ]);
+      const scoped = await getJson<ServerList>('/v0.1/servers/dev.toolpack.acme/notes/versions');
+      expect(ids(scoped.body)).toEqual(['dev.toolpack.acme/notes@1.0.0']);
+    });
+
+    it('answers one version, or latest, and 404 in the documented shape for unknown ones', async () => {
+      const latest = await getJson<ServerEntry>(
+        '/v0.1/servers/dev.toolpack%2Fweather/versions/latest',
+      );
+      expect(latest.status).toBe(200);
+      expect(latest.body.server.version).toBe('1.1.0');
+      expect(official(latest.body).isLatest).toBe(true);
+      const exact = await getJson<ServerEntry>(
+        `/v0.1/servers/${encodeURIComponent('dev.toolpack.acme/notes')}/versions/1.0.0`,
+      );
+      expect(exact.body.server.name).toBe('dev.toolpack.acme/notes');
+      for (const route of [
+        '/v0.1/servers/dev.toolpack%2Fnope/versions',
+        '/v0.1/servers/io.github.someone%2Fweather/versions',
+        '/v0.1/servers/dev.toolpack%2FWeather/versions/latest',
+      ]) {
+        const { status, body } = await getJson<{ error: string }>(route);
+        expect(status, route).toBe(404);
+        expect(body).toEqual({ error: 'Server not found' });
+      }
+      const missing = await getJson<{ error: string }>(
+        '/v0.1/servers/dev.toolpack%2Fweather/versions/9.9.9',
+      );
+      expect(missing).toMatchObject({ status: 404, body: { error: 'Server version not found' } });
+    });
+  });
+
+  describe('status after deprecate and yank, and updated_since', () => {
+    it('a deprecation reads deprecated, a yank deleted; updated_since finds both, the default list hides the yanked', async () => {
+      // Everything published so far is strictly older than `since`.
+      await delay(5);
+      const since = new Date().toISOString();
+      await delay(5);
+      const action = (version: string, what: 'deprecate' | 'yank') =>
+        fetch(`${app.url}/v0/packs/weather/versions/${version}/${what}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${app.tokens.acme}`,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify(what === 'deprecate' ? { message: 'Use 1.1.0' } : {}),
+        });
+      expect((await action('1.0.0', 'deprecate')).status).toBe(200);
+      expect((await action('2.0.0-beta.1', 'yank')).status).toBe(200);
+
+      const changed = await getJson<ServerList>(
+        `/v0.1/servers?updated_since=${encodeURIComponent(since)}`,
+      );
+      expect(
+        changed.body.servers.map((entry) => [entry.server.version, official(entry).status]),
+      ).toEqual([
+        ['1.0.0', 'deprecated'],
+        ['2.0.0-beta.1', 'deleted'],
+      ]);
+      expectValidServers(changed.body.servers);
+      const changedEntry = changed.body.servers[0]!;
+      expect(official(changedEntry).updatedAt >= since).toBe(true);
+      expect(official(changedEntry).publishedAt < since).toBe(true);
+
+      const listed = ids((await getJson<ServerList>('/v0.1/servers?limit=100')).body);
+      expect(listed).toContain('dev.toolpack/weather@1.0.0');
+      expect(listed).not.toContain('dev.toolpack/weather@2.0.0-beta.1');
+      const withDeleted = ids(
+        (await getJson<ServerList>('/v0.1/servers?limit=100&include_deleted=true')).body,
+      );
+      expect(withDeleted).toContain('dev.toolpack/weather@2.0.0-beta.1');
+      // A yanked version is still there by its exact version (a lockfile may name it).
+      const yanked = await getJson<ServerEntry>(
+        '/v0.1/servers/dev.toolpack%2Fweather/versions/2.0.0-beta.1',
+      );
+      expect(official(yanked.body).status).toBe('deleted');
+    });
+  });
+
+  describe('CORS and methods', () => {
+    it('answers a browser preflight with 204 and the headers a cross-origin GET needs', async () => {
+      const response = await get('/v0.1/servers', {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://vscode.example',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'accept, x-client',
+        },
+      });
+      expect(response.status).toBe(204);
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('access-control-allow-methods')).toContain('GET');
+      expect(response.headers.get('access-control-allow-headers')).toBe('accept, x-client');
+      const posted = await get('/v0.1/servers', { method: 'POST', body: '{}' });
+      expect(posted.status).toBe(405);
+      expect(posted.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+      expect(await posted.json()).toEqual({ error: 'Use GET, HEAD, OPTIONS here.' });
+    });
+  });
+}
+
+describe('on SQLite', () => {
+  beforeAll(async () => {
+    app = await startCatalogue();
+  }, 120_000);
+  afterAll(() => app?.close());
+  describeRoutes();
+});
+
+describe.skipIf(!hasPostgres())(`on PostgreSQL ${NEEDS_POSTGRES}`, () => {
+  let cluster: PostgresCluster | undefined;
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+    app = await startCatalogue({ database: { url: await cluster.createDatabase() } });
+  }, 120_000);
+  afterAll(async () => {
+    await app?.close();
+    await cluster?.stop();
+  }, 120_000);
+  describeRoutes();
 });
 
 describe('rate limit', () => {
