@@ -20,6 +20,7 @@ import type {
 import { METADATA_MIGRATIONS } from './postgres-metadata-migrations.ts';
 import { applyPostgresMigrations } from './postgres-database.ts';
 import {
+  SEARCH_RANK_NORMALIZATION,
   SEARCH_RANK_WEIGHTS,
   buildSearchTsquery,
   buildSearchVector,
@@ -306,13 +307,19 @@ export async function createPostgresMetadataStore(
       if (tags.length > 0) where.push(`tag_keys @> ${param(tags)}::text[]`);
       let order = 'name';
       if (tsquery !== undefined) {
-        const match = `${param(tsquery)}::tsquery`;
+        const match = `${param(tsquery.all)}::tsquery`;
         where.push(`search @@ ${match}`);
         const exactName = query_.exactName ?? '';
         const exact = param(exactName.includes('\0') ? '' : exactName);
         // The pack of exactly that name, then packs of that name under an owner (`acme/jira`
-        // for `jira`), then the rest by rank.
-        order = `name = ${exact} DESC, short_name = ${exact} DESC, ts_rank('${SEARCH_RANK_WEIGHTS}', search, ${match}) DESC, name`;
+        // for `jira`), then packs with every word in their name, then the rest by rank.
+        order = [
+          `name = ${exact} DESC`,
+          `short_name = ${exact} DESC`,
+          `search @@ ${param(tsquery.inName)}::tsquery DESC`,
+          `ts_rank_cd('${SEARCH_RANK_WEIGHTS}', search, ${match}, ${SEARCH_RANK_NORMALIZATION}) DESC`,
+          'name',
+        ].join(', ');
       }
       const { rows } = await query(
         `SELECT name, head_version, summary FROM packs WHERE ${where.join(' AND ')}

@@ -1,10 +1,16 @@
 import { splitIndexTerms, splitSearchTerms } from './fts-query.ts';
 
 /**
- * `ts_rank` weights for the labels {D, C, B, A}: description, tool names, tags, name. The
+ * `ts_rank_cd` weights for the labels {D, C, B, A}: description, tool names, tags, name. The
  * same order and roughly the same ratios as the SQLite store's bm25 column weights.
  */
 export const SEARCH_RANK_WEIGHTS = '{0.1, 0.3, 0.4, 1.0}';
+/**
+ * Divides the rank by 1 + log(document length): a shorter pack ranks higher among equals,
+ * as bm25 ranks them. Of the normalizations tried against the SQLite store on a generated
+ * catalogue, this kept the first pages closest (search-parity.test.ts).
+ */
+export const SEARCH_RANK_NORMALIZATION = 1;
 
 /** What a pack is found by: the fields of its listed version. */
 export interface SearchFields {
@@ -44,18 +50,26 @@ export function buildSearchVector(fields: SearchFields): string {
   return [...positions].map(([term, list]) => `${quoteLexeme(term)}:${list.join(',')}`).join(' ');
 }
 
+export interface SearchTsquery {
+  /** Every term as a prefix, anywhere in the pack. */
+  all: string;
+  /** Every term as a prefix, in the pack's name (weight A). */
+  inName: string;
+}
+
 /**
- * A `tsquery` literal requiring every term of the user's words as a prefix (`jir` finds
+ * `tsquery` literals requiring every term of the user's words as a prefix (`jir` finds
  * `jira`), for `$1::tsquery`. Each term is a quoted lexeme, so `&`, `|`, `!`, `<->`, `:*`
  * and parentheses in user text are never operators (and splitting has removed them anyway).
  * Undefined when the words hold no searchable term.
  */
-export function buildSearchTsquery(words: readonly string[]): string | undefined {
+export function buildSearchTsquery(words: readonly string[]): SearchTsquery | undefined {
   const terms = [...new Set(splitSearchTerms(words.join(' ')).map(foldDiacritics))].filter(
     (term) => term !== '',
   );
   if (terms.length === 0) return undefined;
-  return terms.map((term) => `${quoteLexeme(term)}:*`).join(' & ');
+  const join = (suffix: string) => terms.map((term) => `${quoteLexeme(term)}${suffix}`).join(' & ');
+  return { all: join(':*'), inName: join(':*A') };
 }
 
 /** `café` and `cafe` are one term, as with SQLite's `remove_diacritics`. */
