@@ -134,7 +134,9 @@ async function collectServers(
   let scanned = 0;
   for (;;) {
     const page = await context.store.listVersions({
-      limit: sparse ? SCAN_BATCH : params.limit + (filtered ? 1 : 0),
+      // One row past the page tells whether there is more; past the first batch, rows are
+      // being skipped (yanked ones), so the rest is read in large batches.
+      limit: sparse || scanned > 0 ? SCAN_BATCH : params.limit + (filtered ? 1 : 0),
       ...(after === undefined ? {} : { after }),
       ...(params.updatedSince === undefined ? {} : { updatedSince: params.updatedSince }),
       ...(params.latestOnly ? { latestOnly: true } : {}),

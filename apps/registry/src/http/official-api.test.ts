@@ -284,6 +284,20 @@ function describeRoutes(): void {
       const listed = ids((await getJson<ServerList>('/v0.1/servers?limit=100')).body);
       expect(listed).toContain('dev.toolpack/weather@1.0.0');
       expect(listed).not.toContain('dev.toolpack/weather@2.0.0-beta.1');
+      // Page by page, the yanked version is skipped the same way, wherever a page ends.
+      for (const limit of [1, 2, 3]) {
+        const paged: string[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < 30; page += 1) {
+          const { body } = await getJson<ServerList>(
+            `/v0.1/servers?limit=${limit}${cursor === undefined ? '' : `&cursor=${cursor}`}`,
+          );
+          paged.push(...ids(body));
+          cursor = body.metadata.nextCursor;
+          if (cursor === undefined) break;
+        }
+        expect(paged, `limit ${limit}`).toEqual(listed);
+      }
       const withDeleted = ids(
         (await getJson<ServerList>('/v0.1/servers?limit=100&include_deleted=true')).body,
       );
