@@ -4,6 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fuzzRuns } from '@toolpack/fuzz-runs';
 import { toServerName } from '@toolpack/packs';
 import {
   hasPostgres,
@@ -307,6 +308,43 @@ function describeRoutes(): void {
         '/v0.1/servers/dev.toolpack%2Fweather/versions/2.0.0-beta.1',
       );
       expect(official(yanked.body).status).toBe('deleted');
+    });
+  });
+
+  describe('hostile queries', () => {
+    it('any query and any server name answer 200, 400 or 404 in the API shape, never 500', async () => {
+      const nasty = fc.oneof(
+        fc.string({ maxLength: 40 }),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.constantFrom('\u0000', '%', '_', '\\', "'; DROP TABLE packs; --", 'é', '../..', '🧰'),
+      );
+      const param = fc.constantFrom(
+        'search',
+        'cursor',
+        'limit',
+        'updated_since',
+        'version',
+        'include_deleted',
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.tuple(param, nasty), { maxLength: 4 }),
+          nasty,
+          async (pairs, name) => {
+            const query = new URLSearchParams(pairs).toString();
+            const listing = await get(`/v0.1/servers?${query}`);
+            expect([200, 400], query).toContain(listing.status);
+            const body = (await listing.json()) as { servers?: unknown; error?: unknown };
+            expect(listing.status === 200 ? Array.isArray(body.servers) : typeof body.error).toBe(
+              listing.status === 200 ? true : 'string',
+            );
+            const route = `/v0.1/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(name)}`;
+            const detail = await get(route);
+            expect([200, 404], route).toContain(detail.status);
+          },
+        ),
+        { numRuns: fuzzRuns(150) },
+      );
     });
   });
 
