@@ -133,6 +133,12 @@ function describeRoutes(): void {
         (entry) => entry.server.name === 'dev.toolpack.bob/station',
       );
       expect(Array.from(station!.server.description)).toHaveLength(100);
+      // The website is the gallery's page of that version, scoped names included.
+      for (const entry of [first, station!]) {
+        const page = await fetch(entry.server.websiteUrl!);
+        expect(page.status, entry.server.websiteUrl).toBe(200);
+        expect(await page.text()).toContain(entry.server.version);
+      }
     });
 
     it('pages with opaque cursors to the same list, without repeats or gaps', async () => {
