@@ -173,6 +173,13 @@ describe('the official MCP Registry API, read by a client written from its docum
       'acme/hello@1.1.0',
       baseUrl,
     ]);
+    // The CLI prints the very document the registry serves.
+    const printed = await startMcp(
+      ['pack', 'server-json', 'acme/hello@1.1.0', '--registry', baseUrl, '--namespace', NAMESPACE],
+      { cwd: temp, env: cleanEnv() },
+    );
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(JSON.parse(printed.stdout)).toEqual(hello.server);
     expect(pkg?.environmentVariables).toEqual([
       expect.objectContaining({ name: 'HELLO_TOKEN', isRequired: true, isSecret: true }),
       expect.objectContaining({ name: 'HELLO_LANGUAGE', isRequired: false, isSecret: false }),
