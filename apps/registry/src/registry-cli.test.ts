@@ -179,6 +179,8 @@ describe('toolpack-registry', () => {
       ['token', 'create', '--owner', 'Bad Owner'],
       ['serve', '--port', 'x'],
       ['sweep', '--grace', 'soon'],
+      ['serve', '--max-connections', '5'],
+      ['serve', '--database', 'postgres://x@127.0.0.1/y', '--max-connections', '0'],
       ['sweep', 'now'],
       ['--bogus'],
     ]) {

@@ -24,7 +24,8 @@ export interface RegistryCliIo {
 }
 
 const USAGE = `Usage:
-  toolpack-registry serve [--port 4873] [--host 127.0.0.1] [--data DIR] [--database URL]
+  toolpack-registry serve [--port 4873] [--host 127.0.0.1] [--data DIR]
+                          [--database URL [--max-connections 10]]
                           [--seed DIR | --no-seed] [--public-url URL] [--trust-proxy]
                           [--no-rate-limit] [--server-namespace NS]
   toolpack-registry token create --owner NAME [--label TEXT] [--data DIR] [--database URL]
@@ -35,9 +36,10 @@ const USAGE = `Usage:
 DIR defaults to .toolpack/registry. With --database postgres://user:password@host/db (or the
 URL in ${DATABASE_URL_VARIABLE}, which keeps the password off the command line) metadata and
 tarballs are in that PostgreSQL database, shared by every replica started on it, and DIR
-holds only the work folder. --server-namespace (default dev.toolpack) is the reverse-DNS
-prefix the official MCP Registry API at /v0.1 names packs under (jira -> NS/jira). A token
-is printed once and stored only as a salted hash.
+holds only the work folder; each process opens at most --max-connections to it (default 10).
+--server-namespace (default dev.toolpack) is the reverse-DNS prefix the official MCP Registry
+API at /v0.1 names packs under (jira -> NS/jira). A token is printed once and stored only as
+a salted hash.
 sweep removes tarballs no version references, and files left by writes a crash interrupted,
 that are older than --grace (a number with ms, s, m or h; seconds without), as serve does on
 start; safe while a registry runs.
@@ -56,6 +58,7 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo)
         host: { type: 'string' },
         data: { type: 'string' },
         database: { type: 'string' },
+        'max-connections': { type: 'string' },
         seed: { type: 'string' },
         'no-seed': { type: 'boolean' },
         'public-url': { type: 'string' },
@@ -87,9 +90,28 @@ export async function runRegistryCli(argv: readonly string[], io: RegistryCliIo)
     );
     return 2;
   }
+  const maxConnections =
+    values['max-connections'] === undefined ? undefined : Number(values['max-connections']);
+  if (maxConnections !== undefined && databaseUrl === undefined) {
+    io.stderr.write(`--max-connections needs --database (or ${DATABASE_URL_VARIABLE}).\n`);
+    return 2;
+  }
+  if (maxConnections !== undefined && (!Number.isInteger(maxConnections) || maxConnections < 1)) {
+    io.stderr.write(
+      `--max-connections must be a whole number of 1 or more, not ${String(values['max-connections'])}.\n`,
+    );
+    return 2;
+  }
   const storageOptions: OpenRegistryStorageOptions = {
     dataDir,
-    ...(databaseUrl === undefined ? {} : { database: { url: databaseUrl } }),
+    ...(databaseUrl === undefined
+      ? {}
+      : {
+          database: {
+            url: databaseUrl,
+            ...(maxConnections === undefined ? {} : { maxConnections }),
+          },
+        }),
   };
   const [command, sub, ...rest] = positionals;
   try {
