@@ -342,3 +342,33 @@ describe.skipIf(!hasPostgres())(`a replica restarting ${NEEDS_POSTGRES}`, () => 
     expect(back.body.packs.map((p) => p.name)).toEqual(['acme/steady']);
   }, 60_000);
 });
+
+describe.skipIf(!hasPostgres())(`replicas across a database restart ${NEEDS_POSTGRES}`, () => {
+  beforeAll(async () => {
+    cluster ??= await startPostgresCluster();
+  }, 120_000);
+
+  it('answer again once PostgreSQL is back, with everything published before', async () => {
+    const databaseUrl = await createDatabase();
+    const { a, b, token } = await startPair(databaseUrl);
+    const tarball = await packLoadPack({ name: 'acme/durable', version: '1.0.0' });
+    expect(await statusOf(publishTo(a.url, token, tarball))).toBe(201);
+    // Both replicas hold pooled connections that the crash-stop cuts.
+    for (const replica of [a, b])
+      expect(await statusOf(fetch(`${replica.url}/v0/packs`))).toBe(200);
+
+    await cluster!.restart();
+
+    for (const replica of [b, a]) {
+      const found = await getJson<{ packs: { name: string }[] }>(
+        `${replica.url}/v0/packs?q=durable`,
+      );
+      expect(found.status).toBe(200);
+      expect(found.body.packs.map((p) => p.name)).toEqual(['acme/durable']);
+    }
+    const next = await packLoadPack({ name: 'acme/durable', version: '1.1.0' });
+    expect(await statusOf(publishTo(b.url, token, next))).toBe(201);
+    const doc = await getJson<PackDoc>(`${a.url}/v0/packs/acme%2Fdurable`);
+    expect((await download(doc.body.versions['1.1.0']!.dist.tarball)).equals(next)).toBe(true);
+  }, 60_000);
+});
