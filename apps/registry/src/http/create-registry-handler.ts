@@ -78,14 +78,14 @@ export interface RegistryHandlerOptions {
   cliVersion?: string;
 }
 
-export type RegistryRequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
-
-/** The whole registry, API and gallery, as one `node:http` request handler. */
-export function createRegistryHandler(options: RegistryHandlerOptions): RegistryRequestHandler {
-  const limits: PackLimits = { ...DEFAULT_PACK_LIMITS, ...options.limits };
-  const rateLimits =
-    options.rateLimits === false ? undefined : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
-  const log = options.log ?? (() => {});
+/**
+ * The `/v0.1` server namespace and advertised CLI version, checked: E_USAGE for a namespace that
+ * is not reverse-DNS or a CLI version that is not exact. `startRegistry` calls it before it opens
+ * any storage, so a bad option leaves nothing open.
+ */
+export function resolveOfficialApiOptions(
+  options: Pick<RegistryHandlerOptions, 'serverNamespace' | 'cliVersion'>,
+): { namespace: string; cliVersion: string } {
   const namespace = options.serverNamespace ?? DEFAULT_SERVER_NAMESPACE;
   if (!isValidServerNamespace(namespace)) {
     throw new ToolpackError('E_USAGE', `"${namespace}" is not a server namespace.`, {
@@ -98,6 +98,18 @@ export function createRegistryHandler(options: RegistryHandlerOptions): Registry
       hint: 'Give one such as 0.4.0: server.json documents name a version, never a range.',
     });
   }
+  return { namespace, cliVersion };
+}
+
+export type RegistryRequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** The whole registry, API and gallery, as one `node:http` request handler. */
+export function createRegistryHandler(options: RegistryHandlerOptions): RegistryRequestHandler {
+  const limits: PackLimits = { ...DEFAULT_PACK_LIMITS, ...options.limits };
+  const rateLimits =
+    options.rateLimits === false ? undefined : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+  const log = options.log ?? (() => {});
+  const officialApi = resolveOfficialApiOptions(options);
   const context: RegistryContext = {
     store: options.store,
     blobs: options.blobs,
@@ -116,7 +128,7 @@ export function createRegistryHandler(options: RegistryHandlerOptions): Registry
     log,
     isSeeding: options.isSeeding ?? (() => false),
     ...(options.drain === undefined ? {} : { signal: options.drain.signal }),
-    officialApi: { namespace, cliVersion },
+    officialApi,
   };
   const { drain } = options;
   return (request, response) => {

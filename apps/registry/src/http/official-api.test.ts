@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Ajv } from 'ajv';
@@ -12,8 +12,9 @@ import {
   startPostgresCluster,
   type PostgresCluster,
 } from '@toolpack/pg-cluster';
-import type { StartRegistryOptions } from '../start-registry.ts';
+import { startRegistry, type StartRegistryOptions } from '../start-registry.ts';
 import {
+  makeTempDir,
   packFixture,
   removeTempDirs,
   startTestRegistryApp,
@@ -416,6 +417,31 @@ describe('rate limit', () => {
       );
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('options', () => {
+  it('a bad server namespace or CLI version is refused before any storage is opened', async () => {
+    const dataDir = await makeTempDir();
+    for (const bad of [{ serverNamespace: 'Not.Reverse DNS' }, { cliVersion: '^1.0.0' }]) {
+      await expect(startRegistry({ port: 0, dataDir, seedDir: false, ...bad })).rejects.toThrow(
+        /server namespace|exact @toolpack\/cli version/,
+      );
+      expect(existsSync(path.join(dataDir, 'registry.db'))).toBe(false);
+    }
+    // The same start with good options opens the store, so the check above really ran first.
+    const good = await startRegistry({
+      port: 0,
+      dataDir,
+      seedDir: false,
+      serverNamespace: 'com.example.packs',
+      cliVersion: '1.2.3',
+    });
+    try {
+      expect(existsSync(path.join(dataDir, 'registry.db'))).toBe(true);
+    } finally {
+      await good.close();
     }
   });
 });
