@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { ToolpackError } from '@toolpack/core';
 import { DEFAULT_PACK_LIMITS, type PackLimits } from '@toolpack/packs';
 import { createToken, type CreateTokenOptions, type CreatedToken } from './auth/tokens.ts';
-import { createRegistryHandler, type RateLimitOptions } from './http/create-registry-handler.ts';
+import {
+  createRegistryHandler,
+  resolveOfficialApiOptions,
+  type RateLimitOptions,
+} from './http/create-registry-handler.ts';
 import { createRequestDrain, DEFAULT_DRAIN_TIMEOUT_MS } from './http/request-drain.ts';
 import { openRegistryStorage, type RegistryDatabaseOptions } from './open-registry-storage.ts';
 import { listPackTools, type PackToolLister } from './publish/list-pack-tools.ts';
@@ -124,6 +128,7 @@ export interface RunningRegistry {
  */
 export async function startRegistry(options: StartRegistryOptions = {}): Promise<RunningRegistry> {
   const host = options.host ?? DEFAULT_REGISTRY_HOST;
+  const officialApi = resolveOfficialApiOptions(options);
   const dataDir = path.resolve(options.dataDir ?? path.join('.toolpack', 'registry'));
   const workDir = path.join(dataDir, 'tmp');
   await removeWorkLeftovers(workDir);
@@ -174,8 +179,8 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     drain,
     isSeeding: () => seeding,
     ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
-    ...(options.serverNamespace === undefined ? {} : { serverNamespace: options.serverNamespace }),
-    ...(options.cliVersion === undefined ? {} : { cliVersion: options.cliVersion }),
+    serverNamespace: officialApi.namespace,
+    cliVersion: officialApi.cliVersion,
   });
   const server = createServer(handler);
   server.requestTimeout = 120_000;
