@@ -119,9 +119,10 @@ async function collectServers(
   params: ServerListParams,
 ): Promise<{ versions: ListedVersion[]; next: ListPosition | undefined }> {
   const { namespace } = context.officialApi;
-  const nameContains =
+  const filter =
     params.search === undefined ? undefined : toPackNameFilter(params.search, namespace);
-  const searchHere = params.search !== undefined && nameContains === undefined;
+  const nameContains = filter?.nameContains;
+  const searchHere = filter !== undefined && !filter.exact;
   const sparse = searchHere || params.exactVersion !== undefined;
   const filtered = sparse || !params.includeDeleted;
   const matches = (listed: ListedVersion): boolean =>
@@ -159,19 +160,40 @@ async function collectServers(
   }
 }
 
+/** What the store can do for a server-name search: keep pack names containing `nameContains`. */
+export interface PackNameFilter {
+  /** Undefined: no substring of pack names selects the matches, every version is read. */
+  nameContains?: string;
+  /** The store's filter alone decides; otherwise server names are matched one by one after it. */
+  exact: boolean;
+}
+
 /**
- * The pack-name substring a server-name search comes down to. A server name is the namespace,
- * `/` or `.`, then the pack name; a search that could match where the namespace is (`toolpack`,
- * `k/ji`, `.acme`) has none, and undefined says to match server names one by one.
+ * A server name is `<namespace>/<pack>` or, scoped, `<namespace>.<scope>/<name>`, and pack
+ * names have no dots. A search inside the pack name is the same substring of it (exact). One
+ * that starts inside the namespace part (`k/ji`, `k.acme/`) leaves a rest every match's pack
+ * name starts with; the shortest such rest, a suffix of the search, is in every match (a
+ * superset, then matched one by one). One wholly inside `<namespace>.` but not `<namespace>/`
+ * ends with that dot: exactly the scoped packs (`/`). One inside `<namespace>/` matches every
+ * unscoped pack, which no substring selects.
  */
-export function toPackNameFilter(search: string, namespace: string): string | undefined {
-  for (const head of [`${namespace}/`, `${namespace}.`]) {
+export function toPackNameFilter(search: string, namespace: string): PackNameFilter {
+  const plainHead = `${namespace}/`;
+  const scopedHead = `${namespace}.`;
+  if (plainHead.includes(search)) return { exact: false };
+  if (scopedHead.includes(search)) return { nameContains: '/', exact: true };
+  let shortest = search;
+  let crosses = false;
+  for (const head of [plainHead, scopedHead]) {
     for (let start = 0; start < head.length; start += 1) {
       const tail = head.slice(start);
-      if (tail.startsWith(search) || search.startsWith(tail)) return undefined;
+      if (!search.startsWith(tail)) continue;
+      crosses = true;
+      const rest = search.slice(tail.length);
+      if (rest.length < shortest.length) shortest = rest;
     }
   }
-  return search;
+  return { nameContains: shortest, exact: !crosses };
 }
 
 /** `GET .../versions` (newest publication first) and `GET .../versions/{version|latest}`. */

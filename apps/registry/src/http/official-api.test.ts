@@ -454,7 +454,7 @@ describe('listing internals', () => {
       expect(decodeListCursor(cursor), cursor).toBeUndefined();
   });
 
-  it('a search the store can filter by pack name matches exactly the server names it should', () => {
+  it('the store filter for a search keeps every match, and exactly the matches when it says so', () => {
     const segment = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,10}$/);
     const packName = fc.oneof(
       segment,
@@ -462,15 +462,23 @@ describe('listing internals', () => {
     );
     const search = fc.oneof(
       fc.stringMatching(/^[a-z0-9./-]{1,8}$/),
-      packName.map((name) => toServerName(name).slice(3, 14)),
+      fc
+        .tuple(packName, fc.nat(30), fc.nat(30))
+        .map(([name, from, length]) => toServerName(name).slice(from, from + 1 + length)),
     );
     fc.assert(
       fc.property(packName, search, (name, text) => {
         const filter = toPackNameFilter(text, 'dev.toolpack');
-        if (filter === undefined) return;
-        expect(name.includes(filter)).toBe(toServerName(name).includes(text));
+        const matches = toServerName(name).includes(text);
+        const kept = filter.nameContains === undefined || name.includes(filter.nameContains);
+        if (matches) expect(kept, `${text} in ${name}`).toBe(true);
+        if (filter.exact) expect(kept, `${text} in ${name}`).toBe(matches);
       }),
-      { numRuns: 3000 },
+      { numRuns: 5000 },
     );
+    expect(toPackNameFilter('jira', 'dev.toolpack')).toEqual({ nameContains: 'jira', exact: true });
+    expect(toPackNameFilter('k/ji', 'dev.toolpack')).toEqual({ nameContains: 'ji', exact: false });
+    expect(toPackNameFilter('k.', 'dev.toolpack')).toEqual({ nameContains: '/', exact: true });
+    expect(toPackNameFilter('toolpack', 'dev.toolpack')).toEqual({ exact: false });
   });
 });
