@@ -365,6 +365,14 @@ export function describeMetadataStoreContract(
         ];
         expect(pages).toEqual(ranked);
         expect(await search('jira', [], { offset: 50, limit: 2 })).toEqual([]);
+        for (const words of ['j', 'jira', 'sync', 'pages jira'])
+          for (const limit of [1, 2, 3]) {
+            const whole = await search(words);
+            const paged: string[] = [];
+            for (let offset = 0; offset <= whole.length; offset += limit)
+              paged.push(...(await search(words, [], { offset, limit })));
+            expect(paged, `${words} by ${limit}`).toEqual(whole);
+          }
       });
 
       it('lists the most used tags, spelled as stored', async () => {

@@ -124,7 +124,7 @@ export async function createPostgresMetadataStore(
     await client.query('DELETE FROM pack_tags WHERE pack_id = $1', [packId]);
     if (head === undefined) {
       await client.query(
-        `UPDATE packs SET listed = false, head_version = NULL, summary = $2, tag_keys = '{}', search = ''
+        `UPDATE packs SET listed = false, head_version = NULL, summary = $2, tag_keys = '{}', search = '', name_search = ''
          WHERE id = $1`,
         [packId, JSON.stringify({ description: '', tags: [], toolCount: 0 })],
       );
@@ -132,7 +132,8 @@ export async function createPostgresMetadataStore(
     }
     const keys = head.tags.map((tag) => tag.toLowerCase());
     await client.query(
-      `UPDATE packs SET listed = true, head_version = $2, summary = $3, tag_keys = $4, search = $5::tsvector
+      `UPDATE packs SET listed = true, head_version = $2, summary = $3, tag_keys = $4, search = $5::tsvector,
+         name_search = $6::tsvector
        WHERE id = $1`,
       [
         packId,
@@ -149,6 +150,7 @@ export async function createPostgresMetadataStore(
           toolNames: head.tools.map((tool) => tool.name),
           description: head.description,
         }),
+        buildSearchVector({ name, tags: [], toolNames: [], description: '' }),
       ],
     );
     // Of tags that differ only in case, the first spelling is kept, as in the SQLite store.
@@ -298,35 +300,72 @@ export async function createPostgresMetadataStore(
       // and no pack carries a tag PostgreSQL cannot even hold.
       if ((hasWords && tsquery === undefined) || tags.some((tag) => tag.includes('\0')))
         return { packs: [], hasMore: false };
-      const params: unknown[] = [];
-      const param = (value: unknown): string => {
-        params.push(value);
-        return `$${params.length}`;
+      const { limit, offset } = query_;
+      // Each statement numbers its own parameters; `where` adds the filters every one has.
+      const statement = () => {
+        const params: unknown[] = [];
+        const param = (value: unknown): string => {
+          params.push(value);
+          return `$${params.length}`;
+        };
+        const where = ['listed'];
+        if (tags.length > 0) where.push(`tag_keys @> ${param(tags)}::text[]`);
+        return { params, param, where };
       };
-      const where = ['listed'];
-      if (tags.length > 0) where.push(`tag_keys @> ${param(tags)}::text[]`);
-      let order = 'name';
-      if (tsquery !== undefined) {
-        const match = `${param(tsquery.all)}::tsquery`;
-        where.push(`search @@ ${match}`);
+      const columns = 'name, head_version, summary';
+      let rows: Row[];
+      if (tsquery === undefined) {
+        const { params, param, where } = statement();
+        ({ rows } = await query(
+          `SELECT ${columns} FROM packs WHERE ${where.join(' AND ')}
+           ORDER BY name LIMIT ${param(limit + 1)} OFFSET ${param(offset)}`,
+          params,
+        ));
+      } else {
+        // Packs with every word in their name come first: the pack of exactly that name, then
+        // packs of that name under an owner (`acme/jira` for `jira`), then the others by rank.
+        // They are found through the name's own index, so a page they fill (the usual case)
+        // never ranks the many packs that only mention a word elsewhere.
+        const named = statement();
+        const match = `${named.param(tsquery)}::tsquery`;
         const exactName = query_.exactName ?? '';
-        const exact = param(exactName.includes('\0') ? '' : exactName);
-        // The pack of exactly that name, then packs of that name under an owner (`acme/jira`
-        // for `jira`), then packs with every word in their name, then the rest by rank.
-        order = [
-          `name = ${exact} DESC`,
-          `short_name = ${exact} DESC`,
-          `search @@ ${param(tsquery.inName)}::tsquery DESC`,
-          `ts_rank_cd('${SEARCH_RANK_WEIGHTS}', search, ${match}, ${SEARCH_RANK_NORMALIZATION}) DESC`,
-          'name',
-        ].join(', ');
+        const exact = named.param(exactName.includes('\0') ? '' : exactName);
+        ({ rows } = await query(
+          `SELECT ${columns}, count(*) OVER () AS named FROM packs
+           WHERE ${named.where.join(' AND ')} AND name_search @@ ${match}
+           ORDER BY name = ${exact} DESC, short_name = ${exact} DESC, ${rankBy(match)}, name
+           LIMIT ${named.param(limit + 1)} OFFSET ${named.param(offset)}`,
+          named.params,
+        ));
+        if (rows.length < limit + 1) {
+          // The page goes on into the packs that have the words elsewhere; `offset` counted
+          // the named ones too.
+          let namedCount = Number(rows[0]?.named ?? 0);
+          if (rows.length === 0 && offset > 0) {
+            const counting = statement();
+            namedCount = Number(
+              (
+                await query(
+                  `SELECT count(*) AS n FROM packs WHERE ${counting.where.join(' AND ')}
+                   AND name_search @@ ${counting.param(tsquery)}::tsquery`,
+                  counting.params,
+                )
+              ).rows[0]?.n,
+            );
+          }
+          const rest = statement();
+          const restMatch = `${rest.param(tsquery)}::tsquery`;
+          const more = await query(
+            `SELECT ${columns} FROM packs
+             WHERE ${rest.where.join(' AND ')} AND search @@ ${restMatch} AND NOT name_search @@ ${restMatch}
+             ORDER BY ${rankBy(restMatch)}, name
+             LIMIT ${rest.param(limit + 1 - rows.length)} OFFSET ${rest.param(Math.max(0, offset - namedCount))}`,
+            rest.params,
+          );
+          rows = [...rows, ...more.rows];
+        }
       }
-      const { rows } = await query(
-        `SELECT name, head_version, summary FROM packs WHERE ${where.join(' AND ')}
-         ORDER BY ${order} LIMIT ${param(query_.limit + 1)} OFFSET ${param(query_.offset)}`,
-        params,
-      );
-      const packs = rows.slice(0, query_.limit).map((row): PackSummary => {
+      const packs = rows.slice(0, limit).map((row): PackSummary => {
         const summary = JSON.parse(String(row.summary)) as Omit<PackSummary, 'name' | 'version'>;
         return {
           name: String(row.name),
@@ -336,7 +375,7 @@ export async function createPostgresMetadataStore(
           toolCount: summary.toolCount,
         };
       });
-      return { packs, hasMore: rows.length > query_.limit };
+      return { packs, hasMore: rows.length > limit };
     },
 
     async listVersions(list: VersionListQuery): Promise<VersionListPage> {
@@ -535,6 +574,11 @@ export async function createPostgresMetadataStore(
       client.release(broken);
     }
   }
+}
+
+/** The order of packs that match `match` (a parameter reference), best first. */
+function rankBy(match: string): string {
+  return `ts_rank_cd('${SEARCH_RANK_WEIGHTS}', search, ${match}, ${SEARCH_RANK_NORMALIZATION}) DESC`;
 }
 
 function readVersion(row: Row): StoredVersion {

@@ -50,26 +50,18 @@ export function buildSearchVector(fields: SearchFields): string {
   return [...positions].map(([term, list]) => `${quoteLexeme(term)}:${list.join(',')}`).join(' ');
 }
 
-export interface SearchTsquery {
-  /** Every term as a prefix, anywhere in the pack. */
-  all: string;
-  /** Every term as a prefix, in the pack's name (weight A). */
-  inName: string;
-}
-
 /**
- * `tsquery` literals requiring every term of the user's words as a prefix (`jir` finds
+ * A `tsquery` literal requiring every term of the user's words as a prefix (`jir` finds
  * `jira`), for `$1::tsquery`. Each term is a quoted lexeme, so `&`, `|`, `!`, `<->`, `:*`
  * and parentheses in user text are never operators (and splitting has removed them anyway).
  * Undefined when the words hold no searchable term.
  */
-export function buildSearchTsquery(words: readonly string[]): SearchTsquery | undefined {
+export function buildSearchTsquery(words: readonly string[]): string | undefined {
   const terms = [...new Set(splitSearchTerms(words.join(' ')).map(foldDiacritics))].filter(
     (term) => term !== '',
   );
   if (terms.length === 0) return undefined;
-  const join = (suffix: string) => terms.map((term) => `${quoteLexeme(term)}${suffix}`).join(' & ');
-  return { all: join(':*'), inName: join(':*A') };
+  return terms.map((term) => `${quoteLexeme(term)}:*`).join(' & ');
 }
 
 /** `café` and `cafe` are one term, as with SQLite's `remove_diacritics`. */
