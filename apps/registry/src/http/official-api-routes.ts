@@ -3,6 +3,7 @@ import semver from 'semver';
 import { toPackName, toServerJson, toServerName, type ServerJson } from '@toolpack/packs';
 import type { ListedVersion, StoredVersion } from '../storage/metadata-store.ts';
 import { findListedVersion } from '../storage/pack-versions.ts';
+import { SEEDING_RETRY_AFTER_SECONDS } from './api-routes.ts';
 import { getClientAddress, sendJson } from './http-io.ts';
 import {
   encodeListCursor,
@@ -18,8 +19,6 @@ export const OFFICIAL_API_PREFIX = '/v0.1/';
 const OFFICIAL_META = 'io.modelcontextprotocol.registry/official';
 const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 const PREFLIGHT_MAX_AGE_SECONDS = 86_400;
-/** How long a client is told to wait while seed packs are published. */
-const SEEDING_RETRY_AFTER_SECONDS = 2;
 /**
  * A filtered listing reads the store in batches and stops after this many versions per request,
  * answering what it found with a cursor at the point it reached: a search that matches almost
@@ -28,7 +27,7 @@ const SEEDING_RETRY_AFTER_SECONDS = 2;
 const MAX_SCANNED_PER_REQUEST = 5000;
 const SCAN_BATCH = 500;
 
-export type ServerStatus = 'active' | 'deprecated' | 'deleted';
+type ServerStatus = 'active' | 'deprecated' | 'deleted';
 
 /** One entry of `servers`: the server.json and the registry's own facts about it. */
 interface ServerResponseBody {
@@ -252,7 +251,7 @@ function toServerResponse(
 }
 
 /** Yanked reads as `deleted` (gone from default listings), a deprecation as `deprecated`. */
-export function toServerStatus(stored: StoredVersion): ServerStatus {
+function toServerStatus(stored: StoredVersion): ServerStatus {
   if (stored.doc.yanked === true) return 'deleted';
   return stored.doc.deprecated === undefined ? 'active' : 'deprecated';
 }
