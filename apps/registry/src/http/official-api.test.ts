@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Ajv } from 'ajv';
@@ -12,8 +13,10 @@ import {
   startPostgresCluster,
   type PostgresCluster,
 } from '@toolpack/pg-cluster';
+import { listPackTools } from '../publish/list-pack-tools.ts';
 import { startRegistry, type StartRegistryOptions } from '../start-registry.ts';
 import {
+  FIXTURE_PACKS,
   makeTempDir,
   packFixture,
   removeTempDirs,
@@ -417,6 +420,57 @@ describe('rate limit', () => {
       );
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('while the seed packs are published', () => {
+  it('answers 503 with Retry-After in the API shape, then the full list', async () => {
+    const seedDir = await makeTempDir();
+    await cp(path.join(FIXTURE_PACKS, 'weather'), path.join(seedDir, 'weather'), {
+      recursive: true,
+    });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let markSeeding!: () => void;
+    const seedingStarted = new Promise<void>((resolve) => (markSeeding = resolve));
+    let markListening!: (url: string) => void;
+    const listening = new Promise<string>((resolve) => (markListening = resolve));
+    const starting = startRegistry({
+      port: 0,
+      dataDir: await makeTempDir(),
+      seedDir,
+      rateLimits: false,
+      sweep: false,
+      onListening: markListening,
+      listTools: async (input) => {
+        markSeeding();
+        await held;
+        return listPackTools(input);
+      },
+    });
+    const url = await listening;
+    await seedingStarted;
+    let registry;
+    try {
+      for (const route of ['/v0.1/servers', '/v0.1/servers/dev.toolpack%2Fweather/versions']) {
+        const early = await fetch(`${url}${route}`);
+        expect(early.status, route).toBe(503);
+        expect(early.headers.get('retry-after')).toBe('2');
+        expect(typeof ((await early.json()) as { error: unknown }).error).toBe('string');
+      }
+    } finally {
+      release();
+      registry = await starting;
+    }
+    try {
+      const ready = await fetch(`${url}/v0.1/servers`);
+      expect(ready.status).toBe(200);
+      expect(((await ready.json()) as ServerList).servers.map((s) => s.server.name)).toEqual([
+        'dev.toolpack/weather',
+      ]);
+    } finally {
+      await registry.close();
     }
   });
 });
