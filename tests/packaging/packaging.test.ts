@@ -468,6 +468,7 @@ describe('the CLI installed from its tarball', () => {
     'packages/cli/src/commands/inspect/inspect-doctor.e2e.test.ts',
     'packages/cli/src/commands/tool-tests/tool-tests.e2e.test.ts',
     'packages/cli/src/commands/pack/pack-commands.e2e.test.ts',
+    'packages/cli/src/commands/pack/server-json/server-json.e2e.test.ts',
     'packages/cli/src/commands/serve/serve-pack.e2e.test.ts',
     'packages/cli/src/internal-error.e2e.test.ts',
   ];
