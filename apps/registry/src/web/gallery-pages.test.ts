@@ -107,6 +107,17 @@ describe('pack page', () => {
     expect(html).toContain('the latest version is <a href="/packs/weather">1.1.0</a>');
   });
 
+  it("names the pack's MCP server and links its server.json, which the registry serves", async () => {
+    const { html } = await page('/packs/acme/notes?version=1.0.0');
+    expect(html).toContain('<dt>MCP server</dt><dd><code>dev.toolpack.acme/notes</code>');
+    const link = findUrls(html).find((url) => url.startsWith('/v0.1/'));
+    expect(link).toBe('/v0.1/servers/dev.toolpack.acme%2Fnotes/versions/1.0.0');
+    const response = await fetch(`${app.url}${link}`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { server: { name: string; version: string } };
+    expect(body.server).toMatchObject({ name: 'dev.toolpack.acme/notes', version: '1.0.0' });
+  });
+
   it('shows a yank banner', async () => {
     await app.publish(await packFixture('notes', { version: '1.1.0' }), app.tokens.acme);
     await fetch(`${app.url}/v0/packs/acme/notes/versions/1.1.0/yank`, {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isValidPackName } from '@toolpack/packs';
+import { isValidPackName, toServerName } from '@toolpack/packs';
 import { SEEDING_RETRY_AFTER_SECONDS, takeSearchToken } from '../http/api-routes.ts';
 import { sendText } from '../http/http-io.ts';
 import type { RegistryContext } from '../http/registry-context.ts';
@@ -117,7 +117,13 @@ export async function handlePackPage(
       : docs.find((d) => d.version === asked);
   if (doc === undefined)
     return sendNotFoundPage(response, `${pack.name} has no version ${asked ?? ''}.`);
-  const page = renderPackPage({ pack, doc, latest, pinned: asked !== null });
+  const page = renderPackPage({
+    pack,
+    doc,
+    latest,
+    pinned: asked !== null,
+    serverName: toServerName(pack.name, { namespace: context.officialApi.namespace }),
+  });
   sendText(response, 200, 'text/html; charset=utf-8', page, PAGE_HEADERS);
 }
 

@@ -173,6 +173,8 @@ export interface PackPageInput {
   latest: string | undefined;
   /** True when the URL asked for this version (the install command then pins it). */
   pinned: boolean;
+  /** The pack's name in the official MCP Registry API (`/v0.1`), where its server.json is. */
+  serverName: string;
 }
 
 const HINTS = [
@@ -247,6 +249,7 @@ ${published === undefined ? '' : markup`<dt>Published</dt><dd>${published.slice(
 <dt>Tarball</dt><dd><a href="${doc.dist.tarball}">download</a></dd>
 <dt>Integrity</dt><dd><code>${doc.dist.integrity.slice(0, 24)}…</code></dd>
 <dt>API</dt><dd><a href="/v0/packs/${pack.name}/versions/${encodeURIComponent(doc.version)}">version document</a></dd>
+<dt>MCP server</dt><dd><code>${input.serverName}</code> · <a href="/v0.1/servers/${encodeURIComponent(input.serverName)}/versions/${encodeURIComponent(doc.version)}">server.json</a></dd>
 </dl>
 </aside>
 </div>`;
