@@ -26,14 +26,17 @@ CREATE TABLE packs (
   summary text NOT NULL DEFAULT '{"description":"","tags":[],"toolCount":0}',
   -- The listed version's tags, lowercased: what a tag filter matches.
   tag_keys text[] COLLATE "C" NOT NULL DEFAULT '{}',
+  -- Weighted terms with positions: what matches are ranked by.
   search tsvector NOT NULL DEFAULT '',
-  -- The name's terms alone: search ranks packs with every word in their name first, and
-  -- this index finds those without visiting every pack that mentions the words.
-  name_search tsvector NOT NULL DEFAULT ''
+  -- Every prefix of every term: what matches (exact lexemes, fast in GIN).
+  prefixes tsvector NOT NULL DEFAULT '',
+  -- The same of the name's terms alone: search ranks packs with every word in their name
+  -- first, and this index finds those without visiting every pack that mentions the words.
+  name_prefixes tsvector NOT NULL DEFAULT ''
 );
 CREATE INDEX packs_listed_name ON packs (name) WHERE listed;
-CREATE INDEX packs_search ON packs USING gin (search) WHERE listed;
-CREATE INDEX packs_name_search ON packs USING gin (name_search) WHERE listed;
+CREATE INDEX packs_prefixes ON packs USING gin (prefixes) WHERE listed;
+CREATE INDEX packs_name_prefixes ON packs USING gin (name_prefixes) WHERE listed;
 CREATE INDEX packs_tag_keys ON packs USING gin (tag_keys) WHERE listed;
 
 CREATE TABLE versions (

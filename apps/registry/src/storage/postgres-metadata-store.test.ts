@@ -4,12 +4,19 @@ import {
   startPostgresCluster,
   type PostgresCluster,
 } from '@toolpack/pg-cluster';
+import fc from 'fast-check';
 import pg from 'pg';
+import { fuzzRuns } from '@toolpack/fuzz-runs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMetadataStoreContract, makeDoc, makeRecord } from './metadata-store-contract.ts';
 import type { MetadataStore } from './metadata-store.ts';
 import { openPostgresPool } from './postgres-database.ts';
 import { createPostgresMetadataStore } from './postgres-metadata-store.ts';
+import {
+  buildPrefixVector,
+  buildSearchTsquery,
+  buildSearchVector,
+} from './postgres-text-search.ts';
 
 let cluster: PostgresCluster | undefined;
 
@@ -130,6 +137,61 @@ describe.skipIf(!hasPostgres())(`the PostgreSQL metadata store ${NEEDS_POSTGRES}
       } finally {
         await a.close();
         await b.close();
+      }
+    });
+
+    it('writes tsvector and tsquery literals PostgreSQL reads, and finds text by any start of its words (fuzz)', async () => {
+      const pool = await openPostgresPool({
+        url: await cluster!.createDatabase(),
+        maxConnections: 1,
+      });
+      const text = fc.oneof(
+        fc.string({ maxLength: 40 }),
+        fc.string({ unit: 'binary', maxLength: 20 }),
+        fc.constantFrom("o'brien", 'a\\b', 'café crème', '東京 tower', "'; DROP TABLE packs; --"),
+      );
+      try {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(text, { minLength: 1, maxLength: 4 }),
+            fc.nat(),
+            async (texts, n) => {
+              const query = buildSearchTsquery([texts[n % texts.length]!]);
+              const words = texts[n % texts.length]!.split(/\s+/).filter((word) => word !== '');
+              const start = buildSearchTsquery(
+                words.map((word) => word.slice(0, Math.max(1, Math.ceil(word.length / 2)))),
+              );
+              const { rows } = await pool.query<{
+                exact: boolean | null;
+                start: boolean | null;
+                ranked: boolean | null;
+              }>(
+                'SELECT $1::tsvector @@ $3::tsquery AS exact, $1::tsvector @@ $4::tsquery AS start, $2::tsvector @@ $5::tsquery AS ranked',
+                [
+                  buildPrefixVector(texts),
+                  buildSearchVector({
+                    name: texts[0]!,
+                    tags: texts.slice(1, 2),
+                    toolNames: texts.slice(2, 3),
+                    description: texts.slice(3).join(' '),
+                  }),
+                  query?.exact ?? '',
+                  start?.exact ?? '',
+                  query?.prefix ?? '',
+                ],
+              );
+              if (query !== undefined) {
+                expect(rows[0]?.exact).toBe(true);
+                expect(rows[0]?.ranked).toBe(true);
+              }
+              if (start !== undefined && /^[\x20-\x7e]*$/.test(texts.join('')))
+                expect(rows[0]?.start).toBe(true);
+            },
+          ),
+          { numRuns: fuzzRuns(300) },
+        );
+      } finally {
+        await pool.end();
       }
     });
 

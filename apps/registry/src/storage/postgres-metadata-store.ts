@@ -22,6 +22,7 @@ import { applyPostgresMigrations } from './postgres-database.ts';
 import {
   SEARCH_RANK_NORMALIZATION,
   SEARCH_RANK_WEIGHTS,
+  buildPrefixVector,
   buildSearchTsquery,
   buildSearchVector,
 } from './postgres-text-search.ts';
@@ -57,9 +58,10 @@ type Client = pg.PoolClient;
  * The MetadataStore for registry replicas sharing one PostgreSQL database: every decision that
  * must hold across replicas is made by the database (unique keys, row locks, advisory locks),
  * never by one process's memory. Applies its migrations (component `metadata`) before
- * returning. Search is PostgreSQL full text: a weighted `tsvector` per listed pack (name,
- * tags, tool names, description) under a GIN index, prefix `tsquery`s built from quoted
- * terms, `ts_rank` after the exact-name boost.
+ * returning. Search is PostgreSQL full text: packs match through `tsvector`s of their terms'
+ * prefixes under GIN indexes (`tsquery`s of quoted terms, never user syntax), and rank by
+ * the exact name, the scoped name, every word in the name, then `ts_rank_cd` on a weighted
+ * `tsvector` (name, tags, tool names, description).
  *
  * `close()` stops the store; it ends the pool only with `ownsPool`.
  */
@@ -124,16 +126,18 @@ export async function createPostgresMetadataStore(
     await client.query('DELETE FROM pack_tags WHERE pack_id = $1', [packId]);
     if (head === undefined) {
       await client.query(
-        `UPDATE packs SET listed = false, head_version = NULL, summary = $2, tag_keys = '{}', search = '', name_search = ''
+        `UPDATE packs SET listed = false, head_version = NULL, summary = $2, tag_keys = '{}', search = '', prefixes = '',
+         name_prefixes = ''
          WHERE id = $1`,
         [packId, JSON.stringify({ description: '', tags: [], toolCount: 0 })],
       );
       return;
     }
     const keys = head.tags.map((tag) => tag.toLowerCase());
+    const toolNames = head.tools.map((tool) => tool.name);
     await client.query(
       `UPDATE packs SET listed = true, head_version = $2, summary = $3, tag_keys = $4, search = $5::tsvector,
-         name_search = $6::tsvector
+         prefixes = $6::tsvector, name_prefixes = $7::tsvector
        WHERE id = $1`,
       [
         packId,
@@ -147,10 +151,11 @@ export async function createPostgresMetadataStore(
         buildSearchVector({
           name,
           tags: head.tags,
-          toolNames: head.tools.map((tool) => tool.name),
+          toolNames,
           description: head.description,
         }),
-        buildSearchVector({ name, tags: [], toolNames: [], description: '' }),
+        buildPrefixVector([name, ...head.tags, ...toolNames, head.description]),
+        buildPrefixVector([name]),
       ],
     );
     // Of tags that differ only in case, the first spelling is kept, as in the SQLite store.
@@ -327,13 +332,14 @@ export async function createPostgresMetadataStore(
         // They are found through the name's own index, so a page they fill (the usual case)
         // never ranks the many packs that only mention a word elsewhere.
         const named = statement();
-        const match = `${named.param(tsquery)}::tsquery`;
+        const match = `${named.param(tsquery.exact)}::tsquery`;
+        const ranked = `${named.param(tsquery.prefix)}::tsquery`;
         const exactName = query_.exactName ?? '';
         const exact = named.param(exactName.includes('\0') ? '' : exactName);
         ({ rows } = await query(
           `SELECT ${columns}, count(*) OVER () AS named FROM packs
-           WHERE ${named.where.join(' AND ')} AND name_search @@ ${match}
-           ORDER BY name = ${exact} DESC, short_name = ${exact} DESC, ${rankBy(match)}, name
+           WHERE ${named.where.join(' AND ')} AND name_prefixes @@ ${match}
+           ORDER BY name = ${exact} DESC, short_name = ${exact} DESC, ${rankBy(ranked)}, name
            LIMIT ${named.param(limit + 1)} OFFSET ${named.param(offset)}`,
           named.params,
         ));
@@ -347,18 +353,19 @@ export async function createPostgresMetadataStore(
               (
                 await query(
                   `SELECT count(*) AS n FROM packs WHERE ${counting.where.join(' AND ')}
-                   AND name_search @@ ${counting.param(tsquery)}::tsquery`,
+                   AND name_prefixes @@ ${counting.param(tsquery.exact)}::tsquery`,
                   counting.params,
                 )
               ).rows[0]?.n,
             );
           }
           const rest = statement();
-          const restMatch = `${rest.param(tsquery)}::tsquery`;
+          const restMatch = `${rest.param(tsquery.exact)}::tsquery`;
+          const restRanked = `${rest.param(tsquery.prefix)}::tsquery`;
           const more = await query(
             `SELECT ${columns} FROM packs
-             WHERE ${rest.where.join(' AND ')} AND search @@ ${restMatch} AND NOT name_search @@ ${restMatch}
-             ORDER BY ${rankBy(restMatch)}, name
+             WHERE ${rest.where.join(' AND ')} AND prefixes @@ ${restMatch} AND NOT name_prefixes @@ ${restMatch}
+             ORDER BY ${rankBy(restRanked)}, name
              LIMIT ${rest.param(limit + 1 - rows.length)} OFFSET ${rest.param(Math.max(0, offset - namedCount))}`,
             rest.params,
           );
