@@ -8,7 +8,13 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { fuzzRuns } from '@toolpack/fuzz-runs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeMetadataStoreContract, makeDoc, makeRecord } from './metadata-store-contract.ts';
+import {
+  SEARCH_CATALOGUE,
+  describeMetadataStoreContract,
+  makeDoc,
+  makeRecord,
+  searchNames,
+} from './metadata-store-contract.ts';
 import type { MetadataStore } from './metadata-store.ts';
 import { openPostgresPool } from './postgres-database.ts';
 import { createPostgresMetadataStore } from './postgres-metadata-store.ts';
@@ -192,6 +198,37 @@ describe.skipIf(!hasPostgres())(`the PostgreSQL metadata store ${NEEDS_POSTGRES}
         );
       } finally {
         await pool.end();
+      }
+    });
+
+    it('never lets tsquery syntax in words act, which it would if it reached PostgreSQL as syntax', async () => {
+      const url = await cluster!.createDatabase();
+      const store = await openStore(url);
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        for (const doc of SEARCH_CATALOGUE) await store.addVersion(makeRecord(doc));
+        // Read as syntax, `!sprints` and `|` would widen the match...
+        const asSyntax = async (text: string) =>
+          (
+            await client.query<{ name: string }>(
+              `SELECT name FROM packs WHERE listed AND search @@ to_tsquery('simple', $1) ORDER BY name`,
+              [text],
+            )
+          ).rows.map((row) => row.name);
+        expect(await asSyntax('jira:* & !sprints:*')).toEqual([
+          'acme/jira',
+          'confluence',
+          'jira-reports',
+          'tracker',
+        ]);
+        expect((await asSyntax('jira:* | wiki:*')).length).toBe(5);
+        // ...as words, they are only more words to find.
+        expect(await searchNames(store, 'jira & !sprints')).toEqual(['jira']);
+        expect(await searchNames(store, 'jira:* | wiki')).toEqual(['confluence']);
+      } finally {
+        await client.end();
+        await store.close();
       }
     });
 
