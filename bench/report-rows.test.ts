@@ -17,6 +17,7 @@ function fullOutputs(): BenchOutputs {
     reload: load('reload'),
     'pack-add': load('pack-add'),
     registry: load('registry'),
+    'registry-replicas': load('registry-replicas'),
     peers: load('peers'),
     sandbox: load('sandbox'),
   };
@@ -43,6 +44,29 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
         expect.stringContaining('bare SDK server'),
       ]),
     );
+  });
+
+  it('puts PostgreSQL search beside SQLite on one catalogue, and replicas beside one', () => {
+    const rows = buildResultRows({
+      outputs: {
+        ...fullOutputs(),
+        registry: load('registry-stores'),
+      },
+    });
+    const postgres = rows.find((r) =>
+      r.scenario.includes('search over HTTP (loopback) on PostgreSQL'),
+    );
+    expect(postgres).toMatchObject({ oursValue: 14.52, referenceValue: 30.17, target: '< 20 ms' });
+    expect(postgres?.met).toBe(true);
+    expect(postgres?.ratio).toBeCloseTo(14.52 / 30.17, 5);
+    expect(postgres?.scenario).toContain('100400 packs');
+    const sqlite = rows.find((r) => r.scenario.includes('on SQLite (embedded), p95'));
+    expect(sqlite?.note).toContain('10 000 packs');
+    const replicas = rows.filter((r) => r.bench === 'registry-replicas');
+    expect(replicas).toHaveLength(3);
+    expect(replicas[0]?.ratio).toBeCloseTo(148.85 / 146.78, 5);
+    expect(replicas[1]?.ratio).toBeCloseTo(1461.43 / 1602.79, 5);
+    for (const row of replicas) expect(row.note).toMatch(/Ratio is/);
   });
 
   it('explains every missed target and every row it could not measure', () => {
@@ -144,7 +168,16 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     const rows = buildResultRows({ outputs: { server: load('server') } });
     const notRun = rows.filter((r) => r.scenario.endsWith('not run'));
     expect(notRun.map((r) => r.bench).sort()).toEqual(
-      ['discovery-list', 'pack-add', 'peers', 'registry', 'reload', 'runners', 'sandbox'].sort(),
+      [
+        'discovery-list',
+        'pack-add',
+        'peers',
+        'registry',
+        'registry-replicas',
+        'reload',
+        'runners',
+        'sandbox',
+      ].sort(),
     );
     expect(notRun[0]?.note).toMatch(/pnpm --filter @toolpack\/bench bench:/);
   });
@@ -255,6 +288,7 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
       'server',
       'pack-add',
       'registry',
+      'registry-replicas',
       'peers',
       'sandbox',
       'system-load',

@@ -19,6 +19,7 @@ const names = [
   'peers',
   'pack-add',
   'registry',
+  'registry-replicas',
   'sandbox',
   'system-load',
 ] as const satisfies readonly (keyof BenchOutputs)[];
