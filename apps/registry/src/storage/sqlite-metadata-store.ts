@@ -364,8 +364,10 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
       const where: string[] = [];
       const params: SQLInputValue[] = [];
       if (query.after !== undefined) {
-        where.push('(p.name > ? OR (p.name = ? AND v.version > ?))');
-        params.push(query.after.name, query.after.name, query.after.version);
+        // The bound on the name alone lets the name index start at the cursor; without it
+        // every page scanned from the first pack (over 20 000 packs: 95 ms a page).
+        where.push('p.name >= ?', '(p.name > ? OR (p.name = ? AND v.version > ?))');
+        params.push(query.after.name, query.after.name, query.after.name, query.after.version);
       }
       if (query.updatedSince !== undefined) {
         where.push('v.updated_at >= ?');
