@@ -56,10 +56,14 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     const postgres = rows.find((r) =>
       r.scenario.includes('search over HTTP (loopback) on PostgreSQL'),
     );
-    expect(postgres).toMatchObject({ oursValue: 14.52, referenceValue: 30.17, target: '< 20 ms' });
+    expect(postgres).toMatchObject({ oursValue: 13.41, referenceValue: 28.75, target: '< 20 ms' });
     expect(postgres?.met).toBe(true);
-    expect(postgres?.ratio).toBeCloseTo(14.52 / 30.17, 5);
+    expect(postgres?.ratio).toBeCloseTo(13.41 / 28.75, 5);
     expect(postgres?.scenario).toContain('100400 packs');
+    const listing = rows.filter((r) => r.scenario.includes('/v0.1/servers page deep'));
+    expect(listing.map((r) => r.target)).toEqual(['<= 2x the first page', '<= 2x the first page']);
+    expect(listing[0]?.ratio).toBeCloseTo(2.75 / 2.54, 5);
+    expect(listing.every((r) => r.met === true)).toBe(true);
     const sqlite = rows.find((r) => r.scenario.includes('on SQLite (embedded), p95'));
     expect(sqlite?.note).toContain('10 000 packs');
     const replicas = rows.filter((r) => r.bench === 'registry-replicas');

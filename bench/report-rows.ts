@@ -570,6 +570,30 @@ function registryRows(out: unknown): ResultRow[] {
   ];
   for (const name of ['postgres', 'sqlite'] as const) {
     const label = name === 'postgres' ? 'PostgreSQL' : 'SQLite';
+    const later = store(name, 'serverListing.laterPages.p50');
+    const first = store(name, 'serverListing.firstPage.p50');
+    if (later === null || first === null) continue;
+    const listingRatio = ratioOf(later, first);
+    const listingMet = listingRatio === null ? null : listingRatio <= 2;
+    rows.push(
+      row({
+        bench,
+        scenario: `Official MCP Registry API on ${label}: a /v0.1/servers page deep in the catalogue (by cursor, ${store(name, 'serverListing.pageSize') ?? '?'} per page, ${store(name, 'serverListing.pages') ?? '?'} pages), p50`,
+        ours: ms(later),
+        oursValue: later,
+        reference: `the first page: ${ms(first)}`,
+        referenceValue: first,
+        target: '<= 2x the first page',
+        met: listingMet,
+        note:
+          listingMet === false
+            ? "Missed in this run: a page after the cursor should start at it through the name index; see the store's listVersions."
+            : null,
+      }),
+    );
+  }
+  for (const name of ['postgres', 'sqlite'] as const) {
+    const label = name === 'postgres' ? 'PostgreSQL' : 'SQLite';
     const sequential = store(name, 'publish.sequential.packsPerSecond');
     const concurrent = store(name, 'publish.concurrent8.packsPerSecond');
     if (sequential === null && concurrent === null) continue;
