@@ -9,6 +9,14 @@ import {
 import type { CommandContext } from '../../io.ts';
 import { describePackTools } from './discover-pack-tools.ts';
 
+/** The other origins a registry may serve tarballs from (`TOOLPACK_TARBALL_ORIGINS`, comma-separated). */
+export function readTarballOrigins(env: NodeJS.ProcessEnv): string[] {
+  return (env.TOOLPACK_TARBALL_ORIGINS ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+}
+
 /** The registry a command talks to, chosen as `resolveRegistryLocation` documents. */
 export async function openCommandRegistry(
   context: CommandContext,
@@ -22,10 +30,7 @@ export async function openCommandRegistry(
     cwd: context.cwd,
     projectDir: context.cwd,
   });
-  const origins = (context.env.TOOLPACK_TARBALL_ORIGINS ?? '')
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter((origin) => origin !== '');
+  const origins = readTarballOrigins(context.env);
   return openRegistry({
     location,
     describeTools: describePackTools,

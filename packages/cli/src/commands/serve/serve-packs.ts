@@ -14,6 +14,7 @@ import {
   type ServedPack,
 } from '@toolpack/packs';
 import type { CommandContext } from '../../io.ts';
+import { readTarballOrigins } from '../pack/project-registry.ts';
 import {
   diagnoseWithheldEnv,
   type ResolvedSources,
@@ -52,10 +53,7 @@ export async function resolveServedPacks(
     env: context.env,
     cwd: context.cwd,
   });
-  const origins = (context.env.TOOLPACK_TARBALL_ORIGINS ?? '')
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter((origin) => origin !== '');
+  const origins = readTarballOrigins(context.env);
   // No describeTools: a folder registry would import a pack's modules here, unconfined, to
   // list tools nobody reads; the server lists them from the unpacked copy, in the sandbox.
   const registry = openRegistry({
