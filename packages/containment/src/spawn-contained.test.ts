@@ -36,7 +36,10 @@ function markedSleep(marker: string): string {
 
 /**
  * Starts an owner process that spawns `script` (two marked sleeps) contained in `mode`,
- * SIGKILLs the owner once both run, and expects both gone: no exit hook of the owner helps.
+ * SIGKILLs the owner once spawnContained has returned there and both sleeps run, and expects
+ * both gone: no exit hook of the owner helps. (The sleeps alone are not enough to wait for: on
+ * a loaded machine they can run before the owner's spawnContained call returns, and an owner
+ * killed inside that call has not promised anything yet.)
  */
 async function expectOwnerDeathKills(marker: string, mode: string, script: string): Promise<void> {
   const owner = path.join(scratch, `${marker}.mjs`);
@@ -44,13 +47,17 @@ async function expectOwnerDeathKills(marker: string, mode: string, script: strin
     owner,
     `import { spawnContained } from ${JSON.stringify(sourceIndex)};
 spawnContained({ command: 'bash', args: ['-c', ${JSON.stringify(script)}], env: { PATH: process.env.PATH }, stdio: 'ignore', mode: ${JSON.stringify(mode)} });
+process.stdout.write('spawned\\n');
 setInterval(() => {}, 1000);
 `,
   );
   const server = spawn(process.execPath, ['--conditions=@toolpack/source', owner], {
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
+  let output = '';
+  server.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   try {
+    expect(await waitUntil(() => output.includes('spawned'), 10_000)).toBe(true);
     expect(await waitUntil(() => listProcessesWithArgv(marker).length === 2, 10_000)).toBe(true);
     server.kill('SIGKILL');
     expect(await waitUntil(() => listProcessesWithArgv(marker).length === 0, 5_000)).toBe(true);

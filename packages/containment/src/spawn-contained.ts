@@ -146,6 +146,10 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
       env = { ...env, PATH: options.env.PATH || NO_PATH };
     }
   }
+  // Started before the child, not after: an owner killed between the two would otherwise
+  // leave a child nothing supervises. What remains is the instant between spawn returning and
+  // the registration below, both synchronous.
+  const watchdog = resolved.mode === 'process-group' && !windows ? getGroupWatchdog() : undefined;
   let child: ChildProcess;
   try {
     child = spawn(command, argv, {
@@ -162,10 +166,9 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
   }
   if (resolved.reportsSignalsAsStatus) reportSignalDeaths(child);
   const pid = child.pid;
-  const watchdog = resolved.mode === 'process-group' && !windows ? getGroupWatchdog() : undefined;
   if (pid !== undefined) {
-    if (!windows) trackGroup(pid);
     watchdog?.register(pid);
+    if (!windows) trackGroup(pid);
     child.once('exit', () => {
       // Sweep what the child left in its group (a background `sleep &`): its processes end with it.
       if (!windows) {
