@@ -159,13 +159,16 @@ export function renderUnrunnableTools(
     total: number;
     indent?: string;
     paint?: (kind: 'yellow' | 'dim', text: string) => string;
+    /** What the tools come from: a project (the default), or packs served without one (`serve --pack`). */
+    servedFrom?: 'project' | 'packs';
   },
 ): string[] {
   if (entries.length === 0) return [];
   const indent = options.indent ?? '';
   const paint = options.paint ?? ((_kind: string, text: string) => text);
+  const fine = options.servedFrom === 'packs' ? 'the packs are fine' : 'the project is fine';
   const lines = [
-    `${indent}${entries.length} of ${options.total} ${options.total === 1 ? 'tool' : 'tools'} cannot run on this machine (the project is fine; the machine lacks something):`,
+    `${indent}${entries.length} of ${options.total} ${options.total === 1 ? 'tool' : 'tools'} cannot run on this machine (${fine}; the machine lacks something):`,
   ];
   for (const group of groupUnrunnableTools(entries)) {
     lines.push(`${indent}  ${paint('yellow', `${group.reason}: ${group.tools.join(', ')}`)}`);

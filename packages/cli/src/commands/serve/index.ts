@@ -316,7 +316,10 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
       packs: resolved.packs,
       ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
     }).map((entry) => ({ ...entry, path: displayPath(entry.path, io.cwd) }));
-    for (const line of renderUnrunnableTools(unrunnable, { total: toolpack.tools.length }))
+    for (const line of renderUnrunnableTools(unrunnable, {
+      total: toolpack.tools.length,
+      servedFrom: flags.pack === undefined ? 'project' : 'packs',
+    }))
       say(line);
     const confinement = renderConfinement(
       describeConfinement({ tools: toolpack.tools, requireSandbox, env: io.env }),

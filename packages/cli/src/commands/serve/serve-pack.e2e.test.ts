@@ -271,6 +271,8 @@ describe('mcp serve --pack', { timeout: 90_000 }, () => {
     expect(await server.stop()).toBe(0);
     expect(server.stderr()).toContain(`(the project is ${folder})`);
     expect(server.stderr()).toMatch(/the pack jira \(jira\) requires JIRA_BASE_URL, JIRA_EMAIL/);
+    expect(server.stderr()).toMatch(/cannot run on this machine \(the packs are fine;/);
+    expect(server.stderr()).not.toContain('the project is fine');
     expect(readdirSync(folder)).toEqual(['notes.txt']);
   });
 
