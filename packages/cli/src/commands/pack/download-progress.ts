@@ -47,3 +47,16 @@ export function createDownloadProgress(io: CliIo): { onDownload: DownloadListene
     },
   };
 }
+
+/** Runs `work` with download progress shown, and ends every progress line when it settles. */
+export async function withDownloadProgress<T>(
+  io: CliIo,
+  work: (onDownload: DownloadListener) => Promise<T>,
+): Promise<T> {
+  const progress = createDownloadProgress(io);
+  try {
+    return await work(progress.onDownload);
+  } finally {
+    progress.stop();
+  }
+}

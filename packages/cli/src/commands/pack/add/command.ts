@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { EXIT_OK } from '../../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../../io.ts';
 import { displayPath } from '../../../tool-view.ts';
-import { createDownloadProgress } from '../download-progress.ts';
+import { withDownloadProgress } from '../download-progress.ts';
 import { addApprovalOptions, createCommandApprover } from '../approval-options.ts';
 import { addRegistryOption } from '../registry-option.ts';
 import { plural } from '../render-pack-output.ts';
@@ -44,21 +44,17 @@ to ask (no terminal, no --yes or --allow).`,
       flags: { as?: string; registry?: string; yes?: boolean; allow?: string },
     ) => {
       const approve = createCommandApprover(io, flags);
-      const progress = createDownloadProgress(io);
-      let report;
-      try {
-        report = await addProjectPack({
+      const report = await withDownloadProgress(io, (onDownload) =>
+        addProjectPack({
           cwd: io.cwd,
           env: io.env,
           specifier,
           ...(flags.as === undefined ? {} : { as: flags.as }),
           ...(flags.registry === undefined ? {} : { registry: flags.registry }),
-          onDownload: progress.onDownload,
+          onDownload,
           ...(approve === undefined ? {} : { approve }),
-        });
-      } finally {
-        progress.stop();
-      }
+        }),
+      );
       const paint = createPainter(io.stdout, io.env);
       const warn = createPainter(io.stderr, io.env);
       const verb = report.unchanged

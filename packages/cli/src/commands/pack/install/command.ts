@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { describeDifferences } from '@toolpack/packs';
 import { EXIT_OK } from '../../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../../io.ts';
-import { createDownloadProgress } from '../download-progress.ts';
+import { withDownloadProgress } from '../download-progress.ts';
 import { addApprovalOptions, createCommandApprover } from '../approval-options.ts';
 import { addRegistryOption } from '../registry-option.ts';
 import { plural } from '../render-pack-output.ts';
@@ -44,21 +44,17 @@ Exit codes: 0 installed, 1 it could not be installed or was not approved (nothin
       allow?: string;
     }) => {
       const approve = flags.frozen ? undefined : createCommandApprover(io, flags);
-      const progress = createDownloadProgress(io);
-      let report;
-      try {
-        report = await installProjectPacks({
+      const report = await withDownloadProgress(io, (onDownload) =>
+        installProjectPacks({
           cwd: io.cwd,
           env: io.env,
           ...(flags.frozen ? { frozen: true } : {}),
           ...(flags.offline ? { offline: true } : {}),
           ...(flags.registry === undefined ? {} : { registry: flags.registry }),
-          onDownload: progress.onDownload,
+          onDownload,
           ...(approve === undefined ? {} : { approve }),
-        });
-      } finally {
-        progress.stop();
-      }
+        }),
+      );
       const paint = createPainter(io.stdout, io.env);
       const warn = createPainter(io.stderr, io.env);
       for (const { alias, differences } of report.repaired)

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { EXIT_OK } from '../../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../../io.ts';
-import { createDownloadProgress } from '../download-progress.ts';
+import { withDownloadProgress } from '../download-progress.ts';
 import { addApprovalOptions, createCommandApprover } from '../approval-options.ts';
 import { addRegistryOption } from '../registry-option.ts';
 import { updateProjectPacks } from './index.ts';
@@ -31,20 +31,16 @@ changed), 2 bad input or no one to ask (no terminal, no --yes or --allow).`,
   command.action(
     async (names: string[], flags: { registry?: string; yes?: boolean; allow?: string }) => {
       const approve = createCommandApprover(io, flags);
-      const progress = createDownloadProgress(io);
-      let report;
-      try {
-        report = await updateProjectPacks({
+      const report = await withDownloadProgress(io, (onDownload) =>
+        updateProjectPacks({
           cwd: io.cwd,
           env: io.env,
           names,
           ...(flags.registry === undefined ? {} : { registry: flags.registry }),
-          onDownload: progress.onDownload,
+          onDownload,
           ...(approve === undefined ? {} : { approve }),
-        });
-      } finally {
-        progress.stop();
-      }
+        }),
+      );
       const paint = createPainter(io.stdout, io.env);
       for (const u of report.updated) {
         io.stdout.write(
