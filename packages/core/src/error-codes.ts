@@ -197,6 +197,11 @@ export const ERROR_CODES = Object.freeze({
     meaning: "A tool's output schema is not a valid JSON Schema object.",
     exit: 'failure',
   },
+  E_OUTPUT_MISMATCH: {
+    meaning:
+      "A tool's result does not fit its output schema (structuredContent missing or of the wrong shape).",
+    exit: 'failure',
+  },
   E_PACK_COLLISION: {
     meaning: 'A tool of a pack has the same name as another served tool.',
     exit: 'failure',
@@ -251,6 +256,10 @@ export const ERROR_CODES = Object.freeze({
   },
   E_PARAMETER_SETS: {
     meaning: 'A PowerShell function has several parameter sets, which a tool cannot express.',
+    exit: 'failure',
+  },
+  E_PARAMETER_SET_MATCH: {
+    meaning: "A call's arguments fit none, or more than one, of the tool's parameter sets.",
     exit: 'failure',
   },
   E_PARAMETER_TYPE: {

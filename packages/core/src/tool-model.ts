@@ -52,17 +52,52 @@ export interface ToolSandbox {
   permissions: PackPermissions;
 }
 
+/**
+ * One worked example of calling a tool: what `.EXAMPLE` help, an `EXAMPLE` declaration line or
+ * `examples:` in metadata say. Served in `describe_tool` and the tool's `_meta`, and used as
+ * search text; the arguments fit the tool's input schema.
+ */
+export interface ToolInputExample {
+  arguments: Record<string, unknown>;
+  /** What the example shows, in the author's words. */
+  description?: string;
+}
+
+/**
+ * One of a PowerShell command's parameter sets. A tool with several is served with a `oneOf`
+ * input schema (one branch per set, the default first); a call binds the one set its
+ * arguments fit.
+ */
+export interface ToolParameterSet {
+  name: string;
+  /** The command's `DefaultParameterSetName`, described first. */
+  isDefault: boolean;
+  /** Every parameter the set accepts, shared ones included, as the input schema names them. */
+  parameters: string[];
+  /** The set's mandatory parameters. */
+  required: string[];
+}
+
 /** What a client sees of a tool, plus where it came from. Plain data: serialisable as JSON. */
 export interface ToolDefinition {
   name: string;
   title?: string;
   description: string;
   inputSchema: ObjectJsonSchema;
+  /** What `structuredContent` holds; a result that does not fit it is answered as an error. */
   outputSchema?: ObjectJsonSchema;
   annotations?: ToolAnnotations;
   source: ToolSource;
   /** Per-tool call timeout; the runner's default (30 000 ms) applies when absent. */
   timeoutMs?: number;
+  /** Worked examples, in source order. */
+  inputExamples?: ToolInputExample[];
+  /** Present only when the command has more than one parameter set. */
+  parameterSets?: ToolParameterSet[];
+  /** The tool opted in: each progress report restarts its timeout. */
+  progressResetsTimeout?: boolean;
+  /** The tool says its calls take long: clients that support tasks may run it as one. */
+  longRunning?: boolean;
 }
 
 export type ToolContent =
