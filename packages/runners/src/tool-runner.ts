@@ -10,6 +10,7 @@ import {
 import { buildToolEnvironment, describeSandbox } from '@toolpack/containment';
 import { createConfinementResolver } from './call-confinement.ts';
 import { checkToolArguments } from './check-tool-arguments.ts';
+import { checkToolResult } from './check-tool-result.ts';
 import { createNodeChildRunner } from './node-child/node-child-runner.ts';
 import { createProcessRunner } from './process/process-runner.ts';
 import { createPwshRunner } from './pwsh/pwsh-runner.ts';
@@ -303,7 +304,10 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
 
     const execution = runner
       .execute(runnerCall)
-      .then((result) => limitToolResult(result, resultLimits, tool.name))
+      .then((result) => {
+        const limited = limitToolResult(result, resultLimits, tool.name);
+        return checkToolResult(tool, limited) ?? limited;
+      })
       .catch((error: unknown) =>
         createErrorResult(
           `Tool "${tool.name}" failed inside the runner: ${error instanceof Error ? error.message : String(error)}.`,

@@ -1,0 +1,73 @@
+import type { ToolCallResult } from '@toolpack/core';
+import { describe, expect, it } from 'vitest';
+import { checkToolResult } from './check-tool-result.ts';
+import { firstText, makeTool } from './testing/make-tool.ts';
+
+const count = {
+  ...makeTool({
+    name: 'count',
+    invocation: { runner: 'process', scriptPath: '/t/count.sh', extension: '.sh' },
+  }),
+  outputSchema: {
+    type: 'object' as const,
+    properties: {
+      total: { type: 'integer' },
+      items: {
+        type: 'array',
+        items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      },
+    },
+    required: ['total'],
+  },
+};
+
+const structured = (value: Record<string, unknown>): ToolCallResult => ({
+  content: [{ type: 'text', text: JSON.stringify(value) }],
+  structuredContent: value,
+});
+
+describe('checkToolResult', () => {
+  it('passes a result whose structured content fits the output schema', () => {
+    expect(
+      checkToolResult(count, structured({ total: 2, items: [{ name: 'a' }] })),
+    ).toBeUndefined();
+  });
+
+  it('leaves tools without an output schema and error results alone', () => {
+    const plain = makeTool({ name: 'plain', invocation: count.invocation });
+    expect(checkToolResult(plain, { content: [{ type: 'text', text: 'hi' }] })).toBeUndefined();
+    expect(
+      checkToolResult(count, { content: [{ type: 'text', text: 'boom' }], isError: true }),
+    ).toBeUndefined();
+  });
+
+  it('answers an error naming each path that does not fit, keeping the tool content after it', () => {
+    const result = checkToolResult(count, structured({ total: 'two', items: [{}] }));
+    expect(result?.isError).toBe(true);
+    const text = firstText(result!);
+    expect(text).toMatch(
+      /^E_OUTPUT_MISMATCH Tool "count" returned a result that does not fit its output schema/,
+    );
+    expect(text).toContain('structuredContent/total must be integer');
+    expect(text).toContain('structuredContent/items/0/name is required');
+    expect(result!.content[1]).toEqual({ type: 'text', text: '{"total":"two","items":[{}]}' });
+    expect(result).not.toHaveProperty('structuredContent');
+  });
+
+  it('answers an error when a tool with an output schema returns no structured content', () => {
+    const result = checkToolResult(count, { content: [{ type: 'text', text: 'two files' }] });
+    expect(result?.isError).toBe(true);
+    expect(firstText(result!)).toMatch(/E_OUTPUT_MISMATCH .*no structured content/);
+    expect(result!.content[1]).toEqual({ type: 'text', text: 'two files' });
+  });
+
+  it('answers an error, not an exception, for an output schema that cannot compile', () => {
+    const broken = {
+      ...count,
+      outputSchema: { type: 'object' as const, properties: { x: { type: 'nope' } } },
+    };
+    const result = checkToolResult(broken, structured({ x: 1 }));
+    expect(result?.isError).toBe(true);
+    expect(firstText(result!)).toMatch(/output schema that is not valid JSON Schema/);
+  });
+});

@@ -1,0 +1,57 @@
+import {
+  createArgumentValidator,
+  type DiscoveredTool,
+  type ToolCallResult,
+  type ToolpackErrorCode,
+} from '@toolpack/core';
+import { createErrorResult } from './results.ts';
+
+const CODE: ToolpackErrorCode = 'E_OUTPUT_MISMATCH';
+
+/**
+ * The one check of a successful result against the tool's output schema, for every kind of
+ * tool: MCP requires `structuredContent` that fits a declared `outputSchema`, and an SDK client
+ * throws on a result that does not, so the model would see a protocol failure instead of a tool
+ * error it can act on. Undefined when the result may go out as it is (an error result, a tool
+ * without an output schema, or structured content that fits); otherwise the error result to
+ * answer with, naming each path that failed and keeping the tool's own content after it.
+ * The schema is compiled once per tool (core caches the validator per schema object).
+ */
+export function checkToolResult(
+  tool: DiscoveredTool,
+  result: ToolCallResult,
+): ToolCallResult | undefined {
+  const schema = tool.outputSchema;
+  if (schema === undefined || result.isError === true) return undefined;
+  const fix = `Make the tool return a JSON object that fits its outputSchema, or change the schema.`;
+  if (result.structuredContent === undefined) {
+    return createErrorResult(
+      `${CODE} Tool "${tool.name}" declares an output schema but its result has no structured content ` +
+        `(a JSON object printed or returned as the whole output). ${fix}`,
+      result.content,
+    );
+  }
+  let validate: ReturnType<typeof createArgumentValidator>;
+  try {
+    validate = createArgumentValidator(schema);
+  } catch (error) {
+    return createErrorResult(
+      `${CODE} Tool "${tool.name}" has an output schema that is not valid JSON Schema (${(error as Error).message}). Fix the tool's output declaration.`,
+      result.content,
+    );
+  }
+  const validation = validate(result.structuredContent);
+  if (validation.valid) return undefined;
+  const problems = validation.errors.map(
+    ({ path, message }) =>
+      `structuredContent${path === '/' ? '' : path}${message.slice(path.length)}`,
+  );
+  const more =
+    validation.moreErrors > 0
+      ? `; and ${validation.moreErrors} more ${validation.moreErrors === 1 ? 'problem' : 'problems'}`
+      : '';
+  return createErrorResult(
+    `${CODE} Tool "${tool.name}" returned a result that does not fit its output schema: ${problems.join('; ')}${more}. ${fix}`,
+    result.content,
+  );
+}
