@@ -9,6 +9,7 @@ it('@toolpack/runners exports exactly these runtime names', () => {
     'WITHHELD_ENV_NAMES',
     'buildToolEnvironment',
     'checkToolArguments',
+    'checkToolResult',
     'createToolRunner',
     'describeContainment',
     'describeSandbox',

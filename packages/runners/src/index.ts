@@ -1,5 +1,6 @@
 export { createToolRunner } from './tool-runner.ts';
 export { checkToolArguments } from './check-tool-arguments.ts';
+export { checkToolResult } from './check-tool-result.ts';
 export type {
   ToolCallOptions,
   ToolRunner,
