@@ -486,6 +486,11 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'A pack asks for an environment variable Toolpack never passes on.',
     exit: 'none',
   },
+  W_EXAMPLE_IGNORED: {
+    meaning:
+      "An example calls the tool with arguments that do not fit its input schema; it stays help text and is not one of the tool's input examples.",
+    exit: 'none',
+  },
   W_FOLDER_NAME: { meaning: "A tool folder's name does not match its tool name.", exit: 'none' },
   W_FUNCTION_NOT_FOUND: {
     meaning: 'A function listed by FunctionsToExport is defined nowhere in the module.',
@@ -512,6 +517,11 @@ export const ERROR_CODES = Object.freeze({
     exit: 'none',
   },
   W_NO_TOOLS: { meaning: 'A JavaScript module exports no defineTool(...) values.', exit: 'none' },
+  W_OUTPUT_TYPE: {
+    meaning:
+      "A PowerShell command's [OutputType()] or .OUTPUTS cannot become an output schema (several types, an unknown type, an unreadable property line); the tool has none.",
+    exit: 'none',
+  },
   W_PACK_DEPENDENCIES: {
     meaning: 'A pack lists packs of its own; they are ignored.',
     exit: 'none',
