@@ -488,7 +488,7 @@ export const ERROR_CODES = Object.freeze({
   },
   W_EXAMPLE_IGNORED: {
     meaning:
-      "An example calls the tool with arguments that do not fit its input schema; it stays help text and is not one of the tool's input examples.",
+      "An example calls the tool with arguments that do not fit its input schema; it is not one of the tool's input examples (a PowerShell example stays help text).",
     exit: 'none',
   },
   W_FOLDER_NAME: { meaning: "A tool folder's name does not match its tool name.", exit: 'none' },
@@ -576,6 +576,11 @@ export const ERROR_CODES = Object.freeze({
   W_UNKNOWN_HINT: { meaning: 'An unknown hint or annotation is ignored.', exit: 'none' },
   W_UNKNOWN_KEY: {
     meaning: 'A tool metadata file has an unknown key, which is ignored.',
+    exit: 'none',
+  },
+  W_UNKNOWN_OPTION: {
+    meaning:
+      'An OPTIONS line or metadata flag names an option Toolpack does not know; it is ignored.',
     exit: 'none',
   },
   W_UNKNOWN_PARAMETER_HELP: {
