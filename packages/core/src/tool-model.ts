@@ -149,7 +149,7 @@ export type ToolInvocation =
   | { runner: 'node-worker'; modulePath: string; exportName: string }
   /** A declarative workflow: its steps call other tools. */
   | { runner: 'workflow'; workflow: WorkflowSpec }
-  | { runner: 'builtin'; builtin: 'find_tools' | 'describe_tool' };
+  | { runner: 'builtin'; builtin: 'find_tools' | 'describe_tool' | 'call_tool' };
 
 export interface WorkflowStep {
   id: string;
