@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { buildInputSchema, type ToolDefinition } from '@toolpack/core';
-import { createBuiltinTools, describeTool, findTools } from './builtin-tools.ts';
+import {
+  createBuiltinTools,
+  createCallToolBuiltin,
+  describeTool,
+  findTools,
+} from './builtin-tools.ts';
 
 const tool = (name: string, description: string): ToolDefinition => ({
   name,
@@ -31,10 +36,7 @@ describe('built-in tools', () => {
       'send_notification',
       'list_tasks',
     ]);
-    expect(findTools(catalogue, 'create JIRA issue')[0]).toMatchObject({
-      name: 'jira_create_issue',
-      score: 12,
-    });
+    expect(findTools(catalogue, 'create JIRA issues')[0]?.name).toBe('jira_create_issue');
     expect(findTools(catalogue, 'notif', 1)).toHaveLength(1);
     expect(findTools(catalogue, '  ,; ')).toEqual([]);
     expect(findTools(catalogue, 'zebra')).toEqual([]);
@@ -43,5 +45,28 @@ describe('built-in tools', () => {
   it('describe_tool returns the client-facing definition or nothing', () => {
     expect(describeTool(catalogue, 'list_tasks')).toEqual(catalogue[1]);
     expect(describeTool(catalogue, 'nope')).toBeUndefined();
+  });
+
+  it('describe_tool returns the input examples and parameter sets, not the invocation', () => {
+    const withExamples = {
+      ...tool('get_widget', 'Gets a widget.'),
+      inputExamples: [{ arguments: { name: 'a' }, description: 'The widget named a.' }],
+      parameterSets: [
+        { name: 'ByName', isDefault: true, parameters: ['name'], required: ['name'] },
+        { name: 'ById', isDefault: false, parameters: ['id'], required: ['id'] },
+      ],
+      invocation: { runner: 'process' as const, scriptPath: '/p/w.sh', extension: 'sh' },
+    };
+    const described = describeTool([withExamples], 'get_widget');
+    expect(described?.inputExamples).toEqual(withExamples.inputExamples);
+    expect(described?.parameterSets).toEqual(withExamples.parameterSets);
+    expect(described).not.toHaveProperty('invocation');
+  });
+
+  it('call_tool takes a name and an arguments object, and is not served by default', () => {
+    const callTool = createCallToolBuiltin();
+    expect(callTool.inputSchema.required).toEqual(['name']);
+    expect(Object.keys(callTool.inputSchema.properties ?? {})).toEqual(['name', 'arguments']);
+    expect(createBuiltinTools().map((t) => t.name)).not.toContain('call_tool');
   });
 });

@@ -1,6 +1,9 @@
 import { buildInputSchema, type DiscoveredTool, type ToolDefinition } from '@toolpack/core';
+import { createToolSearchIndex, type ToolMatch } from '../tool-search/tool-search-index.ts';
 
 export const BUILTIN_TOOL_NAMES = ['find_tools', 'describe_tool'] as const;
+
+export type { ToolMatch };
 
 /** Always served, so a client with many tools can search instead of scrolling. */
 export function createBuiltinTools(): DiscoveredTool[] {
@@ -8,7 +11,7 @@ export function createBuiltinTools(): DiscoveredTool[] {
     {
       name: 'find_tools',
       description:
-        'Searches the tools this server offers by words (matched against names and descriptions) and returns the best matches with their input schemas.',
+        'Searches the tools this server offers by words (matched against names, titles, descriptions, parameters and examples) and returns the best matches with their input schemas.',
       inputSchema: buildInputSchema([
         {
           name: 'query',
@@ -34,7 +37,7 @@ export function createBuiltinTools(): DiscoveredTool[] {
     {
       name: 'describe_tool',
       description:
-        'Returns the full definition of one tool: description, input schema, hints and where it comes from.',
+        'Returns the full definition of one tool: description, input schema, input examples, hints and where it comes from.',
       inputSchema: buildInputSchema([
         {
           name: 'name',
@@ -52,47 +55,16 @@ export function createBuiltinTools(): DiscoveredTool[] {
   ];
 }
 
-export interface ToolMatch {
-  name: string;
-  description: string;
-  inputSchema: ToolDefinition['inputSchema'];
-  score: number;
-}
-
 /**
- * Ranks tools for `find_tools`: every query word found in the name counts three times, in
- * the description once; words match by prefix so `notif` finds `send_notification`.
+ * Ranks tools for `find_tools` (BM25F, see tool-search/). Builds an index per call: fine for
+ * one question; a caller asking many keeps a `createToolSearchIndex` of its own.
  */
 export function findTools(
   tools: readonly ToolDefinition[],
   query: string,
   limit = 10,
 ): ToolMatch[] {
-  const words = query
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w.length > 0);
-  if (words.length === 0) return [];
-  const matches: ToolMatch[] = [];
-  for (const tool of tools) {
-    const nameWords = tool.name.toLowerCase().split(/[^a-z0-9]+/);
-    const descriptionWords = tool.description.toLowerCase().split(/[^a-z0-9]+/);
-    let score = 0;
-    for (const word of words) {
-      if (nameWords.some((w) => w.startsWith(word))) score += 3;
-      if (descriptionWords.some((w) => w.startsWith(word))) score += 1;
-    }
-    if (score > 0)
-      matches.push({
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        score,
-      });
-  }
-  return matches
-    .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name, 'en'))
-    .slice(0, limit);
+  return createToolSearchIndex(tools).search(query, limit);
 }
 
 /** `describe_tool`: the client-facing definition of one tool, or undefined. */
@@ -110,6 +82,8 @@ export function describeTool(
     outputSchema,
     annotations,
     source,
+    inputExamples,
+    parameterSets,
   } = tool;
   return {
     name: toolName,
@@ -119,5 +93,37 @@ export function describeTool(
     ...(title === undefined ? {} : { title }),
     ...(outputSchema === undefined ? {} : { outputSchema }),
     ...(annotations === undefined ? {} : { annotations }),
+    ...(inputExamples === undefined ? {} : { inputExamples }),
+    ...(parameterSets === undefined ? {} : { parameterSets }),
+  };
+}
+
+/**
+ * `call_tool`: runs another tool by name. Served only under progressive disclosure, when
+ * tools/list shows the built-ins instead of a catalogue too large to list.
+ */
+export function createCallToolBuiltin(): DiscoveredTool {
+  return {
+    name: 'call_tool',
+    description:
+      "Runs one of this server's tools by name (find_tools finds it, describe_tool shows its arguments) and returns that tool's result.",
+    inputSchema: buildInputSchema([
+      {
+        name: 'name',
+        type: 'string',
+        description: 'The exact tool name, as find_tools gives it.',
+        required: true,
+        minLength: 1,
+      },
+      {
+        name: 'arguments',
+        type: 'object',
+        description: "The tool's arguments, as its input schema describes them.",
+      },
+    ]),
+    annotations: { openWorldHint: true },
+    source: { kind: 'builtin', path: '<builtin>' },
+    invocation: { runner: 'builtin', builtin: 'call_tool' },
+    originalName: 'call_tool',
   };
 }
