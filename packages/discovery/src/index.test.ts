@@ -7,10 +7,13 @@ describe('@toolpack/discovery exports', () => {
     expect(Object.keys(discovery).sort()).toEqual([
       'REFUSING_CODES',
       'composeTools',
+      'createCallToolBuiltin',
+      'createToolSearchIndex',
       'describeTool',
       'discoverTools',
       'findTools',
       'parseReference',
+      'splitWords',
     ]);
   });
 });

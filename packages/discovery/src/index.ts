@@ -6,8 +6,10 @@ export type { ComposeOptions, ComposedSource, Composition } from './compose-tool
 
 export type { FileParseCacheStats } from './cache/file-parse-cache.ts';
 
-export { describeTool, findTools } from './builtins/builtin-tools.ts';
-export type { ToolMatch } from './builtins/builtin-tools.ts';
+export { createCallToolBuiltin, describeTool, findTools } from './builtins/builtin-tools.ts';
+export { createToolSearchIndex } from './tool-search/tool-search-index.ts';
+export type { ToolMatch, ToolSearchIndex } from './tool-search/tool-search-index.ts';
+export { splitWords } from './tool-search/split-words.ts';
 
 export { parseReference } from './adapters/workflows/index.ts';
 export type { WorkflowReference } from './adapters/workflows/index.ts';
