@@ -27,6 +27,9 @@ export interface ServeToolsOptions {
   runner: ToolRunner;
 }
 
+/** The `_meta` key of a listed tool's input examples (MCP's Tool has no field for them). */
+export const INPUT_EXAMPLES_META_KEY = 'dev.toolpack/inputExamples';
+
 function toListedTool(tool: DiscoveredTool): Tool {
   const listed: Record<string, unknown> = { name: tool.name };
   if (tool.title !== undefined) listed.title = tool.title;
@@ -35,6 +38,8 @@ function toListedTool(tool: DiscoveredTool): Tool {
   if (tool.outputSchema !== undefined) listed.outputSchema = tool.outputSchema;
   if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0)
     listed.annotations = tool.annotations;
+  if (tool.inputExamples !== undefined && tool.inputExamples.length > 0)
+    listed._meta = { [INPUT_EXAMPLES_META_KEY]: tool.inputExamples };
   return listed as Tool;
 }
 
