@@ -255,7 +255,8 @@ export const ERROR_CODES = Object.freeze({
     exit: 'failure',
   },
   E_PARAMETER_SETS: {
-    meaning: 'A PowerShell function has several parameter sets, which a tool cannot express.',
+    meaning:
+      'A PowerShell parameter is declared in the same parameter set twice, which PowerShell refuses to load.',
     exit: 'failure',
   },
   E_PARAMETER_SET_MATCH: {
