@@ -8,6 +8,18 @@ export function constantString(result: ConstantResult | undefined): string | und
   return result?.constant === true && typeof result.value === 'string' ? result.value : undefined;
 }
 
+/** Whether a named attribute argument is on: `Mandatory`, `Mandatory = $true`, `Mandatory = 1`. */
+export function isTruthy(argument: AttributeArgument | undefined): boolean {
+  if (argument === undefined) return false;
+  if (!argument.value.constant) return !/^\$false$/i.test(argument.text);
+  const value = argument.value.value;
+  return (
+    value === true ||
+    (typeof value === 'number' && value !== 0) ||
+    (typeof value === 'string' && value !== '')
+  );
+}
+
 /** An attribute argument as a number, when it is a constant one. */
 export function constantNumber(argument: AttributeArgument | undefined): number | undefined {
   if (argument === undefined || !argument.value.constant) return undefined;

@@ -1,7 +1,7 @@
 import { createDiagnostic, findParameterProblems } from '@toolpack/core';
-import type { Diagnostic, ParameterSpec, ValueSpec } from '@toolpack/core';
+import type { Diagnostic, ParameterSpec, ToolParameterSet, ValueSpec } from '@toolpack/core';
 import { applyValidationAttribute } from './apply-validation-attribute.ts';
-import { coerceDeep, constantNumber, constantString } from './attribute-values.ts';
+import { coerceDeep, constantNumber, constantString, isTruthy } from './attribute-values.ts';
 import {
   ARRAY,
   BOOLEAN,
@@ -12,7 +12,8 @@ import {
   isSwitchType,
   mapPowerShellType,
 } from './map-powershell-type.ts';
-import type { AttributeArgument, PsAttribute, PsParameter } from './reader.ts';
+import { findRepeatedSets, readParameterSets } from './parameter-sets.ts';
+import type { PsAttribute, PsParameter } from './reader.ts';
 
 /** PowerShell's common parameters: added by PowerShell to every advanced script or function. */
 const COMMON_PARAMETERS = [
@@ -45,17 +46,8 @@ export interface ConvertParametersInput {
 export interface ConvertedParameters {
   parameters: ParameterSpec[];
   diagnostics: Diagnostic[];
-}
-
-function isTruthy(argument: AttributeArgument | undefined): boolean {
-  if (argument === undefined) return false;
-  if (!argument.value.constant) return !/^\$false$/i.test(argument.text);
-  const value = argument.value.value;
-  return (
-    value === true ||
-    (typeof value === 'number' && value !== 0) ||
-    (typeof value === 'string' && value !== '')
-  );
+  /** Present only when the param block has more than one parameter set. */
+  parameterSets?: ToolParameterSet[];
 }
 
 function inferUntyped(parameter: PsParameter): ValueSpec {
@@ -210,7 +202,7 @@ class ParameterConverter {
 
 /**
  * Turns a param block into parameter specs: types, `[Parameter()]`, validation attributes and
- * defaults. Problems with one parameter become diagnostics; the specs of the others still come out.
+ * defaults, and its parameter sets when there are several. Problems with one parameter become diagnostics; the specs of the others still come out.
  */
 export function convertParameters(input: ConvertParametersInput): ConvertedParameters {
   const converter = new ParameterConverter(input.path, input.what);
@@ -219,38 +211,26 @@ export function convertParameters(input: ConvertParametersInput): ConvertedParam
     const spec = converter.convert(parameter, input.descriptions[index] ?? '');
     if (spec !== undefined) parameters.push(spec);
   });
-  checkParameterSets(input, converter);
   checkCommonParameters(input, converter);
-  return { parameters, diagnostics: converter.diagnostics };
-}
-
-function checkParameterSets(input: ConvertParametersInput, converter: ParameterConverter): void {
-  const sets = new Map<string, number>();
-  for (const parameter of input.parameters) {
-    for (const attribute of parameter.attributes) {
-      if (attribute.key !== 'parameter') continue;
-      const set = attribute.named.get('parametersetname');
-      if (set === undefined) continue;
-      const name = constantString(set.value) ?? set.text;
-      if (name.toLowerCase() === '__allparametersets') continue;
-      if (!sets.has(name.toLowerCase())) sets.set(name.toLowerCase(), set.line);
-    }
+  for (const { parameter, set } of findRepeatedSets(input.parameters)) {
+    converter.report(
+      'error',
+      'E_PARAMETER_SETS',
+      `Parameter $${parameter.name} of ${input.what} is declared in the parameter set ${set} more than once, which PowerShell refuses to load.`,
+      parameter.line,
+      'Keep one [Parameter()] attribute per set on the parameter; give each attribute its own ParameterSetName.',
+    );
   }
-  const binding = input.blockAttributes.find((attribute) => attribute.key === 'cmdletbinding');
-  const defaultSet = constantString(binding?.named.get('defaultparametersetname')?.value);
-  // A default set no parameter names is a set of its own once any other set exists.
-  if (defaultSet !== undefined && sets.size > 0 && !sets.has(defaultSet.toLowerCase())) {
-    sets.set(defaultSet.toLowerCase(), binding?.line ?? 0);
-  }
-  if (sets.size <= 1) return;
-  const line = [...sets.values()][1] as number;
-  converter.report(
-    'error',
-    'E_PARAMETER_SETS',
-    `${capitalize(input.what)} has ${sets.size} parameter sets (${[...sets.keys()].join(', ')}); a tool has one input schema, so only one set is allowed.`,
-    line,
-    'Split it into one script or function per parameter set, or remove ParameterSetName.',
-  );
+  const parameterSets = readParameterSets({
+    parameters: input.parameters,
+    blockAttributes: input.blockAttributes,
+    kept: new Set(parameters.map((parameter) => parameter.name)),
+  });
+  return {
+    parameters,
+    diagnostics: converter.diagnostics,
+    ...(parameterSets === undefined ? {} : { parameterSets }),
+  };
 }
 
 function checkCommonParameters(input: ConvertParametersInput, converter: ParameterConverter): void {
@@ -273,8 +253,4 @@ function checkCommonParameters(input: ConvertParametersInput, converter: Paramet
       'Rename the parameter.',
     );
   }
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

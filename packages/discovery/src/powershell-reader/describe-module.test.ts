@@ -179,9 +179,9 @@ describe('describePowerShellModule', () => {
     const result = await describePowerShellModule({
       path: fixture('BrokenFunction/BrokenFunction.psm1'),
     });
-    expect(names(result)).toEqual(['Get_Good', 'Get_AlsoGood']);
+    // Get-Sets has two parameter sets: a tool since several sets are read.
+    expect(names(result)).toEqual(['Get_Good', 'Get_Sets', 'Get_AlsoGood']);
     expect(problems(result)).toEqual([
-      'error E_PARAMETER_SETS BrokenFunction/BrokenFunction.psm1:22',
       'error E_PARAMETER_NO_DESCRIPTION BrokenFunction/BrokenFunction.psm1:31',
     ]);
   });

@@ -186,15 +186,40 @@ describe('describePowerShellScript', () => {
     });
   });
 
-  it('refuses more than one parameter set', async () => {
+  it('reads several parameter sets into parameterSets and a oneOf, the default set first', async () => {
     const result = await describeFixture('parameter-sets.ps1');
+    expect(problems(result)).toEqual([]);
+    const tool = result.tools[0];
+    expect(tool?.parameterSets).toEqual([
+      { name: 'ByName', isDefault: false, parameters: ['Name'], required: ['Name'] },
+      { name: 'ById', isDefault: false, parameters: ['Id'], required: ['Id'] },
+    ]);
+    // Every parameter stays in properties; none is required in every set.
+    expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(['Name', 'Id']);
+    expect(tool?.inputSchema.required).toBeUndefined();
+    expect(tool?.inputSchema.oneOf).toEqual([
+      expect.objectContaining({
+        title: 'ByName',
+        required: ['Name'],
+        propertyNames: { enum: ['Name'] },
+      }),
+      expect.objectContaining({ title: 'ById', required: ['Id'], propertyNames: { enum: ['Id'] } }),
+    ]);
+
+    const withDefault = (await describeFixture('default-parameter-set.ps1')).tools[0];
+    expect(withDefault?.parameterSets?.map((set) => [set.name, set.isDefault])).toEqual([
+      ['None', true],
+      ['ByName', false],
+    ]);
+  });
+
+  it('refuses a parameter declared twice in one set, as PowerShell does', async () => {
+    const result = await describeFixture('repeated-parameter-set.ps1');
     expect(result.tools).toEqual([]);
     const error = find(result, 'E_PARAMETER_SETS');
-    expect(error?.message).toContain('2 parameter sets');
-    expect(error?.line).toBe(14);
-    expect(
-      find(await describeFixture('default-parameter-set.ps1'), 'E_PARAMETER_SETS'),
-    ).toBeDefined();
+    expect(error?.message).toContain('$Name');
+    expect(error?.message).toContain('ByName');
+    expect(error?.line).toBe(13);
   });
 
   it('accepts a single named parameter set', async () => {
