@@ -11,6 +11,7 @@ import type { Diagnostic, DiscoveredTool, ToolInvocation } from '@toolpack/core'
 import { findParameterComments } from './comment-help.ts';
 import type { HelpSearch } from './comment-help.ts';
 import { convertParameters } from './convert-parameters.ts';
+import { addParameterSetBranches } from './parameter-sets.ts';
 import type { ParseProblem } from './tokenizer.ts';
 import type { PowerShellDocument, PsAttribute, PsParameter } from './reader.ts';
 
@@ -180,6 +181,8 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
   let inputSchema: DiscoveredTool['inputSchema'];
   try {
     inputSchema = buildInputSchema(converted.parameters);
+    if (converted.parameterSets !== undefined)
+      inputSchema = addParameterSetBranches(inputSchema, converted.parameterSets);
   } catch (error) {
     if (!isToolpackError(error)) throw error;
     diagnostics.push(createDiagnostic('error', error.code, error.message, where, error.hint));
@@ -198,6 +201,7 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     invocation: input.invocation,
   };
   if (annotations !== undefined) tool.annotations = annotations;
+  if (converted.parameterSets !== undefined) tool.parameterSets = converted.parameterSets;
   // Only a tool that exists has a name worth explaining.
   if (renamed !== undefined) diagnostics.unshift(renamed);
   return { tool, diagnostics };
