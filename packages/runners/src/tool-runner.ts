@@ -13,6 +13,7 @@ import { checkToolArguments } from './check-tool-arguments.ts';
 import { checkToolResult } from './check-tool-result.ts';
 import { createNodeChildRunner } from './node-child/node-child-runner.ts';
 import { createProcessRunner } from './process/process-runner.ts';
+import { createProgressThrottle } from './progress-throttle.ts';
 import { createPwshRunner } from './pwsh/pwsh-runner.ts';
 import { createErrorResult, limitToolResult, type ResultLimits } from './results.ts';
 import type {
@@ -135,6 +136,9 @@ const DEFAULT_PWSH_START_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024;
 const DEFAULT_MAX_RESULT_ITEMS = 10_000;
 const DEFAULT_MAX_HEAP_MB = 512;
+// At most ten progress notifications a second per call: enough for a person watching, and a
+// tool reporting in a tight loop cannot flood the client.
+const PROGRESS_INTERVAL_MS = 100;
 const DEFAULT_MAX_RESIDENT_MB = 1024;
 // setTimeout fires at once for anything above 2^31 - 1 ms.
 const MAX_TIMER_MS = 2_147_483_647;
@@ -277,7 +281,14 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     const stop = (reason: StopReason): void => {
       if (!controller.signal.aborted) controller.abort(reason);
     };
-    const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    // An opted-in tool's timeout bounds its silence, not its run: each report restarts it.
+    const resetsOnProgress = tool.progressResetsTimeout === true;
+    let timer = setTimeout(() => stop('timeout'), timeoutMs);
+    const restartTimer = (): void => {
+      if (controller.signal.aborted) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => stop('timeout'), timeoutMs);
+    };
     const onCallerAbort = (): void => stop('cancelled');
     callOptions.signal?.addEventListener('abort', onCallerAbort, { once: true });
     stoppers.add(stop);
@@ -285,16 +296,23 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     // Notifications stop with the answer: after it, a client would see them for a finished request.
     let answered = false;
     let lastProgress = Number.NEGATIVE_INFINITY;
+    const throttle =
+      callOptions.onProgress === undefined
+        ? undefined
+        : createProgressThrottle(callOptions.onProgress, PROGRESS_INTERVAL_MS);
     const runnerCall: RunnerCall = {
       tool,
       args: argumentsObject,
       confinement: resolveConfinement(tool),
       signal: controller.signal,
       onProgress(progress) {
-        if (answered || callOptions.onProgress === undefined) return;
+        if (answered) return;
+        // MCP wants progress to increase with every notification: a report that does not is
+        // dropped, and restarts no timeout (the client's own timeout would not restart either).
         if (!Number.isFinite(progress.progress) || progress.progress <= lastProgress) return;
         lastProgress = progress.progress;
-        callOptions.onProgress(progress);
+        if (resetsOnProgress) restartTimer();
+        throttle?.push(progress);
       },
       onLog(level, message) {
         if (answered || callOptions.onLog === undefined) return;
@@ -330,11 +348,14 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         execution.then((result) => ({ result })),
         interrupted.then((reason) => ({ reason })),
       ]);
+      // The last report held back goes out before the answer that follows it.
+      throttle?.flush();
       return 'result' in outcome
         ? outcome.result
-        : createInterruptedResult(tool.name, outcome.reason, timeoutMs);
+        : createInterruptedResult(tool.name, outcome.reason, timeoutMs, resetsOnProgress);
     } finally {
       answered = true;
+      throttle?.cancel();
       clearTimeout(timer);
       callOptions.signal?.removeEventListener('abort', onCallerAbort);
       stoppers.delete(stop);
@@ -407,9 +428,16 @@ function createInterruptedResult(
   toolName: string,
   reason: StopReason,
   timeoutMs: number,
+  resetsOnProgress = false,
 ): ToolCallResult {
   switch (reason) {
     case 'timeout':
+      if (resetsOnProgress) {
+        return createErrorResult(
+          `Tool "${toolName}" reported no progress for ${timeoutMs} ms and was stopped. ` +
+            'It restarts its timeout with each progress report; if it can be silent for longer, raise its timeout (timeoutMs in the tool metadata).',
+        );
+      }
       return createErrorResult(
         `Tool "${toolName}" timed out after ${timeoutMs} ms and was stopped. ` +
           'If it needs longer, raise its timeout (timeoutMs in the tool metadata), or ask for less work per call.',
