@@ -312,3 +312,61 @@ describe('process runner limits and shutdown', () => {
     },
   );
 });
+
+describe('process runner: the ::progress line protocol on stderr', () => {
+  const runner = createToolRunner({ projectRoot: fixtures });
+  afterAll(async () => {
+    await runner.close();
+  });
+
+  it('turns ::progress lines into progress, drops the backward one and keeps other stderr', async () => {
+    const progress: { progress: number; total?: number; message?: string }[] = [];
+    const logs: string[] = [];
+    const result = await runner.call(
+      processTool('progress-lines.sh'),
+      {},
+      {
+        onProgress: (p) => progress.push(p),
+        onLog: (level, message) => logs.push(`${level}: ${message}`),
+      },
+    );
+    expect(result).toEqual({ content: [{ type: 'text', text: 'copied' }] });
+    // Coalesced to the first and the latest; none goes backwards.
+    expect(progress[0]).toEqual({ progress: 1, total: 4, message: 'Starting' });
+    expect(progress.at(-1)).toEqual({ progress: 4, total: 4, message: 'Done' });
+    const values = progress.map((p) => p.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(logs.filter((line) => line.startsWith('warning:'))).toEqual([
+      expect.stringContaining(
+        'Ignored a malformed progress line on stderr: "::progress lots of work"',
+      ),
+    ]);
+    const infos = logs.filter((line) => line.startsWith('info:'));
+    expect(infos).toEqual([
+      'info: note: an ordinary stderr line',
+      'info: ::progress lots of work',
+      'info: ::progressive is not a progress line',
+    ]);
+  });
+
+  it('shows no progress line in the error output of a failed call', async () => {
+    const result = await runner.call(processTool('progress-lines.sh'), { fail: true });
+    expect(result.isError).toBe(true);
+    const text = firstText(result);
+    expect(text).toContain('fatal: the copy failed');
+    expect(text).toContain('note: an ordinary stderr line');
+    expect(text).not.toMatch(/::progress \d/u);
+  });
+
+  it('coalesces a flood of 10,000 progress lines and ends on the last one', async () => {
+    const progress: number[] = [];
+    const result = await runner.call(
+      processTool('progress-flood.sh'),
+      {},
+      { onProgress: (p) => progress.push(p.progress) },
+    );
+    expect(firstText(result)).toBe('flooded');
+    expect(progress.at(-1)).toBe(10_000);
+    expect(progress.length).toBeLessThan(1_000);
+  });
+});

@@ -11,6 +11,7 @@ import {
   formatTruncationMarker,
   sliceUtf8,
 } from '../results.ts';
+import { createProgressLineFilter, MAX_PROGRESS_LINE_BYTES } from '../progress-line-protocol.ts';
 import type { KindRunner, RunnerCall } from '../runner-types.ts';
 import { describeStopReason } from '../runner-types.ts';
 import { findInterpreterRuntimePaths } from '../runtime-paths.ts';
@@ -165,6 +166,20 @@ function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
       (line) => call.onLog('info', line),
       STDERR_LOG_LIMIT_BYTES,
     );
+    let malformedReported = false;
+    const progressLines = createProgressLineFilter({
+      onProgress: (progress) => call.onProgress(progress),
+      onMalformed(line) {
+        if (malformedReported) return;
+        malformedReported = true;
+        call.onLog('warning', describeMalformedProgressLine(line));
+      },
+    });
+    const takeStderr = (plain: Buffer): void => {
+      if (plain.length === 0) return;
+      stderr.push(plain);
+      forwardStderr.push(plain);
+    };
     let spawnError: unknown;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
@@ -180,6 +195,7 @@ function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
       clearTimeout(closeTimer);
       call.signal.removeEventListener('abort', onAbort);
       running.delete(contained);
+      takeStderr(progressLines.end());
       forwardStderr.flush();
       if (spawnError !== undefined) {
         settle(createSpawnErrorResult(call.tool.name, command, extension, spawnError));
@@ -206,10 +222,8 @@ function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
     };
 
     child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr.push(chunk);
-      forwardStderr.push(chunk);
-    });
+    // Progress lines are the tool talking to Toolpack, not error output: taken out first.
+    child.stderr?.on('data', (chunk: Buffer) => takeStderr(progressLines.push(chunk)));
     // A tool that never reads stdin closes it early; EPIPE here is not the tool's failure.
     child.stdin?.on('error', () => {});
     child.stdin?.end(`${JSON.stringify(call.args)}\n`);
@@ -265,6 +279,16 @@ function createExitErrorResult(
   if (stderrText !== '') parts.push(`stderr (last lines):\n${stderrText}`);
   else if (stdout.trim() !== '') parts.push(`stdout:\n${stdout.trim().slice(-STDERR_TAIL_BYTES)}`);
   return createErrorResult(parts.join('\n'));
+}
+
+function describeMalformedProgressLine(line: string): string {
+  const shown = line.length > 120 ? `${line.slice(0, 120)}…` : line;
+  return (
+    `Ignored a malformed progress line on stderr: "${shown}". ` +
+    'Write "::progress 40/100 message", "::progress 40% message" or "::progress 40 message" ' +
+    `on a line of its own (at most ${MAX_PROGRESS_LINE_BYTES} bytes; see docs/param-headers.md). ` +
+    'Further malformed lines in this call are not reported.'
+  );
 }
 
 /** Splits a byte stream into lines and hands over at most `limitBytes` of them. */
