@@ -211,3 +211,47 @@ describe('readBasicStatements', () => {
     ]);
   });
 });
+
+describe('describeBasicScript: OUTPUT, EXAMPLE, OPTIONS and TIMEOUT', () => {
+  it('reads them as header scripts do, with .bas types and upper-case option names', () => {
+    const result = describeFixture('good/order-status.bas');
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['I_RENAMED']);
+    expect(result.tools[0]).toMatchObject({
+      name: 'order_status',
+      outputSchema: {
+        type: 'object',
+        properties: {
+          status: {
+            type: 'string',
+            description: 'Where the order is',
+            enum: ['open', 'shipped', 'delivered'],
+          },
+          shipped_on: { type: 'string', format: 'date', description: 'When it left the warehouse' },
+        },
+        required: ['status'],
+      },
+      inputExamples: [
+        { arguments: { order_id: 'A-1001' }, description: 'The status of order A-1001' },
+      ],
+      longRunning: true,
+      timeoutMs: 90_000,
+    });
+    expect(result.tools[0]?.progressResetsTimeout).toBeUndefined();
+  });
+
+  it("leaves every BotServer fixture's tool as it was: no output schema, examples or opt-ins", () => {
+    for (const name of ['enrollment', 'get-weather', 'lookup-order', 'schedule-meeting']) {
+      const [tool] = describeFixture(`good/${name}.bas`).tools;
+      expect(tool).toBeDefined();
+      for (const key of [
+        'outputSchema',
+        'inputExamples',
+        'longRunning',
+        'progressResetsTimeout',
+        'timeoutMs',
+      ]) {
+        expect(tool).not.toHaveProperty(key);
+      }
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import type { Diagnostic, ParameterSpec, ToolAnnotations } from '@toolpack/core';
+import type { Diagnostic, ParameterSpec, ToolAnnotations, ToolInputExample } from '@toolpack/core';
 
 /**
  * The BASIC-style declaration grammar shared by script header comments and `.bas` files:
@@ -6,6 +6,10 @@ import type { Diagnostic, ParameterSpec, ToolAnnotations } from '@toolpack/core'
  * ```
  * DESCRIPTION "What the tool does"
  * PARAM name [AS type [OF item-type]] [LIKE example] [DEFAULT value] [OPTIONAL] [ENUM [json, ...]] [DESCRIPTION "text"]
+ * OUTPUT name [AS type [OF item-type]] [LIKE example] [OPTIONAL] [ENUM [json, ...]] [DESCRIPTION "text"]
+ * EXAMPLE {"name": "value", ...} [DESCRIPTION "text"]
+ * OPTIONS long-running, progress-resets-timeout
+ * TIMEOUT 10m
  * ```
  *
  * - Keywords are case-insensitive; clauses after the name may come in any order, once each.
@@ -20,6 +24,15 @@ import type { Diagnostic, ParameterSpec, ToolAnnotations } from '@toolpack/core'
  *   A description may also be left unquoted: it then runs to the end of the line.
  * - BotServer's two-line form works too: a `DESCRIPTION` line right after a `PARAM` line
  *   that has none describes that parameter; any other `DESCRIPTION` describes the tool.
+ * - `OUTPUT` lines declare the properties of the JSON object the tool prints (its output
+ *   schema), as PARAM lines declare its arguments: same types, required unless `OPTIONAL`,
+ *   no `DEFAULT`. A `DESCRIPTION` line right after one describes it.
+ * - `EXAMPLE` gives the arguments of one worked call as a JSON object, in the order written;
+ *   one that does not fit the input schema is dropped with a warning.
+ * - `OPTIONS` turns on opt-ins by name (any case, `-`/`_` optional): `long-running` (calls
+ *   take long; task-capable clients may run them as tasks) and `progress-resets-timeout`
+ *   (each progress report restarts the call's timeout). `TIMEOUT` sets the call timeout:
+ *   `90s`, `10m`, `1h`, `500ms`, or a bare number of seconds.
  */
 export type DeclarationDialect = 'header' | 'basic';
 
@@ -39,13 +52,27 @@ export interface ParsedDeclarations {
   description?: string;
   descriptionLine?: number;
   parameters: DeclaredParameter[];
+  /** From OUTPUT lines: the properties of the output schema, in source order. */
+  outputs: DeclaredParameter[];
+  /** From EXAMPLE lines, not yet checked against the input schema. */
+  examples: DeclaredExample[];
+  /** From OPTIONS lines. */
+  longRunning?: true;
+  progressResetsTimeout?: true;
+  /** From a TIMEOUT line, in milliseconds. */
+  timeoutMs?: number;
   diagnostics: Diagnostic[];
   /** From HINTS lines; empty when there are none. */
   annotations: ToolAnnotations;
-  /** True when the text declares anything at all (a PARAM, DESCRIPTION or HINTS line). */
+  /** True when the text declares anything at all (a PARAM, DESCRIPTION, HINTS, OUTPUT, EXAMPLE, OPTIONS or TIMEOUT line). */
   declaresTool: boolean;
   /** Line of the first declaration, for diagnostics about the tool as a whole. */
   firstLine?: number;
+}
+
+export interface DeclaredExample {
+  example: ToolInputExample;
+  line: number;
 }
 
 /** A problem with one declaration line. */

@@ -4,10 +4,21 @@ import {
   hasErrors,
   isToolpackError,
   normalizeToolName,
+  validateArguments,
 } from '@toolpack/core';
-import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
+import type {
+  Diagnostic,
+  DiscoveredTool,
+  ObjectJsonSchema,
+  ToolInputExample,
+} from '@toolpack/core';
 import type { SourceResult } from '../../types.ts';
-import type { DeclarationDialect, DeclarationLine } from './declaration-types.ts';
+import type {
+  DeclarationDialect,
+  DeclarationLine,
+  DeclaredExample,
+  DeclaredParameter,
+} from './declaration-types.ts';
 import { parseDeclarations } from './parse-declarations.ts';
 
 export interface DescribeDeclaredScriptInput {
@@ -86,8 +97,10 @@ export function describeDeclaredScript(input: DescribeDeclaredScriptInput): Sour
   }
 
   let inputSchema: DiscoveredTool['inputSchema'];
+  let outputSchema: ObjectJsonSchema | undefined;
   try {
     inputSchema = buildInputSchema(parsed.parameters.map((parameter) => parameter.spec));
+    outputSchema = buildOutputSchema(parsed.outputs);
   } catch (error) {
     if (!isToolpackError(error)) throw error;
     diagnostics.push(
@@ -101,6 +114,7 @@ export function describeDeclaredScript(input: DescribeDeclaredScriptInput): Sour
     );
     return { tools: [], diagnostics };
   }
+  const inputExamples = selectExamples(parsed.examples, inputSchema, path, diagnostics);
 
   // Only a tool that is served reports its new name; a refused one has its errors to show.
   if (renamed !== undefined) diagnostics.push(renamed);
@@ -114,5 +128,49 @@ export function describeDeclaredScript(input: DescribeDeclaredScriptInput): Sour
     originalName,
   };
   if (Object.keys(parsed.annotations).length > 0) tool.annotations = parsed.annotations;
+  if (outputSchema !== undefined) tool.outputSchema = outputSchema;
+  if (inputExamples.length > 0) tool.inputExamples = inputExamples;
+  if (parsed.timeoutMs !== undefined) tool.timeoutMs = parsed.timeoutMs;
+  if (parsed.longRunning === true) tool.longRunning = true;
+  if (parsed.progressResetsTimeout === true) tool.progressResetsTimeout = true;
   return { tools: [tool], diagnostics };
+}
+
+/**
+ * The OUTPUT lines as an output schema, or undefined when there are none. Unlike the input
+ * schema it stays open: a script that prints a key more than it declares still answers.
+ */
+function buildOutputSchema(outputs: readonly DeclaredParameter[]): ObjectJsonSchema | undefined {
+  if (outputs.length === 0) return undefined;
+  const { additionalProperties: _open, ...schema } = buildInputSchema(
+    outputs.map((output) => output.spec),
+  );
+  return schema;
+}
+
+/** The EXAMPLE lines whose arguments fit the input schema; each other one is reported and dropped. */
+function selectExamples(
+  examples: readonly DeclaredExample[],
+  inputSchema: ObjectJsonSchema,
+  path: string,
+  diagnostics: Diagnostic[],
+): ToolInputExample[] {
+  const kept: ToolInputExample[] = [];
+  for (const { example, line } of examples) {
+    const validation = validateArguments(inputSchema, example.arguments);
+    if (validation.valid) {
+      kept.push(example);
+      continue;
+    }
+    diagnostics.push(
+      createDiagnostic(
+        'warning',
+        'W_EXAMPLE_IGNORED',
+        `EXAMPLE arguments do not fit the tool's parameters (${validation.message}); the example is left out.`,
+        { path, line },
+        'Give each required PARAM a value of its declared type, and no name the PARAM lines do not declare.',
+      ),
+    );
+  }
+  return kept;
 }

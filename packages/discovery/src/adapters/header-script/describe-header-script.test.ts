@@ -390,3 +390,87 @@ describe('describeHeaderScript: HINTS problems', () => {
     ).toBeUndefined();
   });
 });
+
+describe('describeHeaderScript: OUTPUT, EXAMPLE, OPTIONS and TIMEOUT', () => {
+  it('builds the output schema, input examples, opt-ins and timeout, leaving prose alone', () => {
+    const result = describeFixture('good/search-issues.py');
+    expect(result.diagnostics.filter((d) => d.severity !== 'info')).toEqual([]);
+    const [tool] = result.tools;
+    expect(tool?.outputSchema).toEqual({
+      type: 'object',
+      properties: {
+        total: { type: 'integer', description: 'How many issues match' },
+        issues: { type: 'array', description: 'The first matches', items: { type: 'object' } },
+        next_page: { type: 'string', description: 'Cursor of the next page, absent on the last' },
+      },
+      required: ['total', 'issues'],
+    });
+    expect(tool?.inputExamples).toEqual([
+      { arguments: { query: 'jira', limit: 5 }, description: 'Five issues about jira' },
+      { arguments: { query: 'crash' } },
+    ]);
+    expect(tool).toMatchObject({
+      longRunning: true,
+      progressResetsTimeout: true,
+      timeoutMs: 600_000,
+    });
+    // The output properties stay out of the input schema.
+    expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(['query', 'limit']);
+  });
+
+  it('reports every bad OUTPUT, EXAMPLE, OPTIONS and TIMEOUT line with its line and a hint', () => {
+    const path = join(FIXTURES, 'bad/bad-declarations.sh');
+    const result = describeFixture('bad/bad-declarations.sh');
+    expect(result.tools).toEqual([]);
+    const seen = result.diagnostics.map((d) => [d.line, d.code, d.message]);
+    expect(seen).toEqual([
+      [4, 'E_PARAM_SYNTAX', expect.stringContaining('OUTPUT total cannot have a DEFAULT')],
+      [5, 'E_PARAM_TYPE', expect.stringContaining('OUTPUT size has the unknown type "weird"')],
+      [6, 'E_PARAM_DESCRIPTION', 'OUTPUT name has no description.'],
+      [
+        7,
+        'E_DECLARATION_SYNTAX',
+        expect.stringContaining('EXAMPLE needs a JSON object of arguments'),
+      ],
+      [10, 'W_UNKNOWN_OPTION', expect.stringContaining('"long-runing"')],
+      [10, 'W_UNKNOWN_OPTION', expect.stringContaining('"fast"')],
+      [11, 'E_DECLARATION_SYNTAX', expect.stringContaining('TIMEOUT needs a positive duration')],
+    ]);
+    expect(result.diagnostics.every((d) => d.path === path && d.hint !== undefined)).toBe(true);
+    expect(result.diagnostics.find((d) => d.line === 10)?.hint).toBe('Did you mean long-running?');
+  });
+
+  it('drops an EXAMPLE whose arguments do not fit the parameters, with a warning on its line', () => {
+    const content = [
+      '# DESCRIPTION "Counts"',
+      '# PARAM count AS integer DESCRIPTION "How many"',
+      '# EXAMPLE {"count": "many"} DESCRIPTION "Wrong type"',
+      '# EXAMPLE {"count": 2, "extra": true}',
+      '# EXAMPLE {"count": 2} DESCRIPTION "Fine"',
+    ].join('\n');
+    const result = describeHeaderScript({ path: '/p/count.sh', content });
+    expect(result.tools[0]?.inputExamples).toEqual([
+      { arguments: { count: 2 }, description: 'Fine' },
+    ]);
+    expect(result.diagnostics.map((d) => [d.line, d.code])).toEqual([
+      [3, 'W_EXAMPLE_IGNORED'],
+      [4, 'W_EXAMPLE_IGNORED'],
+    ]);
+    expect(result.diagnostics[0]?.message).toMatch(/\/count must be integer/);
+  });
+
+  it('takes lower-case keywords in declaration form only, and an upper-case OUTPUT alone declares a tool', () => {
+    const prose = [
+      '# DESCRIPTION "Prints"',
+      '# output: a JSON object',
+      '# Example usage: run it',
+      '# options are none',
+      '# timeout after a while',
+      '# output total as integer DESCRIPTION "Declared in lower case"',
+    ].join('\n');
+    const result = describeHeaderScript({ path: '/p/prints.sh', content: prose });
+    expect(result.diagnostics).toEqual([]);
+    expect(Object.keys(result.tools[0]?.outputSchema?.properties ?? {})).toEqual(['total']);
+    expect(result.tools[0]?.longRunning).toBeUndefined();
+  });
+});

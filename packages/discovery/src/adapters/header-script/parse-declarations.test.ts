@@ -16,6 +16,20 @@ describe('classifyDeclarationLine', () => {
     ['description = "x"', 'basic', 'other'],
     ['PARAMETERS x', 'basic', 'other'],
     ['TALK "x"', 'basic', 'other'],
+    ['OUTPUT total AS integer', 'header', 'output'],
+    ['output total as integer', 'header', 'output'],
+    ['Output: a JSON object', 'header', 'other'],
+    ['output is printed as JSON', 'basic', 'output'],
+    ['EXAMPLE {"a": 1}', 'header', 'example'],
+    ['example {"a": 1}', 'header', 'example'],
+    ['Example: run it twice', 'header', 'other'],
+    ['OPTIONS long-running', 'header', 'options'],
+    ['Options: none', 'header', 'other'],
+    ['options long-running', 'basic', 'options'],
+    ['TIMEOUT 10m', 'header', 'timeout'],
+    ['timeout 30s', 'header', 'timeout'],
+    ['Timeout after a while', 'header', 'other'],
+    ['TIMEOUT = 5', 'basic', 'other'],
   ] as const)('%s (%s) is %s', (text, dialect, kind) => {
     expect(classifyDeclarationLine(text, dialect)).toBe(kind);
   });
@@ -40,6 +54,8 @@ describe('parseDeclarations', () => {
       parseDeclarations([{ text: 'just words', line: 1 }], { path: 'x.sh', dialect: 'header' }),
     ).toEqual({
       parameters: [],
+      outputs: [],
+      examples: [],
       diagnostics: [],
       annotations: {},
       declaresTool: false,

@@ -4,37 +4,59 @@ import type {
   DeclarationDialect,
   DeclarationLine,
   DeclarationProblem,
+  DeclaredExample,
   DeclaredParameter,
   ParseDeclarationsOptions,
   ParsedDeclarations,
 } from './declaration-types.ts';
 import { parseDescriptionText } from './parse-description-text.ts';
+import { parseExampleLine } from './parse-example-line.ts';
 import { readHintsStatement } from './parse-hints-line.ts';
+import { readOptionsStatement, readTimeoutStatement } from './parse-options-line.ts';
 import { parseParamLine } from './parse-param-line.ts';
+
+type DeclarationKind =
+  'param' | 'output' | 'description' | 'hints' | 'example' | 'options' | 'timeout' | 'other';
+const KEYWORDS = new Set([
+  'PARAM',
+  'OUTPUT',
+  'DESCRIPTION',
+  'HINTS',
+  'EXAMPLE',
+  'OPTIONS',
+  'TIMEOUT',
+]);
 
 /** Which statement a line holds, if any. */
 export function classifyDeclarationLine(
   text: string,
   dialect: DeclarationDialect,
-): 'param' | 'description' | 'hints' | 'other' {
+): DeclarationKind {
   const match = /^\s*([A-Za-z]+)(?=\s|"|$)(.*)$/s.exec(text);
   if (match === null) return 'other';
   const word = match[1] ?? '';
   const rest = match[2] ?? '';
   const upper = word.toUpperCase();
-  if (upper !== 'PARAM' && upper !== 'DESCRIPTION' && upper !== 'HINTS') return 'other';
-  // In a header comment an ordinary sentence may start with "Description" or "param": only the
-  // upper-case keyword, or a line shaped like a declaration, counts there.
+  // `TIMEOUT = 5` is a BASIC assignment, not a statement; the same holds for every keyword.
+  if (!KEYWORDS.has(upper) || /^\s*=/.test(rest)) return 'other';
+  // In a header comment an ordinary sentence may start with "Description", "param" or
+  // "Example": only the upper-case keyword, or a line shaped like a declaration, counts there.
   const strict = dialect === 'header' && word !== upper;
-  if (upper === 'HINTS') return strict || /^\s*=/.test(rest) ? 'other' : 'hints';
-  if (upper === 'PARAM') {
-    if (/^\s*=/.test(rest)) return 'other';
-    if (strict && !/^\s+[A-Za-z_][A-Za-z0-9_]*\s+as\s/i.test(`${rest} `)) return 'other';
-    return 'param';
+  switch (upper) {
+    case 'HINTS':
+    case 'OPTIONS':
+      return strict ? 'other' : (upper.toLowerCase() as DeclarationKind);
+    case 'PARAM':
+    case 'OUTPUT':
+      if (strict && !/^\s+[A-Za-z_][A-Za-z0-9_]*\s+as\s/i.test(`${rest} `)) return 'other';
+      return upper === 'PARAM' ? 'param' : 'output';
+    case 'EXAMPLE':
+      return strict && !/^\s*\{/.test(rest) ? 'other' : 'example';
+    case 'TIMEOUT':
+      return strict && !/^\s+\d+(?:\.\d+)?\s*(?:ms|s|m|h)?\s*$/i.test(rest) ? 'other' : 'timeout';
+    default:
+      return strict && !/^\s*"/.test(rest) ? 'other' : 'description';
   }
-  if (/^\s*=/.test(rest)) return 'other';
-  if (strict && !/^\s*"/.test(rest)) return 'other';
-  return 'description';
 }
 
 /** Parses the declarations of one tool: its description and its parameters, with every problem. */
@@ -45,6 +67,11 @@ export function parseDeclarations(
   const { path, dialect } = options;
   const diagnostics: Diagnostic[] = [];
   const parameters: DeclaredParameter[] = [];
+  const outputs: DeclaredParameter[] = [];
+  const examples: DeclaredExample[] = [];
+  const opted: { longRunning?: true; progressResetsTimeout?: true } = {};
+  let timeoutMs: number | undefined;
+  let timeoutLine: number | undefined;
   const described = new Set<DeclaredParameter>();
   let description: string | undefined;
   let descriptionLine: number | undefined;
@@ -80,9 +107,40 @@ export function parseDeclarations(
       hintEntries.push(...statement.entries);
       continue;
     }
-    if (kind === 'param') {
+    if (kind === 'example') {
       waiting = undefined;
-      const result = parseParamLine(body, { dialect });
+      const result = parseExampleLine(body);
+      if (result.ok) examples.push({ example: result.example, line });
+      else report(line, result.problem);
+      continue;
+    }
+    if (kind === 'options') {
+      waiting = undefined;
+      const statement = readOptionsStatement(body);
+      for (const problem of statement.problems) report(line, problem);
+      Object.assign(opted, statement.options);
+      continue;
+    }
+    if (kind === 'timeout') {
+      waiting = undefined;
+      const result = readTimeoutStatement(body);
+      if (!result.ok) report(line, result.problem);
+      else if (timeoutLine !== undefined) {
+        report(line, {
+          code: 'E_DECLARATION_SYNTAX',
+          message: `A second TIMEOUT line; the first is on line ${timeoutLine}.`,
+          hint: 'Keep one TIMEOUT line.',
+        });
+      } else {
+        timeoutMs = result.timeoutMs;
+        timeoutLine = line;
+      }
+      continue;
+    }
+    if (kind === 'param' || kind === 'output') {
+      waiting = undefined;
+      const statement = kind === 'param' ? 'PARAM' : 'OUTPUT';
+      const result = parseParamLine(body, { dialect, statement });
       if (!result.ok) {
         for (const problem of result.problems) report(line, problem);
         // A broken PARAM line with no DESCRIPTION of its own may be followed by its
@@ -93,7 +151,7 @@ export function parseDeclarations(
       for (const warning of result.value.warnings)
         report(line, { ...warning, severity: 'warning' });
       const parameter: DeclaredParameter = { spec: result.value.spec, line };
-      parameters.push(parameter);
+      (kind === 'param' ? parameters : outputs).push(parameter);
       if (result.value.hasDescription) described.add(parameter);
       else waiting = parameter;
       continue;
@@ -132,38 +190,8 @@ export function parseDeclarations(
     }
   }
 
-  const seen = new Map<string, DeclaredParameter>();
-  for (const parameter of parameters) {
-    const { spec, line } = parameter;
-    if (!described.has(parameter)) {
-      report(line, {
-        code: 'E_PARAM_DESCRIPTION',
-        message: `PARAM ${spec.name} has no description.`,
-        hint: `End the line with DESCRIPTION "what ${spec.name} is", or put a DESCRIPTION "..." line right after it.`,
-      });
-    }
-    const key = spec.name.toLowerCase();
-    const earlier = seen.get(key);
-    if (earlier !== undefined) {
-      report(line, {
-        code: 'E_DUPLICATE_PARAM',
-        message: `PARAM ${spec.name} is declared twice (first on line ${earlier.line}; names are compared ignoring case).`,
-        hint: 'Rename or remove one of the two declarations.',
-      });
-    } else {
-      seen.set(key, parameter);
-    }
-    for (const problem of findParameterProblems([spec])) {
-      const detail = problem
-        .replace(/^parameter "[^"]*": /, '')
-        .replace(/^parameter "[^"]*" items: /, 'its items: ');
-      report(line, {
-        code: 'E_PARAM_INVALID',
-        message: `PARAM ${spec.name}: ${detail}.`,
-        hint: 'Make the LIKE, DEFAULT and ENUM values fit the declared type.',
-      });
-    }
-  }
+  checkDeclaredProperties(parameters, 'PARAM', described, report);
+  checkDeclaredProperties(outputs, 'OUTPUT', described, report);
 
   // One call for every HINTS line, so readOnly on one line and destructive on another conflict.
   const hints = parseHints(hintEntries, { path });
@@ -186,6 +214,9 @@ export function parseDeclarations(
   diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const result: ParsedDeclarations = {
     parameters,
+    outputs,
+    examples,
+    ...opted,
     diagnostics,
     annotations: hints.annotations,
     declaresTool,
@@ -193,5 +224,47 @@ export function parseDeclarations(
   if (description !== undefined) result.description = description;
   if (descriptionLine !== undefined) result.descriptionLine = descriptionLine;
   if (firstLine !== undefined) result.firstLine = firstLine;
+  if (timeoutMs !== undefined) result.timeoutMs = timeoutMs;
   return result;
+}
+
+/** Every PARAM (or every OUTPUT) described, named once, and with values that fit its type. */
+function checkDeclaredProperties(
+  declared: readonly DeclaredParameter[],
+  statement: 'PARAM' | 'OUTPUT',
+  described: ReadonlySet<DeclaredParameter>,
+  report: (line: number, problem: DeclarationProblem) => void,
+): void {
+  const seen = new Map<string, DeclaredParameter>();
+  for (const parameter of declared) {
+    const { spec, line } = parameter;
+    if (!described.has(parameter)) {
+      report(line, {
+        code: 'E_PARAM_DESCRIPTION',
+        message: `${statement} ${spec.name} has no description.`,
+        hint: `End the line with DESCRIPTION "what ${spec.name} is", or put a DESCRIPTION "..." line right after it.`,
+      });
+    }
+    const key = spec.name.toLowerCase();
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      report(line, {
+        code: 'E_DUPLICATE_PARAM',
+        message: `${statement} ${spec.name} is declared twice (first on line ${earlier.line}; names are compared ignoring case).`,
+        hint: 'Rename or remove one of the two declarations.',
+      });
+    } else {
+      seen.set(key, parameter);
+    }
+    for (const problem of findParameterProblems([spec])) {
+      const detail = problem
+        .replace(/^parameter "[^"]*": /, '')
+        .replace(/^parameter "[^"]*" items: /, 'its items: ');
+      report(line, {
+        code: 'E_PARAM_INVALID',
+        message: `${statement} ${spec.name}: ${detail}.`,
+        hint: 'Make the LIKE, DEFAULT and ENUM values fit the declared type.',
+      });
+    }
+  }
 }

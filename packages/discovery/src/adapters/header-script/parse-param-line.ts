@@ -15,22 +15,27 @@ type DeclaredType = (typeof BASIC_TYPES)[number];
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PARAM_FORM =
   'PARAM name AS type [LIKE example] [OPTIONAL] [ENUM ["a","b"]] DESCRIPTION "what it is"';
+const OUTPUT_FORM = 'OUTPUT name AS type [OF item-type] [OPTIONAL] DESCRIPTION "what it is"';
 const INTEGER_TEXT = /^[-+]?\d+$/;
 const NUMBER_TEXT = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_DATE_TIME =
   /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})$/;
 
-/** Parses the text after a `PARAM` keyword. */
+/**
+ * Parses the text after a `PARAM` keyword, or after `OUTPUT`: an output property is declared
+ * the same way, without DEFAULT (a default is what a caller may leave out; an output has none).
+ */
 export function parseParamLine(
   body: string,
-  options: { dialect: DeclarationDialect },
+  options: { dialect: DeclarationDialect; statement?: 'PARAM' | 'OUTPUT' },
 ): ParamLineResult {
+  const label = options.statement ?? 'PARAM';
   const types: readonly string[] = options.dialect === 'basic' ? BASIC_TYPES : HEADER_TYPES;
   const scanner = new Scanner(body);
   const fail = (
     message: string,
-    hint = `Write it as ${PARAM_FORM}.`,
+    hint = `Write it as ${label === 'PARAM' ? PARAM_FORM : OUTPUT_FORM}.`,
     code: DeclarationProblem['code'] = 'E_PARAM_SYNTAX',
   ): ParamLineResult => ({
     ok: false,
@@ -39,10 +44,10 @@ export function parseParamLine(
 
   scanner.skipSpace();
   const name = scanner.readWord();
-  if (name === '') return fail('PARAM needs a name.');
+  if (name === '') return fail(`${label} needs a name.`);
   if (!IDENTIFIER.test(name)) {
     return fail(
-      `PARAM name ${JSON.stringify(name)} is not a valid identifier.`,
+      `${label} name ${JSON.stringify(name)} is not a valid identifier.`,
       'A name starts with a letter or _ and uses only letters, digits and _, such as file_path.',
       'E_PARAM_NAME',
     );
@@ -71,18 +76,24 @@ export function parseParamLine(
         `Unexpected ${JSON.stringify(found)} in PARAM ${name}: expected AS, LIKE, DEFAULT, OPTIONAL, ENUM or DESCRIPTION.`,
       );
     }
+    if (keyword === 'DEFAULT' && label === 'OUTPUT') {
+      return fail(
+        `OUTPUT ${name} cannot have a DEFAULT: the tool always produces it or marks it OPTIONAL.`,
+      );
+    }
     if (seen.has(keyword))
-      return fail(`PARAM ${name} has ${keyword} twice.`, `Keep one ${keyword} clause.`);
+      return fail(`${label} ${name} has ${keyword} twice.`, `Keep one ${keyword} clause.`);
     seen.add(keyword);
     switch (keyword) {
       case 'AS': {
         scanner.skipSpace();
         const typeWord = scanner.readWord().toLowerCase();
-        if (typeWord === '') return fail(`PARAM ${name}: AS needs a type (${types.join(', ')}).`);
+        if (typeWord === '')
+          return fail(`${label} ${name}: AS needs a type (${types.join(', ')}).`);
         if (!types.includes(typeWord)) {
           const basicOnly = (BASIC_TYPES as readonly string[]).includes(typeWord);
           return fail(
-            `PARAM ${name} has the unknown type ${JSON.stringify(typeWord)}.`,
+            `${label} ${name} has the unknown type ${JSON.stringify(typeWord)}.`,
             basicOnly
               ? `${typeWord} is a .bas type; in a script header write AS string and describe the ISO 8601 form.`
               : `Use one of ${types.join(', ')}.`,
@@ -95,7 +106,7 @@ export function parseParamLine(
         if (scanner.readWord().toUpperCase() === 'OF') {
           if (type !== 'array') {
             return fail(
-              `PARAM ${name}: OF only follows AS array (AS array OF string).`,
+              `${label} ${name}: OF only follows AS array (AS array OF string).`,
               undefined,
               'E_PARAM_TYPE',
             );
@@ -104,7 +115,7 @@ export function parseParamLine(
           const itemWord = scanner.readWord().toLowerCase();
           if (!types.includes(itemWord) || itemWord === 'array') {
             return fail(
-              `PARAM ${name} has the unknown item type ${JSON.stringify(itemWord)}.`,
+              `${label} ${name} has the unknown item type ${JSON.stringify(itemWord)}.`,
               `Write AS array OF one of ${types.filter((t) => t !== 'array').join(', ')}.`,
               'E_PARAM_TYPE',
             );
@@ -119,7 +130,8 @@ export function parseParamLine(
       case 'DEFAULT': {
         scanner.skipSpace();
         const literal = scanner.readLiteral();
-        if (!literal.ok) return fail(`PARAM ${name}: ${keyword} ${literal.message}`, literal.hint);
+        if (!literal.ok)
+          return fail(`${label} ${name}: ${keyword} ${literal.message}`, literal.hint);
         if (keyword === 'LIKE') like = literal.value;
         else defaultValue = literal.value;
         break;
@@ -133,18 +145,18 @@ export function parseParamLine(
         const hint =
           'Write the allowed values as a JSON array, such as ENUM ["low", "high"] or ENUM [1, 2, 3].';
         if (!literal.ok)
-          return fail(`PARAM ${name}: ENUM ${literal.message}`, hint, 'E_PARAM_ENUM');
+          return fail(`${label} ${name}: ENUM ${literal.message}`, hint, 'E_PARAM_ENUM');
         const value = literal.value;
         if (value.kind !== 'json' || !Array.isArray(value.value)) {
           return fail(
-            `PARAM ${name}: ENUM needs a JSON array, not ${JSON.stringify(value.text)}.`,
+            `${label} ${name}: ENUM needs a JSON array, not ${JSON.stringify(value.text)}.`,
             hint,
             'E_PARAM_ENUM',
           );
         }
         if (value.value.some((item) => item === null || typeof item === 'object')) {
           return fail(
-            `PARAM ${name}: ENUM values must be strings, numbers or booleans.`,
+            `${label} ${name}: ENUM values must be strings, numbers or booleans.`,
             hint,
             'E_PARAM_ENUM',
           );
@@ -163,7 +175,7 @@ export function parseParamLine(
             parsed.problem.message.charAt(0).toLowerCase() + parsed.problem.message.slice(1);
           return {
             ok: false,
-            problems: [{ ...parsed.problem, message: `PARAM ${name}: ${message}` }],
+            problems: [{ ...parsed.problem, message: `${label} ${name}: ${message}` }],
           };
         }
         description = parsed.text;
@@ -174,6 +186,7 @@ export function parseParamLine(
   }
 
   return buildParamSpec({
+    label,
     name,
     type,
     itemType,
@@ -187,6 +200,7 @@ export function parseParamLine(
 
 /** The clauses of one PARAM line as written, before they are read as a parameter. */
 interface ParamClauses {
+  label: 'PARAM' | 'OUTPUT';
   name: string;
   type: DeclaredType | undefined;
   itemType: DeclaredType | undefined;
@@ -202,7 +216,8 @@ interface ParamClauses {
  * read as its type, and a date format dropped when the author's own examples do not use it.
  */
 function buildParamSpec(clauses: ParamClauses): ParamLineResult {
-  const { name, type, itemType, like, defaultValue, optional, enumValues, description } = clauses;
+  const { label, name, type, itemType, like, defaultValue, optional, enumValues, description } =
+    clauses;
   const warnings: DeclarationProblem[] = [];
   const spec: ParameterSpec = { name, ...toValueSpec(type ?? 'string') };
   if (spec.type === 'array' && itemType !== undefined) spec.items = toValueSpec(itemType);
@@ -220,7 +235,7 @@ function buildParamSpec(clauses: ParamClauses): ParamLineResult {
     if (!converted.ok) {
       problems.push({
         code: 'E_PARAM_VALUE',
-        message: `PARAM ${name}: the ${keyword} value ${JSON.stringify(literal.text)} ${converted.message}.`,
+        message: `${label} ${name}: the ${keyword} value ${JSON.stringify(literal.text)} ${converted.message}.`,
         hint: converted.hint,
       });
       return undefined;
@@ -250,7 +265,7 @@ function buildParamSpec(clauses: ParamClauses): ParamLineResult {
       delete spec.format;
       warnings.push({
         code: 'W_DATE_FORMAT',
-        message: `PARAM ${name}: ${JSON.stringify(odd)} is not an ISO 8601 ${type}, so the schema does not require the ${type} format.`,
+        message: `${label} ${name}: ${JSON.stringify(odd)} is not an ISO 8601 ${type}, so the schema does not require the ${type} format.`,
         hint: `Write the example as ${type === 'date' ? '2001-09-23' : '2001-09-23T14:30:00Z'} to have calls checked.`,
       });
     }
