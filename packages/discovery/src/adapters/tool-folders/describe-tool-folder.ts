@@ -8,6 +8,8 @@ import { type LineOf, type Report, describeValue } from './metadata-report.ts';
 import { readToolFolderName } from './read-tool-folder-name.ts';
 import { reportUnknownKeys } from './report-unknown-keys.ts';
 import { readAnnotations } from './read-annotations.ts';
+import { readExamples } from './read-examples.ts';
+import { readOptIns } from './read-opt-ins.ts';
 import { readTimeout } from './read-timeout.ts';
 import { parseLocatedDocument } from './yaml-document.ts';
 
@@ -36,6 +38,11 @@ export interface DescribeToolFolderInput extends ToolFolderScripts {
  * outputSchema: { type: object }   # optional, or output_schema
  * annotations: { readOnlyHint: false, destructiveHint: false }   # optional MCP hints
  * timeout: 60                      # optional: seconds, or 500ms / 30s / 2m; timeoutMs in ms
+ * examples:                        # optional worked calls (dotbot's `input` reads as arguments)
+ *   - description: Tell the team the build is green
+ *     arguments: { channel: team, text: Build is green }
+ * longRunning: true                # optional: calls take long (tasks for clients that have them)
+ * progressResetsTimeout: true      # optional: each progress report restarts the timeout
  * ```
  *
  * `additionalProperties: false` is added to the input schema when the author set none.
@@ -151,6 +158,8 @@ export async function describeToolFolder(input: DescribeToolFolderInput): Promis
 
   const annotations = readAnnotations(metadata.annotations, metadataPath, diagnostics, lineOf);
   const timeoutMs = readTimeout(metadata, report, lineOf);
+  const optIns = readOptIns(metadata, report, lineOf);
+  const inputExamples = readExamples(metadata.examples, inputSchema, report, lineOf);
 
   const invocation = await checkToolScript(input, rawName, name, diagnostics);
 
@@ -177,6 +186,8 @@ export async function describeToolFolder(input: DescribeToolFolderInput): Promis
   if (annotations !== undefined && Object.keys(annotations).length > 0)
     tool.annotations = annotations;
   if (timeoutMs !== undefined) tool.timeoutMs = timeoutMs;
+  if (inputExamples.length > 0) tool.inputExamples = inputExamples;
+  Object.assign(tool, optIns);
   return { tools: [tool], diagnostics };
 }
 

@@ -13,9 +13,14 @@ const KNOWN_KEYS = [
   'timeout',
   'timeoutMs',
   'timeout_ms',
+  'examples',
+  'longRunning',
+  'long_running',
+  'progressResetsTimeout',
+  'progress_resets_timeout',
 ];
 // Keys dotbot's own metadata files carry that mean nothing to a tool list.
-const IGNORED_KEYS = new Set(['version', 'category', 'examples', 'tags', 'author', 'notes']);
+const IGNORED_KEYS = new Set(['version', 'category', 'tags', 'author', 'notes']);
 
 /**
  * Reports the keys a metadata file has beyond the known ones: a warning with "did you mean"
