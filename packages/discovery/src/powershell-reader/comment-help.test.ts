@@ -40,6 +40,7 @@ describe('parseCommentHelp', () => {
       parameters: { name: 'The name.' },
       notes: 'ReadOnlyHint: true',
       examples: ['Get-Widget -Name x', 'Get-Widget'],
+      outputs: [],
       links: ['https://example.com'],
       lines: {
         start: 10,
@@ -47,6 +48,8 @@ describe('parseCommentHelp', () => {
         synopsis: 12,
         description: 15,
         notes: 26,
+        examples: [22, 24],
+        outputs: [],
         parameters: { name: 18 },
       },
     });

@@ -18,6 +18,8 @@ export interface CommentHelp {
   parameters: Record<string, string>;
   notes?: string;
   examples: string[];
+  /** `.OUTPUTS` sections in source order: each names a type on its first line. */
+  outputs: string[];
   links: string[];
   /** 1-based lines: the block's first line and each section's first text line. */
   lines: {
@@ -26,6 +28,9 @@ export interface CommentHelp {
     synopsis?: number;
     description?: number;
     notes?: number;
+    /** The first text line of each `.EXAMPLE` and `.OUTPUTS`, in the order of `examples` and `outputs`. */
+    examples: number[];
+    outputs: number[];
     parameters: Record<string, number>;
   };
 }
@@ -129,8 +134,15 @@ function analyzeLines(
   const help: CommentHelp = {
     parameters: {},
     examples: [],
+    outputs: [],
     links: [],
-    lines: { start: lines[0]?.line ?? 1, end: lines[lines.length - 1]?.line ?? 1, parameters: {} },
+    lines: {
+      start: lines[0]?.line ?? 1,
+      end: lines[lines.length - 1]?.line ?? 1,
+      examples: [],
+      outputs: [],
+      parameters: {},
+    },
   };
   let found = false;
   let known = false;
@@ -194,6 +206,11 @@ function analyzeLines(
         break;
       case 'EXAMPLE':
         help.examples.push(value);
+        help.lines.examples.push(section.line ?? line);
+        break;
+      case 'OUTPUTS':
+        help.outputs.push(value);
+        help.lines.outputs.push(section.line ?? line);
         break;
       case 'LINK':
         help.links.push(value.trim());

@@ -11,6 +11,10 @@ import type { Diagnostic, DiscoveredTool, ToolInvocation } from '@toolpack/core'
 import { findParameterComments } from './comment-help.ts';
 import type { HelpSearch } from './comment-help.ts';
 import { convertParameters } from './convert-parameters.ts';
+import { describeOutput } from './describe-output.ts';
+import { readInputExamples } from './read-input-examples.ts';
+import { readOptIns } from './read-opt-ins.ts';
+import type { ToolOptIns } from './read-opt-ins.ts';
 import { addParameterSetBranches } from './parameter-sets.ts';
 import type { ParseProblem } from './tokenizer.ts';
 import type { PowerShellDocument, PsAttribute, PsParameter } from './reader.ts';
@@ -162,6 +166,7 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
   diagnostics.push(...converted.diagnostics);
 
   let annotations: DiscoveredTool['annotations'];
+  let optIns: ToolOptIns = {};
   if (help?.notes !== undefined) {
     const hints = parseHints(help.notes, {
       path: input.path,
@@ -169,6 +174,7 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     });
     diagnostics.push(...hints.diagnostics);
     if (Object.keys(hints.annotations).length > 0) annotations = hints.annotations;
+    optIns = readOptIns(hints.otherLines);
   }
 
   for (const problem of findParameterProblems(converted.parameters)) {
@@ -202,6 +208,29 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
   };
   if (annotations !== undefined) tool.annotations = annotations;
   if (converted.parameterSets !== undefined) tool.parameterSets = converted.parameterSets;
+  const output = describeOutput({
+    path: input.path,
+    what: input.what,
+    sourceKind: input.sourceKind,
+    blockAttributes: input.blockAttributes,
+    classes: input.document.classes,
+    ...(help === undefined ? {} : { help }),
+  });
+  diagnostics.push(...output.diagnostics);
+  if (output.outputSchema !== undefined) tool.outputSchema = output.outputSchema;
+  const examples = readInputExamples({
+    path: input.path,
+    what: input.what,
+    sourceKind: input.sourceKind,
+    commandName: input.originalName,
+    ...(help === undefined ? {} : { help }),
+    parameters: input.parameters,
+    blockAttributes: input.blockAttributes,
+    inputSchema,
+  });
+  diagnostics.push(...examples.diagnostics);
+  if (examples.inputExamples.length > 0) tool.inputExamples = examples.inputExamples;
+  Object.assign(tool, optIns);
   // Only a tool that exists has a name worth explaining.
   if (renamed !== undefined) diagnostics.unshift(renamed);
   return { tool, diagnostics };

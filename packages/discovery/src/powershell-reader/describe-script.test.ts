@@ -67,6 +67,7 @@ describe('describePowerShellScript', () => {
           additionalProperties: false,
         },
         annotations: { readOnlyHint: true, idempotentHint: true },
+        inputExamples: [{ arguments: { Name: 'gear', Count: 3 } }],
         source: { kind: 'script', path, line: 26 },
         invocation: { runner: 'pwsh', mode: 'script', scriptPath: path },
       },

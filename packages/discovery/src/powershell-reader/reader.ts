@@ -75,6 +75,26 @@ export interface PsDotSource {
   text: string;
 }
 
+/** A property of a PowerShell `class`: `[string] $Name`, `hidden [int] $Count = 0`. */
+export interface PsClassProperty {
+  name: string;
+  line: number;
+  /** Type constraints as written, whitespace removed; empty for an untyped property. */
+  typeNames: string[];
+  /** `hidden` and `static` properties are not among an instance's PSObject properties. */
+  hidden: boolean;
+  static: boolean;
+}
+
+/** A `class Name [: Base] { ... }` definition. */
+export interface PsClass {
+  name: string;
+  line: number;
+  /** The first name after `:`, as written (a base class or an interface). */
+  base?: string;
+  properties: PsClassProperty[];
+}
+
 export interface PowerShellDocument {
   tokens: Token[];
   errors: ParseProblem[];
@@ -87,6 +107,8 @@ export interface PowerShellDocument {
   functions: PsFunction[];
   exports: PsExport[];
   dotSources: PsDotSource[];
+  /** Class definitions anywhere in the file, in source order. */
+  classes: PsClass[];
 }
 
 const CONTROL_KEYWORDS = new Set([
@@ -404,6 +426,7 @@ export function readPowerShell(content: string): PowerShellDocument {
     functions: [],
     exports: [],
     dotSources: [],
+    classes: [],
   };
 
   let start = skipUsingStatements(tokens, 0);
@@ -423,6 +446,7 @@ export function readPowerShell(content: string): PowerShellDocument {
   }
 
   scanStatements(reader, document, param === undefined ? 0 : start);
+  document.classes = readClasses(reader);
   errors.sort((a, b) => a.line - b.line);
   return document;
 }
@@ -695,4 +719,114 @@ export function listTopLevelFunctions(
   return document.functions
     .filter((fn) => fn.topLevel)
     .map((fn) => ({ name: fn.name, line: fn.line }));
+}
+
+/** Whether the token at `index` starts a statement: only line breaks, `;`, `{` or `}` before it. */
+function startsStatement(tokens: readonly Token[], index: number): boolean {
+  for (let i = index - 1; i >= 0; i--) {
+    const token = tokens[i] as Token;
+    if (token.kind === 'comment') continue;
+    return (
+      token.kind === 'newline' ||
+      token.kind === 'semicolon' ||
+      (token.kind === 'open' && token.text === '{') ||
+      (token.kind === 'close' && token.text === '}')
+    );
+  }
+  return true;
+}
+
+/**
+ * The `class` definitions of a file with their properties, for output schemas. Methods,
+ * constructors and attributes other than type constraints are skipped.
+ */
+function readClasses(reader: Reader): PsClass[] {
+  const tokens = reader.tokens;
+  const classes: PsClass[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i] as Token;
+    if (token.kind !== 'word' || token.text.toLowerCase() !== 'class') continue;
+    if (!startsStatement(tokens, i)) continue;
+    const nameIndex = skipTrivia(tokens, i + 1, true);
+    const nameToken = tokens[nameIndex] as Token;
+    if (nameToken.kind !== 'word') continue;
+    // `class Name : Base, IFace {` or `class Name:Base {`: the tokenizer may glue the colon.
+    let name = nameToken.text;
+    let base: string | undefined;
+    let j = skipTrivia(tokens, nameIndex + 1, true);
+    if (name.includes(':')) {
+      [name = '', base] = name.split(':', 2).map((part) => part.trim());
+    }
+    while (j < tokens.length && (tokens[j] as Token).kind === 'word') {
+      const word = (tokens[j] as Token).text.replace(/^:/, '');
+      if (word !== '' && base === undefined) base = word;
+      j = skipTrivia(tokens, j + 1, true);
+    }
+    while ((tokens[j] as Token).kind === 'comma') j = skipTrivia(tokens, j + 2, true);
+    const open = tokens[j] as Token;
+    if (open.kind !== 'open' || open.text !== '{' || open.match === undefined || name === '')
+      continue;
+    const definition: PsClass = {
+      name,
+      line: token.line,
+      properties: readClassProperties(reader, j, open.match),
+    };
+    if (base !== undefined && base !== '') definition.base = base;
+    classes.push(definition);
+    i = open.match;
+  }
+  return classes;
+}
+
+function readClassProperties(reader: Reader, open: number, close: number): PsClassProperty[] {
+  const tokens = reader.tokens;
+  const properties: PsClassProperty[] = [];
+  let i = open + 1;
+  while (i < close) {
+    i = skipTrivia(tokens, i, true);
+    while (i < close && (tokens[i] as Token).kind === 'semicolon')
+      i = skipTrivia(tokens, i + 1, true);
+    if (i >= close) break;
+    let hidden = false;
+    let isStatic = false;
+    const typeNames: string[] = [];
+    for (;;) {
+      const token = tokens[i] as Token;
+      if (token.kind === 'word' && /^(hidden|static)$/i.test(token.text)) {
+        if (token.text.toLowerCase() === 'hidden') hidden = true;
+        else isStatic = true;
+        i = skipTrivia(tokens, i + 1, true);
+        continue;
+      }
+      if (token.kind === 'open' && token.text === '[' && token.match !== undefined) {
+        const group = reader.readAttributeGroup(i);
+        if (group !== undefined && 'typeName' in group) typeNames.push(group.typeName);
+        i = skipTrivia(tokens, token.match + 1, true);
+        continue;
+      }
+      break;
+    }
+    const member = tokens[i] as Token;
+    if (member.kind === 'variable' && member.text.startsWith('$') && i < close) {
+      properties.push({
+        name: member.value ?? '',
+        line: member.line,
+        typeNames,
+        hidden,
+        static: isStatic,
+      });
+    }
+    // Skip the rest of the member: a default value, a method's parameters and body.
+    while (i < close) {
+      const token = tokens[i] as Token;
+      if (token.kind === 'newline' || token.kind === 'semicolon') break;
+      if (token.kind === 'open' && token.match !== undefined) {
+        i = token.match + 1;
+        if (token.text === '{') break;
+        continue;
+      }
+      i++;
+    }
+  }
+  return properties;
 }
