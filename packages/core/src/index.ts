@@ -86,7 +86,7 @@ export {
 export type { ArgumentError, ArgumentValidation, ArgumentValidator } from './validate-arguments.ts';
 
 export { defineTool, isDefinedTool } from './define-tool.ts';
-export type { DefinedTool, SchemaInput, ToolSpec } from './define-tool.ts';
+export type { DefinedTool, SchemaInput, ToolExample, ToolSpec } from './define-tool.ts';
 
 export { isPlainObject } from './is-plain-object.ts';
 
