@@ -1,0 +1,75 @@
+import type { ToolParameterSet } from '@toolpack/core';
+import { describe, expect, it } from 'vitest';
+import { bindParameterSet } from './bind-parameter-set.ts';
+
+function set(name: string, parameters: string[], required: string[] = [], isDefault = false) {
+  return { name, isDefault, parameters, required } satisfies ToolParameterSet;
+}
+
+function bound(sets: ToolParameterSet[], args: Record<string, unknown>): string {
+  const binding = bindParameterSet(sets, args);
+  return binding.bound ? binding.set.name : `error: ${binding.message}`;
+}
+
+// Each expectation is what PowerShell 7.6 binds for the same declaration (probed with
+// $PSCmdlet.ParameterSetName); discovery's parameter-sets test checks the rule against the
+// engine for every corpus command.
+describe('bindParameterSet', () => {
+  const byNameOrId = [
+    set('ByName', ['Name', 'Shared'], ['Name']),
+    set('ById', ['Id', 'Shared'], ['Id']),
+  ];
+
+  it('binds the one set whose parameters are given', () => {
+    expect(bound(byNameOrId, { Name: 'a' })).toBe('ByName');
+    expect(bound(byNameOrId, { Id: 1, Shared: 'x' })).toBe('ById');
+  });
+
+  it('names what each set lacks or has too much when none fits', () => {
+    expect(bound(byNameOrId, { Name: 'a', Id: 1 })).toBe(
+      'error: the arguments fit no parameter set: set ByName does not take Id; set ById does not take Name',
+    );
+    expect(bound(byNameOrId, { Shared: 'x' })).toBe(
+      'error: the arguments lack what the parameter sets they fit need: set ByName needs Name; set ById needs Id',
+    );
+  });
+
+  it('counts an argument as given whatever its value, as splatting does', () => {
+    const flags = [set('List', ['Name'], [], true), set('Flags', ['All', 'Force'])];
+    expect(bound(flags, {})).toBe('List');
+    expect(bound(flags, { All: false })).toBe('Flags');
+  });
+
+  it('takes the default set whenever every argument belongs to it, even when it then lacks one', () => {
+    const sets = [set('A', ['Name', 'Shared'], ['Name'], true), set('B', ['Id', 'Shared'])];
+    expect(bound(sets, { Shared: 'x' })).toMatch(
+      /^error: the arguments fit the default set A, .* needs Name \(to use B instead/,
+    );
+    expect(bound(sets, { Id: 1 })).toBe('B');
+    const optional = [set('A', ['Name', 'Shared'], [], true), set('B', ['Id', 'Shared'])];
+    expect(bound(optional, { Shared: 'x' })).toBe('A');
+  });
+
+  it('binds a default set no parameter names when no argument is given', () => {
+    const sets = [set('None', [], [], true), set('ByName', ['Name'])];
+    expect(bound(sets, {})).toBe('None');
+    expect(bound(sets, { Name: 'n' })).toBe('ByName');
+  });
+
+  it('without a default, refuses several complete sets and names the parameter that would choose', () => {
+    const sets = [set('A', ['Name', 'Shared']), set('B', ['Id', 'Shared'])];
+    expect(bound(sets, { Shared: 'x' })).toBe(
+      'error: the arguments fit the sets A and B and there is no default set to choose between them: add a parameter that picks one (Name for set A; Id for set B)',
+    );
+    // A set whose mandatory parameter is missing drops out, and the other is bound.
+    const oneMandatory = [set('A', ['Name', 'Shared'], ['Name']), set('B', ['Id', 'Shared'])];
+    expect(bound(oneMandatory, {})).toBe('B');
+  });
+
+  it('treats set names as PowerShell does: case-sensitive, so two casings are two sets', () => {
+    const sets = [set('byname', ['Name'], ['Name']), set('ByName', ['Extra']), set('ById', ['Id'])];
+    expect(bound(sets, { Name: 'n' })).toBe('byname');
+    expect(bound(sets, { Extra: 'n' })).toBe('ByName');
+    expect(bound(sets, {})).toMatch(/^error: the arguments fit the sets ByName and ById/);
+  });
+});
