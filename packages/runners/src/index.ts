@@ -1,4 +1,6 @@
 export { createToolRunner } from './tool-runner.ts';
+export { bindParameterSet } from './bind-parameter-set.ts';
+export type { ParameterSetBinding } from './bind-parameter-set.ts';
 export { checkToolArguments } from './check-tool-arguments.ts';
 export { checkToolResult } from './check-tool-result.ts';
 export type {
