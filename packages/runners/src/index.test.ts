@@ -7,6 +7,7 @@ it('@toolpack/runners exports exactly these runtime names', () => {
   expect(Object.keys(entry).sort()).toEqual([
     'DEFAULT_ENV_ALLOW_LIST',
     'WITHHELD_ENV_NAMES',
+    'bindParameterSet',
     'buildToolEnvironment',
     'checkToolArguments',
     'checkToolResult',
