@@ -105,3 +105,69 @@ describe('defineTool', () => {
     expect(isDefinedTool(null)).toBe(false);
   });
 });
+
+describe('defineTool: examples and opt-ins', () => {
+  const input = z.object({ query: z.string(), limit: z.number().int().min(1).default(10) });
+
+  it('keeps examples that fit the input schema, in order, and the opt-ins that are true', () => {
+    const tool = defineTool({
+      name: 'search_issues',
+      description: 'Searches issues.',
+      input,
+      examples: [
+        { arguments: { query: 'jira', limit: 5 }, description: 'Five about jira' },
+        { arguments: { query: 'crash' } },
+      ],
+      longRunning: true,
+      progressResetsTimeout: false,
+      run: () => ({}),
+    });
+    expect(tool.inputExamples).toEqual([
+      { arguments: { query: 'jira', limit: 5 }, description: 'Five about jira' },
+      { arguments: { query: 'crash' } },
+    ]);
+    expect(tool.longRunning).toBe(true);
+    expect(tool).not.toHaveProperty('progressResetsTimeout');
+  });
+
+  it('throws E_SCHEMA naming the tool, the example and the path when an example does not fit', () => {
+    const define = () =>
+      defineTool({
+        name: 'search_issues',
+        description: 'Searches issues.',
+        input,
+        examples: [{ arguments: { query: 'ok' } }, { arguments: { query: 'x', limit: 0 } }],
+        run: () => ({}),
+      });
+    expect(define).toThrow(ToolpackError);
+    expect(define).toThrow(
+      /^Tool search_issues: examples\[1\] does not fit the input schema: \/limit must be >= 1\.$/,
+    );
+    try {
+      define();
+    } catch (error) {
+      expect((error as ToolpackError).code).toBe('E_SCHEMA');
+    }
+  });
+
+  it('throws for an example without arguments and for an opt-in that is not a boolean', () => {
+    expect(() =>
+      defineTool({
+        name: 't',
+        description: 'T.',
+        input: { type: 'object', properties: {} },
+        examples: [{ description: 'none' } as never],
+        run: () => ({}),
+      }),
+    ).toThrow(/examples\[0\] needs arguments/);
+    expect(() =>
+      defineTool({
+        name: 't',
+        description: 'T.',
+        input: { type: 'object', properties: {} },
+        longRunning: 'yes' as never,
+        run: () => ({}),
+      }),
+    ).toThrow(/longRunning must be true or false/);
+  });
+});

@@ -5,14 +5,23 @@ import type {
   JsonSchema,
   ObjectJsonSchema,
   ToolAnnotations,
+  ToolInputExample,
   ToolRunContext,
 } from './tool-model.ts';
-import { findSchemaProblems } from './validate-arguments.ts';
+import { findSchemaProblems, validateArguments } from './validate-arguments.ts';
 
 /** A zod 4 schema or a plain JSON Schema object. */
 export type SchemaInput = z.ZodType | JsonSchema;
 
 type InferArgs<I> = I extends z.ZodType ? z.output<I> : Record<string, unknown>;
+/** What a caller sends: a zod schema's input side (before defaults and transforms). */
+type InferCallArgs<I> = I extends z.ZodType ? z.input<I> : Record<string, unknown>;
+
+/** A worked call of the tool: its arguments as a client sends them, and what it shows. */
+export interface ToolExample<I extends SchemaInput> {
+  arguments: InferCallArgs<I>;
+  description?: string;
+}
 
 export interface ToolSpec<I extends SchemaInput, R> {
   name: string;
@@ -22,6 +31,12 @@ export interface ToolSpec<I extends SchemaInput, R> {
   output?: SchemaInput;
   annotations?: ToolAnnotations;
   timeoutMs?: number;
+  /** Worked calls, checked against the input schema here; clients and find_tools show them. */
+  examples?: readonly ToolExample<I>[];
+  /** Calls take long: clients that support tasks may run them as one. */
+  longRunning?: boolean;
+  /** Each progress report (`context.progress`) restarts the call's timeout. */
+  progressResetsTimeout?: boolean;
   run(args: InferArgs<I>, context: ToolRunContext): R | Promise<R>;
 }
 
@@ -39,6 +54,9 @@ export interface DefinedTool<R = unknown> {
   readonly outputSchema?: ObjectJsonSchema;
   readonly annotations?: ToolAnnotations;
   readonly timeoutMs?: number;
+  readonly inputExamples?: readonly ToolInputExample[];
+  readonly longRunning?: true;
+  readonly progressResetsTimeout?: true;
   /** Parses the arguments with the zod schema when there is one (so transforms apply), then runs. */
   run(args: unknown, context: ToolRunContext): Promise<R>;
 }
@@ -133,6 +151,14 @@ export function defineTool<I extends SchemaInput, R>(spec: ToolSpec<I, R>): Defi
   const inputSchema = toObjectSchema(spec.input, 'input', spec.name);
   const outputSchema =
     spec.output === undefined ? undefined : toObjectSchema(spec.output, 'output', spec.name);
+  const inputExamples = checkExamples(spec.examples, inputSchema, spec.name);
+  for (const flag of ['longRunning', 'progressResetsTimeout'] as const) {
+    if (spec[flag] !== undefined && typeof spec[flag] !== 'boolean') {
+      throw new ToolpackError('E_SCHEMA', `Tool ${spec.name}: ${flag} must be true or false.`, {
+        hint: `Pass ${flag}: true to opt in, or leave it out.`,
+      });
+    }
+  }
   const parser = isZodSchema(spec.input) ? spec.input : undefined;
   const run = spec.run;
 
@@ -145,6 +171,9 @@ export function defineTool<I extends SchemaInput, R>(spec: ToolSpec<I, R>): Defi
     ...(outputSchema === undefined ? {} : { outputSchema }),
     ...(spec.annotations === undefined ? {} : { annotations: { ...spec.annotations } }),
     ...(spec.timeoutMs === undefined ? {} : { timeoutMs: spec.timeoutMs }),
+    ...(inputExamples.length === 0 ? {} : { inputExamples }),
+    ...(spec.longRunning === true ? { longRunning: true as const } : {}),
+    ...(spec.progressResetsTimeout === true ? { progressResetsTimeout: true as const } : {}),
     async run(args, context) {
       if (parser === undefined) return run(args as InferArgs<I>, context);
       const parsed = parser.safeParse(args);
@@ -158,6 +187,54 @@ export function defineTool<I extends SchemaInput, R>(spec: ToolSpec<I, R>): Defi
     },
   };
   return Object.freeze(tool);
+}
+
+/**
+ * The examples as plain copies, each checked against the input schema (the JSON Schema a
+ * client sees, so an example is exactly a call the server accepts). A bad one is the author's
+ * mistake in code, found when the module loads: thrown, naming the tool and the example.
+ */
+function checkExamples(
+  examples: readonly ToolExample<SchemaInput>[] | undefined,
+  inputSchema: ObjectJsonSchema,
+  toolName: string,
+): ToolInputExample[] {
+  if (examples === undefined) return [];
+  if (!Array.isArray(examples)) {
+    throw new ToolpackError('E_SCHEMA', `Tool ${toolName}: examples must be an array.`, {
+      hint: 'Pass examples: [{ arguments: { ... }, description: "..." }].',
+    });
+  }
+  return examples.map((example: unknown, index) => {
+    const entry = example as Partial<ToolInputExample> | null;
+    const args = entry?.arguments;
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      throw new ToolpackError(
+        'E_SCHEMA',
+        `Tool ${toolName}: examples[${index}] needs arguments, an object of argument values.`,
+        { hint: 'Write each example as { arguments: { name: value }, description: "..." }.' },
+      );
+    }
+    if (entry?.description !== undefined && typeof entry.description !== 'string') {
+      throw new ToolpackError(
+        'E_SCHEMA',
+        `Tool ${toolName}: examples[${index}].description must be a string.`,
+      );
+    }
+    const validation = validateArguments(inputSchema, args);
+    if (!validation.valid) {
+      throw new ToolpackError(
+        'E_SCHEMA',
+        `Tool ${toolName}: examples[${index}] does not fit the input schema: ${validation.message}.`,
+        { hint: 'Make the example a call the tool accepts, or fix the input schema.' },
+      );
+    }
+    const copy: ToolInputExample = {
+      arguments: JSON.parse(JSON.stringify(args)) as Record<string, unknown>,
+    };
+    if (entry?.description !== undefined) copy.description = entry.description;
+    return copy;
+  });
 }
 
 /** True for a value made by `defineTool`, from any copy of @toolpack/core. */

@@ -20,6 +20,9 @@ function describe(exportName, value) {
     outputSchema: value.outputSchema,
     annotations: value.annotations,
     timeoutMs: value.timeoutMs,
+    inputExamples: value.inputExamples,
+    longRunning: value.longRunning,
+    progressResetsTimeout: value.progressResetsTimeout,
   };
 }
 

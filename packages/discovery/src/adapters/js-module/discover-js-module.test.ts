@@ -49,6 +49,9 @@ describe('discoverJsModule', () => {
         },
         annotations: { readOnlyHint: true },
         timeoutMs: 5000,
+        inputExamples: [{ arguments: { name: 'Ada' }, description: 'Greets Ada' }],
+        longRunning: true,
+        progressResetsTimeout: true,
         source: { kind: 'js-module', path: path.join(fixtures, 'good-tools.ts'), line: 4 },
         invocation: {
           runner: 'node-worker',
@@ -66,7 +69,7 @@ describe('discoverJsModule', () => {
           required: ['text'],
           additionalProperties: false,
         },
-        source: { kind: 'js-module', path: path.join(fixtures, 'good-tools.ts'), line: 15 },
+        source: { kind: 'js-module', path: path.join(fixtures, 'good-tools.ts'), line: 18 },
         invocation: {
           runner: 'node-worker',
           modulePath: path.join(fixtures, 'good-tools.ts'),

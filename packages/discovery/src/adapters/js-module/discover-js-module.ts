@@ -132,6 +132,9 @@ export async function discoverJsModule(options: DiscoverJsModuleOptions): Promis
     if (listed.outputSchema !== undefined) tool.outputSchema = listed.outputSchema;
     if (listed.annotations !== undefined) tool.annotations = listed.annotations;
     if (listed.timeoutMs !== undefined) tool.timeoutMs = listed.timeoutMs;
+    if (listed.inputExamples !== undefined) tool.inputExamples = listed.inputExamples;
+    if (listed.longRunning === true) tool.longRunning = true;
+    if (listed.progressResetsTimeout === true) tool.progressResetsTimeout = true;
     tools.push(tool);
   }
   if (answer.tools.length === 0) {
