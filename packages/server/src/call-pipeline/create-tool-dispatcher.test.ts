@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoverTools } from '@toolpack/discovery';
+import { createCallToolBuiltin, discoverTools } from '@toolpack/discovery';
 import { createToolRunner, type ToolRunner } from '@toolpack/runners';
 import { createToolDispatcher } from './create-tool-dispatcher.ts';
 import type { ToolDispatcher } from './dispatch-types.ts';
@@ -102,5 +102,41 @@ describe('createToolDispatcher', () => {
   it('hands every other tool to the runner', async () => {
     const result = await dispatcher.call('upper', { text: 'abc' });
     expect(result.structuredContent).toEqual({ text: 'ABC', length: 3 });
+  });
+
+  it('call_tool runs the named tool with its arguments checked, and not itself', async () => {
+    const withCallTool = createToolDispatcher({
+      tools: [...dispatcher.tools, createCallToolBuiltin()],
+      runner,
+    });
+    const ran = await withCallTool.call('call_tool', { name: 'upper', arguments: { text: 'ab' } });
+    expect(ran.structuredContent).toEqual({ text: 'AB', length: 2 });
+    expect(
+      await withCallTool.call('call_tool', { name: 'upper', arguments: { text: 1 } }),
+    ).toMatchObject({ isError: true });
+    expect(await withCallTool.call('call_tool', { name: 'call_tool' })).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^call_tool runs other tools/) }],
+    });
+    expect(await withCallTool.call('call_tool', { name: 'upperr' })).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^Unknown tool: upperr\./) }],
+    });
+  });
+
+  it("call_tool hands the call to callNamedTool when given (the server's pipeline)", async () => {
+    const seen: unknown[] = [];
+    const routed = createToolDispatcher({
+      tools: [...dispatcher.tools, createCallToolBuiltin()],
+      runner,
+      callNamedTool: async (name, args) => {
+        seen.push({ name, args });
+        return { content: [{ type: 'text', text: 'routed' }] };
+      },
+    });
+    expect(await routed.call('call_tool', { name: 'upper' })).toEqual({
+      content: [{ type: 'text', text: 'routed' }],
+    });
+    expect(seen).toEqual([{ name: 'upper', args: {} }]);
   });
 });

@@ -1,5 +1,5 @@
 import type { DiscoveredTool, ToolCallResult } from '@toolpack/core';
-import { describeTool, findTools } from '@toolpack/discovery';
+import { createToolSearchIndex, describeTool } from '@toolpack/discovery';
 import { checkToolArguments, type ToolRunner } from '@toolpack/runners';
 import { toCallResult } from './call-results.ts';
 import type { DispatchCallOptions, ToolDispatcher } from './dispatch-types.ts';
@@ -11,6 +11,16 @@ export interface CreateToolDispatcherOptions {
   runner: ToolRunner;
   /** Workflows calling workflows deeper than this fail (cycles are refused at load already). */
   maxWorkflowDepth?: number;
+  /**
+   * How `call_tool` runs the tool it names. The server passes its call pipeline, so a tool
+   * reached through call_tool meets the same policy, audit line and metrics as a direct call;
+   * without it the tool runs here (arguments checked, as always).
+   */
+  callNamedTool?: (
+    name: string,
+    args: unknown,
+    options: DispatchCallOptions,
+  ) => Promise<ToolCallResult>;
 }
 
 /**
@@ -22,22 +32,48 @@ export function createToolDispatcher(options: CreateToolDispatcherOptions): Tool
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const maxDepth = options.maxWorkflowDepth ?? 16;
   const catalogue = options.tools.filter((tool) => tool.source.kind !== 'builtin');
+  // Built once per tool set (the server makes a dispatcher per reload), asked per query.
+  const search = createToolSearchIndex(catalogue);
 
-  const answerBuiltin = (builtin: string, input: Record<string, unknown>): ToolCallResult => {
+  const answerBuiltin = async (
+    builtin: string,
+    input: Record<string, unknown>,
+    callOptions: DispatchCallOptions,
+    depth: number,
+  ): Promise<ToolCallResult> => {
     if (builtin === 'find_tools') {
       const limit = typeof input.limit === 'number' ? input.limit : 10;
-      const matches = findTools(catalogue, String(input.query), limit).map(
-        ({ name, description, inputSchema }) => ({ name, description, inputSchema }),
-      );
+      const matches = search
+        .search(String(input.query), limit)
+        .map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
       return toCallResult({ tools: matches }, false);
     }
+    if (builtin === 'call_tool') return callNamed(input, callOptions, depth);
     const found = describeTool(options.tools, String(input.name));
     if (found !== undefined) return toCallResult(found, false);
-    const suggestions = findTools(catalogue, String(input.name), 3).map((match) => match.name);
+    const suggestions = search.search(String(input.name), 3).map((match) => match.name);
     return toCallResult(
       `No tool is named ${JSON.stringify(input.name)}.${suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : ''}`,
       true,
     );
+  };
+
+  const callNamed = async (
+    input: Record<string, unknown>,
+    callOptions: DispatchCallOptions,
+    depth: number,
+  ): Promise<ToolCallResult> => {
+    const name = String(input.name);
+    const args = input.arguments ?? {};
+    const target = byName.get(name);
+    if (target?.invocation.runner === 'builtin' && target.invocation.builtin === 'call_tool')
+      return toCallResult('call_tool runs other tools; call the tool you want directly.', true);
+    if (options.callNamedTool !== undefined) return options.callNamedTool(name, args, callOptions);
+    if (target === undefined) {
+      const unknown = createUnknownToolError(catalogue, name);
+      return toCallResult(`${unknown.message} ${unknown.hint ?? ''}`.trim(), true);
+    }
+    return run(target, args, callOptions, depth + 1);
   };
 
   const run = async (
@@ -55,7 +91,8 @@ export function createToolDispatcher(options: CreateToolDispatcherOptions): Tool
     }
     const problem = checkToolArguments(tool, input);
     if (problem !== undefined) return problem;
-    if (invocation.runner === 'builtin') return answerBuiltin(invocation.builtin, input);
+    if (invocation.runner === 'builtin')
+      return answerBuiltin(invocation.builtin, input, callOptions, depth);
     if (depth >= maxDepth) {
       return toCallResult(
         `Workflow ${tool.name} nests more than ${maxDepth} workflows deep; refusing to go on.`,
