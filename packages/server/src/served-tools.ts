@@ -1,7 +1,11 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
 import type { ToolRunner } from '@toolpack/runners';
-import { createToolDispatcher } from './call-pipeline/create-tool-dispatcher.ts';
+import { createCallToolBuiltin } from '@toolpack/discovery';
+import {
+  createToolDispatcher,
+  type CreateToolDispatcherOptions,
+} from './call-pipeline/create-tool-dispatcher.ts';
 import type { ToolDispatcher } from './call-pipeline/dispatch-types.ts';
 import type { PolicyVerdict } from './policy/policy.ts';
 
@@ -25,6 +29,13 @@ export interface ServeToolsOptions {
   diagnostics: Diagnostic[];
   verdictOf(tool: DiscoveredTool): PolicyVerdict;
   runner: ToolRunner;
+  /**
+   * Progressive disclosure: above this many allowed tools, tools/list shows only the
+   * built-ins find_tools, describe_tool and call_tool, which reach every other tool.
+   */
+  discloseAbove?: number;
+  /** How call_tool runs a tool: the server's call pipeline (see createToolDispatcher). */
+  callNamedTool?: CreateToolDispatcherOptions['callNamedTool'];
 }
 
 /** The `_meta` key of a listed tool's input examples (MCP's Tool has no field for them). */
@@ -38,6 +49,8 @@ function toListedTool(tool: DiscoveredTool): Tool {
   if (tool.outputSchema !== undefined) listed.outputSchema = tool.outputSchema;
   if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0)
     listed.annotations = tool.annotations;
+  // Optional, not required: a client without tasks still calls it the plain way.
+  if (tool.longRunning === true) listed.execution = { taskSupport: 'optional' };
   if (tool.inputExamples !== undefined && tool.inputExamples.length > 0)
     listed._meta = { [INPUT_EXAMPLES_META_KEY]: tool.inputExamples };
   return listed as Tool;
@@ -53,7 +66,8 @@ export function findListedJson(tools: unknown): string | undefined {
 }
 
 export function serveTools(options: ServeToolsOptions): ServedTools {
-  const { tools: all, diagnostics, verdictOf, runner } = options;
+  const { diagnostics, verdictOf, runner } = options;
+  let all = options.tools;
   const verdicts = new Map<string, PolicyVerdict>();
   const allowed: DiscoveredTool[] = [];
   for (const tool of all) {
@@ -61,7 +75,19 @@ export function serveTools(options: ServeToolsOptions): ServedTools {
     verdicts.set(tool.name, verdict);
     if (verdict.allowed) allowed.push(tool);
   }
-  const listed = allowed.map(toListedTool);
+  const isBuiltin = (tool: DiscoveredTool) => tool.source.kind === 'builtin';
+  const disclose =
+    options.discloseAbove !== undefined &&
+    allowed.filter((tool) => !isBuiltin(tool)).length > options.discloseAbove &&
+    !verdicts.has('call_tool');
+  if (disclose) {
+    // call_tool reaches only what the policy allows: it runs through the call pipeline.
+    const callTool = createCallToolBuiltin();
+    all = [...all, callTool];
+    allowed.push(callTool);
+    verdicts.set(callTool.name, { allowed: true });
+  }
+  const listed = (disclose ? allowed.filter(isBuiltin) : allowed).map(toListedTool);
   const listedJson = JSON.stringify(listed);
   listedJsonByList.set(listed, listedJson);
   return {
@@ -73,7 +99,11 @@ export function serveTools(options: ServeToolsOptions): ServedTools {
     listedJson,
     // Denied tools are not in the dispatcher at all: find_tools cannot reveal them and a
     // workflow cannot reach them.
-    dispatcher: createToolDispatcher({ tools: allowed, runner }),
+    dispatcher: createToolDispatcher({
+      tools: allowed,
+      runner,
+      ...(options.callNamedTool === undefined ? {} : { callNamedTool: options.callNamedTool }),
+    }),
     diagnostics,
   };
 }
