@@ -45,6 +45,12 @@ export interface ToolpackServerOptions {
   name?: string;
   version?: string;
   instructions?: string;
+  /**
+   * Progressive disclosure: when more than this many tools are allowed, tools/list shows only
+   * find_tools, describe_tool and call_tool (which runs any allowed tool through the same
+   * policy, audit and metrics), and the instructions tell the client so. Default: list all.
+   */
+  discloseAbove?: number;
   /** Re-discover when files under the sources change, and tell clients. Default false. */
   watch?: boolean | { debounceMs?: number };
   /** Start what the tools need (workers, the PowerShell host) right away. Default false. */
@@ -147,7 +153,22 @@ export async function createToolpackServer(
   let watcher: SourceWatcher | undefined;
   let served: ServedTools;
   const serve = (tools: DiscoveredTool[], diagnostics: Diagnostic[]): ServedTools => {
-    served = serveTools({ tools, diagnostics, verdictOf, runner });
+    served = serveTools({
+      tools,
+      diagnostics,
+      verdictOf,
+      runner,
+      ...(options.discloseAbove === undefined ? {} : { discloseAbove: options.discloseAbove }),
+      callNamedTool: async (toolName, args, callOptions) => {
+        const answer = await callTool(toolName, args, callOptions);
+        if (!('unknownTool' in answer)) return answer.result;
+        const { message, hint } = answer.unknownTool;
+        return {
+          content: [{ type: 'text', text: `${message} ${hint ?? ''}`.trim() }],
+          isError: true,
+        };
+      },
+    });
     metrics.setToolCount(served.allowed.length);
     watcher?.add(findWatchRoots({ sources, cwd, moduleFiles: findModuleFiles(served.all) }));
     return served;
@@ -162,10 +183,16 @@ export async function createToolpackServer(
     idleCollector: resources.idleCollector,
     maxArgumentKeys: options.maxArgumentKeys ?? DEFAULT_MAX_ARGUMENT_KEYS,
   });
+  const instructions = [
+    options.instructions,
+    options.discloseAbove === undefined
+      ? undefined
+      : `When this server offers more than ${options.discloseAbove} tools, tools/list shows only find_tools, describe_tool and call_tool: search with find_tools, read a tool's arguments with describe_tool, and run it with call_tool {"name", "arguments"}.`,
+  ].filter((part) => part !== undefined);
   const liveServers = createLiveServers(
     {
       info: { name, version },
-      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+      ...(instructions.length === 0 ? {} : { instructions: instructions.join('\n\n') }),
       listTools: () => served.listed,
       outputSchemaOf: (toolName) => served.allByName.get(toolName)?.outputSchema,
       callTool,
