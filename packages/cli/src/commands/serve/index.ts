@@ -48,6 +48,7 @@ interface ServeFlags extends SourceFlagValues {
   requireSandbox?: boolean;
   pack?: string[];
   registry?: string;
+  discloseAbove?: number;
 }
 
 /** `3000`, `127.0.0.1:3000`, `0.0.0.0:0`, `[::1]:3000`, `localhost:3000`. */
@@ -154,6 +155,11 @@ export function createServeCommand(io: CliIo, done: (code: number) => void): Com
     )
     .option('--audit <file>', 'append one JSON line per call (tool, argument names, outcome, ms)')
     .option('--name <name>', 'the server name clients show (default: toolpack)')
+    .option(
+      '--disclose-above <n>',
+      'above n tools, list only find_tools, describe_tool and call_tool, which reach every tool (docs/serving-clients.md)',
+      parseCount,
+    )
     .option(
       '--no-idle-gc',
       'do not run a full garbage collection 5 s after a burst of calls (it gives the memory back)',
@@ -273,6 +279,7 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
         ...(loaded.policy === undefined ? {} : { policy: loaded.policy }),
         ...(flags.audit === undefined ? {} : { audit: path.resolve(io.cwd, flags.audit) }),
         ...(flags.name === undefined ? {} : { name: flags.name }),
+        ...(flags.discloseAbove === undefined ? {} : { discloseAbove: flags.discloseAbove }),
         // A served pack is an immutable copy in the cache: nothing to watch.
         watch: flags.watch !== false && resolved.origin !== 'packs',
         warm: true,
