@@ -21,7 +21,9 @@
         { type: "shutdown" }
     host -> Node
         { type: "hello", token, pid, psVersion }  first line; the token proves who connected
-        { type: "progress", id, percent, message }
+        { type: "progress", id, activityId, parentId, activity, status, operation, percent,
+          completed }                       one Write-Progress record; a run of one activity's
+                                            records is sent as its latest
         { type: "log", id, level, message }
         { type: "result", id, kind: "none"|"text"|"json"|"error", text, json, error, file,
           line, truncated, stopped, errorCount }
@@ -479,13 +481,23 @@ function Send-StreamRecords {
     param([hashtable] $Call)
     $streams = $Call['Shell'].Streams
     if (Test-StreamsEmpty $streams) { return }
+    # A burst of one activity's records (a tight loop) is sent as its latest only: a loop of
+    # 10,000 Write-Progress calls costs the channel a few messages per drain, not 10,000.
+    # Completions and changes of activity are kept, in order: Node needs them to follow nesting.
+    $progress = [System.Collections.Generic.List[object]]::new()
     foreach ($record in $streams.Progress.ReadAll()) {
-        if ($record.RecordType -eq [System.Management.Automation.ProgressRecordType]::Completed) { continue }
-        $text = [string]$record.Activity
-        if (-not [string]::IsNullOrEmpty($record.StatusDescription)) { $text = "$text - $($record.StatusDescription)" }
-        if (-not [string]::IsNullOrEmpty($record.CurrentOperation)) { $text = "$text ($($record.CurrentOperation))" }
-        Send-Message ([ordered]@{ type = 'progress'; id = [string]$Call['Id']; percent = [int]$record.PercentComplete; message = $text })
+        $completed = $record.RecordType -eq [System.Management.Automation.ProgressRecordType]::Completed
+        $last = if ($progress.Count -gt 0) { $progress[$progress.Count - 1] } else { $null }
+        if (-not $completed -and $null -ne $last -and -not $last['completed'] -and $last['activityId'] -eq $record.ActivityId -and $last['parentId'] -eq $record.ParentActivityId) {
+            $progress.RemoveAt($progress.Count - 1)
+        }
+        $progress.Add([ordered]@{
+                type = 'progress'; id = [string]$Call['Id']; activityId = [int]$record.ActivityId; parentId = [int]$record.ParentActivityId
+                activity = [string]$record.Activity; status = [string]$record.StatusDescription; operation = [string]$record.CurrentOperation
+                percent = [int]$record.PercentComplete; completed = $completed
+            })
     }
+    foreach ($message in $progress) { Send-Message $message }
     foreach ($record in $streams.Error.ReadAll()) {
         $Call['ErrorCount'] = [int]$Call['ErrorCount'] + 1
         Send-Log $Call 'error' (Format-ErrorRecord $record)

@@ -25,12 +25,20 @@ export interface HostHelloMessage {
   psVersion: string;
 }
 
+/** One Write-Progress record (the host coalesces a burst of one activity's to its latest). */
 export interface HostProgressMessage {
   type: 'progress';
   id: string;
+  activityId: number;
+  /** -1 for an outermost activity. */
+  parentId: number;
+  activity: string;
+  status: string;
+  operation: string;
   /** PowerShell's PercentComplete: -1 when the tool did not give one. */
   percent: number;
-  message: string;
+  /** Write-Progress -Completed. */
+  completed: boolean;
 }
 
 export interface HostLogMessage {
@@ -88,8 +96,13 @@ export function parseHostMessage(line: string): FromHostMessage | undefined {
         ? {
             type: 'progress',
             id: message.id,
+            activityId: typeof message.activityId === 'number' ? message.activityId : 0,
+            parentId: typeof message.parentId === 'number' ? message.parentId : -1,
+            activity: typeof message.activity === 'string' ? message.activity : '',
+            status: typeof message.status === 'string' ? message.status : '',
+            operation: typeof message.operation === 'string' ? message.operation : '',
             percent: typeof message.percent === 'number' ? message.percent : -1,
-            message: typeof message.message === 'string' ? message.message : '',
+            completed: message.completed === true,
           }
         : undefined;
     case 'log':

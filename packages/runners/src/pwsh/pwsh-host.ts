@@ -9,6 +9,7 @@ import type { ToolLogLevel } from '@toolpack/core';
 import { createTailBuffer } from '../capped-output.ts';
 import type { HostResultMessage, ToHostMessage } from './host-protocol.ts';
 import { parseHostMessage } from './host-protocol.ts';
+import type { ProgressRecord } from './progress-records.ts';
 
 export interface PwshHostOptions {
   pwshPath: string;
@@ -34,7 +35,7 @@ export type PwshCallOutcome =
   | { type: 'lost'; reason: string };
 
 export interface PwshCallHandlers {
-  onProgress(percent: number, message: string): void;
+  onProgress(record: ProgressRecord): void;
   onLog(level: ToolLogLevel, message: string): void;
 }
 
@@ -143,9 +144,11 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
     const call = pending.get(message.id);
     if (call === undefined) return;
     switch (message.type) {
-      case 'progress':
-        call.handlers.onProgress(message.percent, message.message);
+      case 'progress': {
+        const { type: _type, id: _id, ...record } = message;
+        call.handlers.onProgress(record);
         break;
+      }
       case 'log':
         call.handlers.onLog(message.level, message.message);
         break;

@@ -226,7 +226,7 @@ describe('PowerShell runner with pwsh', () => {
           'info:Host text.',
         ]),
       );
-      expect(progress.map((p) => p.progress)).toEqual([10, 60]);
+      expect(progress.map((p) => p.progress)).toEqual([10, 60, 100]);
       expect(progress[0]?.message).toContain('Copying - file 1');
     },
   );

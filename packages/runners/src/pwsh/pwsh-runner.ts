@@ -16,6 +16,7 @@ import { describeStopReason } from '../runner-types.ts';
 import { findPwshRuntimePaths } from '../runtime-paths.ts';
 import type { HostResultMessage } from './host-protocol.ts';
 import { startPwshHost, type PwshCallRequest, type PwshHost } from './pwsh-host.ts';
+import { createProgressRecordMapper } from './progress-records.ts';
 
 type PwshInvocation = Extract<ToolInvocation, { runner: 'pwsh' }>;
 
@@ -141,11 +142,11 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
 
     const errors: string[] = [];
     const warnings: string[] = [];
-    let unknownProgress = 0;
+    const progressRecords = createProgressRecordMapper();
     const handle = current.startCall(request, {
-      onProgress(percent, message) {
-        if (percent >= 0) call.onProgress({ progress: percent, total: 100, message });
-        else call.onProgress({ progress: (unknownProgress += 1), message });
+      onProgress(record) {
+        const progress = progressRecords.map(record);
+        if (progress !== undefined) call.onProgress(progress);
       },
       onLog(level, message) {
         if (level === 'error' && errors.length < MAX_COLLECTED_MESSAGES) errors.push(message);
