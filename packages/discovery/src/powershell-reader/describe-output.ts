@@ -50,6 +50,20 @@ const DICTIONARY_TYPES = new Set([
   'management.automation.psobject',
 ]);
 
+/** .NET types the runner writes as an object of their properties: nothing this file can describe. */
+const WRITTEN_AS_OBJECTS = new Set([
+  'io.fileinfo',
+  'io.directoryinfo',
+  'io.filesysteminfo',
+  'cultureinfo',
+  'globalization.cultureinfo',
+  'text.encoding',
+]);
+
+/** Types whose value is never $null: everything else (strings, arrays, objects) may be. */
+const VALUE_TYPES =
+  /^(bool|boolean|char|byte|sbyte|u?short|u?int(16|32|64)?|u?long|bigint|numerics\.biginteger|double|single|float|decimal|datetime|datetimeoffset|guid|timespan)$/;
+
 /** The host writes class instances deeper than this as their ToString() text. */
 const MAX_OBJECT_DEPTH = 2;
 
@@ -174,6 +188,7 @@ class OutputReader {
     }
     if (DICTIONARY_TYPES.has(key)) return { type: 'object' };
     if (key === 'datetime' || key === 'datetimeoffset' || key === 'uri') return { type: 'string' };
+    if (WRITTEN_AS_OBJECTS.has(key)) return undefined;
     const mapping = mapPowerShellType(text);
     if (mapping.kind !== 'known' || mapping.spec === undefined) return undefined;
     const { format, ...spec } = structuredClone(mapping.spec) as unknown as JsonSchema;
@@ -218,20 +233,16 @@ class OutputReader {
         return undefined;
       }
       // A value type always has a value; a string, array, hashtable or object may be $null.
-      if (typeName !== undefined && isReferenceType(schema)) schema = allowNull(schema);
+      if (typeName !== undefined && !VALUE_TYPES.test(normalize(typeName)))
+        schema = allowNull(schema);
       properties[member.name] = schema;
     }
     return { type: 'object', properties, required: Object.keys(properties) };
   }
 }
 
-function isReferenceType(schema: JsonSchema): boolean {
-  return schema.type === 'string' || schema.type === 'array' || schema.type === 'object'
-    ? schema.format !== 'uuid'
-    : false;
-}
-
 function allowNull(schema: JsonSchema): JsonSchema {
+  if (typeof schema.type !== 'string') return schema;
   return { ...schema, type: [schema.type as string, 'null'] };
 }
 
@@ -293,8 +304,7 @@ export function describeOutput(input: DescribeOutputInput): DescribedOutput {
   }
   if (!DICTIONARY_TYPES.has(key)) {
     // Scalars and arrays come back as text or an array, never as structuredContent: nothing to describe.
-    const mapping = mapPowerShellType(declared.name);
-    if (mapping.kind === 'known' || mapping.kind === 'untyped') return { diagnostics: [] };
+    if (reader.mapType(declared.name, 0, new Set()) !== undefined) return { diagnostics: [] };
     reader.warn(
       `[OutputType([${declared.name}])] of ${input.what} is neither a class of this file nor a hashtable or pscustomobject, so the tool has no output schema.`,
       declared.line,

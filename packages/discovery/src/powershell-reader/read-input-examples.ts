@@ -144,7 +144,8 @@ function readValue(tokens: readonly Token[], index: number): { value: unknown; n
   const values: unknown[] = [];
   let i = index;
   for (;;) {
-    const token = tokens[i] as Token;
+    const token = tokens[i];
+    if (token === undefined) throw quiet();
     let end = i + 1;
     if (token.kind === 'open' && token.match !== undefined) end = token.match + 1;
     if (token.kind === 'word') {
@@ -184,7 +185,9 @@ function isValueToken(token: Token | undefined): boolean {
 function bindLine(line: string, input: ReadInputExamplesInput): Record<string, unknown> {
   const { tokens, errors } = tokenizePowerShell(line);
   if (errors.length > 0) throw quiet();
-  const significant = tokens.filter((t) => t.kind !== 'comment' && t.kind !== 'end');
+  // One line: a comment can only end it. Slicing keeps the bracket indices (`match`) valid.
+  const stop = tokens.findIndex((t) => t.kind === 'comment' || t.kind === 'end');
+  const significant = tokens.slice(0, stop === -1 ? tokens.length : stop);
   let i = 0;
   let first = significant[0];
   if (first?.kind === 'word' && (first.text === '&' || first.text === '.'))
@@ -193,14 +196,14 @@ function bindLine(line: string, input: ReadInputExamplesInput): Record<string, u
   const commandText =
     first.kind === 'string' ? (first.value ?? '') : first.kind === 'word' ? first.text : '';
   if (commandText === '' || !callsCommand(commandText, input)) throw quiet();
-  const rest = significant.slice(i + 1);
+  const rest = significant;
   if (rest.some((t) => t.kind === 'pipe' || t.kind === 'semicolon' || t.kind === 'newline'))
     throw quiet();
 
   const { parameters, positional } = describeParameters(input);
   const bound: Record<string, unknown> = {};
   const positionalValues: unknown[] = [];
-  let j = 0;
+  let j = i + 1;
   while (j < rest.length) {
     const token = rest[j] as Token;
     if (
