@@ -2,9 +2,11 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type CallToolRequest,
   type CallToolResult,
   type JSONRPCRequest,
   type LoggingLevel,
+  type Notification,
   type Result,
   type ServerContext,
   type Tool,
@@ -12,6 +14,13 @@ import {
 import type { ToolLogLevel } from '@toolpack/core';
 import type { ToolProgress } from '@toolpack/runners';
 import type { ToolAnswer } from '../call-pipeline/call-tool.ts';
+import {
+  relatedTaskMeta,
+  serveTaskRequests,
+  startToolTask,
+  TASKS_CAPABILITY,
+} from '../tasks/serve-tasks.ts';
+import { createTaskStore, type TaskStore } from '../tasks/task-store.ts';
 
 /** What one protocol connection needs from the Toolpack server behind it. */
 export interface McpToolHost {
@@ -61,10 +70,24 @@ type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<R
  * The SDK validates the params of its built-in `logging/setLevel` with a plain Error, which
  * reaches the client as -32603 (an internal error) with a schema dump; a bad level is the
  * client's mistake and gets -32602 with the levels it may use.
+ *
+ * A task-augmented tools/call is answered with a CreateTaskResult, which the SDK's own
+ * tools/call wrapper refuses (it checks every answer against CallToolResult); such calls go
+ * to `callAsTask` before that wrapper. The session's tasks end with its connection.
  */
 class ToolpackMcpServer extends Server {
+  readonly tasks: TaskStore = createTaskStore();
+  callAsTask: RequestHandler | undefined;
+
   protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
     const wrapped = super._wrapHandler(method, handler);
+    if (method === 'tools/call') {
+      return async (request, ctx) => {
+        const task = (request.params as { task?: unknown } | undefined)?.task;
+        if (task === undefined || this.callAsTask === undefined) return wrapped(request, ctx);
+        return this.callAsTask(request, ctx);
+      };
+    }
     if (method !== 'logging/setLevel') return wrapped;
     return async (request, ctx) => {
       const level = (request.params as { level?: unknown } | undefined)?.level;
@@ -77,6 +100,29 @@ class ToolpackMcpServer extends Server {
       return wrapped(request, ctx);
     };
   }
+
+  protected override _onclose(): void {
+    this.tasks.close();
+    super._onclose();
+  }
+}
+
+interface CallChannels {
+  signal: AbortSignal;
+  notify(notification: Notification): Promise<void>;
+  log(level: LoggingLevel, message: string, logger: string): Promise<void>;
+}
+
+// Keyed by the tools/list array itself, which is replaced whole by each reload.
+const listedByName = new WeakMap<readonly Tool[], Map<string, Tool>>();
+
+function findListedTool(tools: readonly Tool[], name: string): Tool | undefined {
+  let byName = listedByName.get(tools);
+  if (byName === undefined) {
+    byName = new Map(tools.map((tool) => [tool.name, tool]));
+    listedByName.set(tools, byName);
+  }
+  return byName.get(name);
 }
 
 /**
@@ -89,16 +135,19 @@ export function createMcpServerInstance(host: McpToolHost): Server {
   const server = new ToolpackMcpServer(
     { name: host.info.name, version: host.info.version },
     {
-      capabilities: { tools: { listChanged: true }, logging: {} },
+      // The SDK leaves `tasks` out of what it sends a 2026-07-28 client, where tasks are
+      // an extension it does not implement yet (docs/serving-clients.md).
+      capabilities: { tools: { listChanged: true }, logging: {}, tasks: TASKS_CAPABILITY },
       ...(host.instructions === undefined ? {} : { instructions: host.instructions }),
     },
   );
-  server.setRequestHandler('tools/list', () => ({ tools: host.listTools() }));
-  server.setRequestHandler('tools/call', async (request, ctx) => {
-    const { name, arguments: args } = request.params;
-    const progressToken = request.params._meta?.progressToken;
-    const notify = ctx.mcpReq.notify;
-    const log = ctx.mcpReq.log;
+
+  const runCall = async (
+    params: CallToolRequest['params'],
+    channels: CallChannels,
+  ): Promise<CallToolResult> => {
+    const { name, arguments: args } = params;
+    const progressToken = params._meta?.progressToken;
     // Notifications are sent asynchronously; the answer must not overtake them, or a client
     // drops the last progress updates (it stops listening once the call is answered).
     const sending = new Set<Promise<unknown>>();
@@ -108,14 +157,14 @@ export function createMcpServerInstance(host: McpToolHost): Server {
       sending.add(settled);
     };
     const answer = await host.callTool(name, args, {
-      signal: ctx.mcpReq.signal,
+      signal: channels.signal,
       ...(progressToken === undefined
         ? {}
         : {
             onProgress: (progress: ToolProgress) => {
               lastProgressAt = performance.now();
               track(
-                notify({
+                channels.notify({
                   method: 'notifications/progress',
                   params: {
                     progressToken,
@@ -128,7 +177,7 @@ export function createMcpServerInstance(host: McpToolHost): Server {
             },
           }),
       onLog: (level, message) => {
-        track(log(LOG_LEVELS[level] ?? 'info', message, name));
+        track(channels.log(LOG_LEVELS[level] ?? 'info', message, name));
       },
     });
     if ('unknownTool' in answer) {
@@ -146,6 +195,41 @@ export function createMcpServerInstance(host: McpToolHost): Server {
     if (lastProgressAt > 0 && sinceProgress < PROGRESS_GAP_MS)
       await delay(PROGRESS_GAP_MS - sinceProgress);
     return server.projectCallToolResult(answer.result as CallToolResult, host.outputSchemaOf(name));
+  };
+
+  const requestChannels = (ctx: ServerContext): CallChannels => ({
+    signal: ctx.mcpReq.signal,
+    notify: ctx.mcpReq.notify,
+    log: ctx.mcpReq.log,
   });
+  server.setRequestHandler('tools/list', () => ({ tools: host.listTools() }));
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    runCall(request.params, requestChannels(ctx)),
+  );
+
+  serveTaskRequests(server, server.tasks);
+  server.callAsTask = async (request, ctx) => {
+    const params = request.params as CallToolRequest['params'] & { task?: { ttl?: number } };
+    const tool = findListedTool(host.listTools(), params.name);
+    // An unknown or denied tool gets the answer a plain call gets (an error, or a refusal).
+    if (tool === undefined) return runCall(params, requestChannels(ctx));
+    return startToolTask({
+      store: server.tasks,
+      tool,
+      requestedTtl: params.task?.ttl,
+      // The call has been answered with the task: what it sends later goes to the session,
+      // tied to the task, as the spec asks (the progress token stays valid for the task).
+      run: (signal, taskId) =>
+        runCall(params, {
+          signal,
+          notify: (notification) =>
+            server.notification({
+              ...notification,
+              params: { ...notification.params, _meta: relatedTaskMeta(taskId) },
+            } as Notification),
+          log: (level, data, logger) => server.sendLoggingMessage({ level, data, logger }),
+        }),
+    });
+  };
   return server;
 }
