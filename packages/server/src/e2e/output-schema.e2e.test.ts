@@ -1,0 +1,192 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, cliBin, repo, startStdioSession, type StdioSession } from '../testing/index.ts';
+
+// One tool per runner kind, each with an output schema: a header script (process), a tool
+// folder's shell script (process), a tool folder's PowerShell script (pwsh) and a defineTool
+// module (node worker). Each answers mode=good (fits), bad (wrong shape) or text (no object).
+const project = path.join(import.meta.dirname, 'fixtures', 'output-project');
+const kinds = [
+  {
+    tool: 'file_report',
+    kind: 'header script',
+    pwsh: false,
+    bad: /structuredContent\/count must be integer; structuredContent\/names\/1 must be string/,
+  },
+  {
+    tool: 'word_stats',
+    kind: 'tool folder (sh)',
+    pwsh: false,
+    bad: /structuredContent\/words is required/,
+  },
+  {
+    tool: 'text_shape',
+    kind: 'tool folder (ps1)',
+    pwsh: true,
+    bad: /structuredContent\/length must be integer/,
+  },
+  {
+    tool: 'measure_box',
+    kind: 'defineTool module',
+    pwsh: false,
+    bad: /structuredContent\/height is required/,
+  },
+] as const;
+
+function textOf(result: { content?: unknown }): string {
+  return ((result.content ?? []) as { type: string; text?: string }[])
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n');
+}
+
+describe('output schemas over mcp serve (SDK client)', () => {
+  let session: StdioSession;
+
+  beforeAll(async () => {
+    session = await startStdioSession(['--no-cache', '--no-watch'], { cwd: project });
+  });
+
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  it('lists each tool with its output schema', async () => {
+    const { tools } = await session.client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect(byName.get('file_report')?.outputSchema).toEqual({
+      type: 'object',
+      properties: {
+        count: { type: 'integer', description: 'How many files' },
+        names: { type: 'array', description: 'Their names', items: { type: 'string' } },
+      },
+      required: ['count', 'names'],
+    });
+    for (const { tool } of kinds) expect(byName.get(tool)?.outputSchema?.type).toBe('object');
+  });
+
+  for (const { tool, kind, pwsh, bad } of kinds) {
+    const tag = pwsh ? `${PWSH_TEST_TAG} ` : '';
+    it.skipIf(pwsh && !hasPwsh)(
+      `${tag}${kind}: a fitting result passes the SDK client's own output check`,
+      async () => {
+        // The SDK client validates structuredContent against the listed outputSchema and
+        // throws when it does not fit: resolving here is that check passing.
+        const result = await session.client.callTool({ name: tool, arguments: { mode: 'good' } });
+        expect(result.isError).toBeFalsy();
+        expect(result.structuredContent).toBeTypeOf('object');
+      },
+    );
+
+    it.skipIf(pwsh && !hasPwsh)(
+      `${tag}${kind}: a result of the wrong shape arrives as an isError result naming the paths`,
+      async () => {
+        const result = await session.client.callTool({ name: tool, arguments: { mode: 'bad' } });
+        expect(result.isError).toBe(true);
+        expect(result.structuredContent).toBeUndefined();
+        const text = textOf(result);
+        expect(text).toMatch(
+          new RegExp(`^E_OUTPUT_MISMATCH Tool "${tool}" returned a result that does not fit`),
+        );
+        expect(text).toMatch(bad);
+        // The tool did run and printed its object: it is kept after the error for the model.
+        expect(result.content).toHaveLength(2);
+      },
+    );
+
+    it.skipIf(pwsh && !hasPwsh)(
+      `${tag}${kind}: plain text from a tool that declares an output schema is an isError result`,
+      async () => {
+        const result = await session.client.callTool({ name: tool, arguments: { mode: 'text' } });
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toMatch(/E_OUTPUT_MISMATCH .* has no structured content/);
+      },
+    );
+  }
+});
+
+const inspector = path.join(repo, 'packages', 'server', 'node_modules', '.bin', 'mcp-inspector');
+const hasInspector = existsSync(inspector);
+
+describe.skipIf(!hasInspector)('output schemas through the Inspector CLI [needs Inspector]', () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'toolpack-inspector-output-'));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  let runs = 0;
+
+  function runInspector(method: string[]): { code: number | null; json: Record<string, unknown> } {
+    const output = path.join(home, `result-${(runs += 1)}.json`);
+    const result = spawnSync(
+      inspector,
+      [
+        '--cli',
+        '--cwd',
+        project,
+        process.execPath,
+        '--conditions=@toolpack/source',
+        cliBin,
+        'serve',
+        '--no-cache',
+        '--no-watch',
+        ...method,
+        '--output',
+        output,
+      ],
+      {
+        env: childEnv({ HOME: home, USERPROFILE: home, APPDATA: home }),
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
+    let json: Record<string, unknown>;
+    try {
+      json = JSON.parse(readFileSync(output, 'utf8')) as Record<string, unknown>;
+    } catch {
+      json = { unreadable: `${result.stdout}\n${result.stderr}` };
+    }
+    return { code: result.status, json };
+  }
+
+  it('shows each output schema in tools/list', () => {
+    const { code, json } = runInspector(['--method', 'tools/list']);
+    expect(code).toBe(0);
+    const tools = json.tools as { name: string; outputSchema?: { required?: string[] } }[];
+    const required = Object.fromEntries(
+      tools.map((tool) => [tool.name, tool.outputSchema?.required]),
+    );
+    expect(required).toMatchObject({
+      file_report: ['count', 'names'],
+      word_stats: ['words'],
+      text_shape: ['length'],
+      measure_box: ['width', 'height'],
+    });
+  });
+
+  it('calls a tool whose result fits, and gets an isError result for one that does not', () => {
+    const good = runInspector([
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'measure_box',
+      '--tool-arg',
+      'mode=good',
+    ]);
+    expect(good.code).toBe(0);
+    expect(good.json.structuredContent).toEqual({ width: 2, height: 3 });
+    const bad = runInspector([
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'measure_box',
+      '--tool-arg',
+      'mode=bad',
+    ]);
+    expect(bad.json.isError).toBe(true);
+    expect(JSON.stringify(bad.json.content)).toMatch(
+      /E_OUTPUT_MISMATCH.*structuredContent\/height is required/,
+    );
+  });
+});
