@@ -24,10 +24,37 @@ export function toToolView(tool: DiscoveredTool, cwd: string): ToolView {
   if (tool.outputSchema !== undefined) view.outputSchema = tool.outputSchema;
   if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0)
     view.annotations = tool.annotations;
-  // Key order of the printed object: name, title, description, schemas, annotations, source.
-  const { name, title, description, inputSchema, outputSchema, annotations, source } = view;
+  if (tool.inputExamples !== undefined && tool.inputExamples.length > 0)
+    view.inputExamples = tool.inputExamples;
+  if (tool.longRunning === true) view.longRunning = true;
+  if (tool.progressResetsTimeout === true) view.progressResetsTimeout = true;
+  // Key order of the printed object: name, title, description, schemas, examples, annotations,
+  // opt-ins, source.
+  const {
+    name,
+    title,
+    description,
+    inputSchema,
+    outputSchema,
+    inputExamples,
+    annotations,
+    longRunning,
+    progressResetsTimeout,
+    source,
+  } = view;
   return JSON.parse(
-    JSON.stringify({ name, title, description, inputSchema, outputSchema, annotations, source }),
+    JSON.stringify({
+      name,
+      title,
+      description,
+      inputSchema,
+      outputSchema,
+      inputExamples,
+      annotations,
+      longRunning,
+      progressResetsTimeout,
+      source,
+    }),
   ) as ToolView;
 }
 

@@ -1,5 +1,10 @@
 import { Command } from 'commander';
-import { formatDiagnostic, type JsonSchema, type SourceSpec } from '@toolpack/core';
+import {
+  formatDiagnostic,
+  type JsonSchema,
+  type ObjectJsonSchema,
+  type SourceSpec,
+} from '@toolpack/core';
 import { EXIT_OK } from '../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../io.ts';
 import { renderTable } from '../../render-table.ts';
@@ -83,35 +88,24 @@ function renderInspection(
   out += `${view.description}\n\n`;
   out += `source   ${view.source.kind} ${where}${view.source.pack === undefined ? '' : ` (pack ${view.source.pack})`}\n`;
   out += `hints    ${hints.length > 0 ? hints.join(', ') : 'none'}\n`;
-  const properties = Object.entries(view.inputSchema.properties ?? {});
-  const required = new Set(view.inputSchema.required ?? []);
+  const optIns = [
+    ...(view.longRunning === true ? ['long-running'] : []),
+    ...(view.progressResetsTimeout === true ? ['progress resets timeout'] : []),
+  ];
+  if (optIns.length > 0) out += `options  ${optIns.join(', ')}\n`;
   out += `\n${paint('bold', 'Parameters')}\n`;
-  if (properties.length === 0) {
-    out += '  none\n';
-  } else {
-    out += renderTable(
-      [
-        { title: 'NAME', max: 32 },
-        { title: 'TYPE', max: 20 },
-        { title: 'REQUIRED', max: 8 },
-        { title: 'DEFAULT', max: 20 },
-        { title: 'CONSTRAINTS', max: 60 },
-        { title: 'DESCRIPTION', max: 400, flex: true },
-      ],
-      properties.map(([key, schema]) => [
-        key,
-        describeType(schema),
-        required.has(key) ? 'yes' : '',
-        schema.default === undefined ? '' : JSON.stringify(schema.default),
-        describeConstraints(schema),
-        typeof schema.description === 'string' ? schema.description : '',
-      ]),
-      io.stdout.isTTY ? Math.max(80, io.stdout.columns ?? 120) : Number.POSITIVE_INFINITY,
-    ).replace(/^/gm, '  ');
-  }
+  out += renderProperties(view.inputSchema, io);
   out += `\n${paint('bold', 'Input schema')}\n${JSON.stringify(view.inputSchema, null, 2)}\n`;
   if (view.outputSchema !== undefined) {
+    out += `\n${paint('bold', 'Output')}\n`;
+    out += renderProperties(view.outputSchema, io);
     out += `\n${paint('bold', 'Output schema')}\n${JSON.stringify(view.outputSchema, null, 2)}\n`;
+  }
+  if (view.inputExamples !== undefined && view.inputExamples.length > 0) {
+    out += `\n${paint('bold', 'Examples')}\n`;
+    for (const example of view.inputExamples) {
+      out += `  ${example.description ?? '(no description)'}\n    ${JSON.stringify(example.arguments)}\n`;
+    }
   }
   if (problems.length > 0) {
     out += `\n${paint('bold', 'Problems')}\n`;
@@ -120,4 +114,30 @@ function renderInspection(
     }
   }
   return out;
+}
+
+/** An object schema's properties as a table: name, type, required, default, constraints, description. */
+function renderProperties(objectSchema: ObjectJsonSchema, io: CliIo): string {
+  const properties = Object.entries(objectSchema.properties ?? {});
+  const required = new Set(objectSchema.required ?? []);
+  if (properties.length === 0) return '  none\n';
+  return renderTable(
+    [
+      { title: 'NAME', max: 32 },
+      { title: 'TYPE', max: 20 },
+      { title: 'REQUIRED', max: 8 },
+      { title: 'DEFAULT', max: 20 },
+      { title: 'CONSTRAINTS', max: 60 },
+      { title: 'DESCRIPTION', max: 400, flex: true },
+    ],
+    properties.map(([key, schema]) => [
+      key,
+      describeType(schema),
+      required.has(key) ? 'yes' : '',
+      schema.default === undefined ? '' : JSON.stringify(schema.default),
+      describeConstraints(schema),
+      typeof schema.description === 'string' ? schema.description : '',
+    ]),
+    io.stdout.isTTY ? Math.max(80, io.stdout.columns ?? 120) : Number.POSITIVE_INFINITY,
+  ).replace(/^/gm, '  ');
 }

@@ -45,6 +45,54 @@ describe('mcp inspect', () => {
     expect(shown.diagnostics.map((d) => d.code)).toContain('I_RENAMED');
   });
 
+  it('shows the output properties, the examples and the opt-ins, as text and as JSON', () => {
+    const project = mkdtempSync(path.join(os.tmpdir(), 'toolpack-inspect-output-'));
+    try {
+      writeFileSync(path.join(project, 'toolpack.yaml'), 'sources:\n  - scripts: .\n');
+      writeFileSync(
+        path.join(project, 'search_issues.sh'),
+        [
+          '#!/usr/bin/env bash',
+          '# DESCRIPTION "Searches the issue tracker."',
+          '# PARAM query AS string DESCRIPTION "Words to look for"',
+          '# OUTPUT total AS integer DESCRIPTION "How many issues match"',
+          '# OUTPUT next_page AS string OPTIONAL DESCRIPTION "Cursor of the next page"',
+          '# EXAMPLE {"query": "login"} DESCRIPTION "Issues about logging in"',
+          '# OPTIONS long-running',
+          'echo \'{"total": 0}\'',
+          '',
+        ].join('\n'),
+      );
+      const text = mcp(['inspect', 'search_issues', '--no-cache'], project);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toContain('options  long-running\n');
+      expect(text.stdout).toMatch(
+        /Output\n\s+NAME.*\n\s+total\s+integer\s+yes\s+How many issues match/,
+      );
+      expect(text.stdout).toMatch(/next_page\s+string\s+Cursor of the next page/);
+      expect(text.stdout).toContain('Examples\n  Issues about logging in\n    {"query":"login"}\n');
+      const json = mcp(['inspect', 'search_issues', '--json', '--no-cache'], project);
+      const shown = JSON.parse(json.stdout) as { tool: Record<string, unknown> };
+      expect(shown.tool).toMatchObject({
+        outputSchema: { type: 'object', required: ['total'] },
+        inputExamples: [{ arguments: { query: 'login' }, description: 'Issues about logging in' }],
+        longRunning: true,
+      });
+      // The view keeps its documented key order: schemas, examples, hints, opt-ins, source.
+      expect(Object.keys(shown.tool)).toEqual([
+        'name',
+        'description',
+        'inputSchema',
+        'outputSchema',
+        'inputExamples',
+        'longRunning',
+        'source',
+      ]);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
   it('exits 2 with a suggestion for an unknown tool', () => {
     const { code, stderr } = mcp(
       ['inspect', 'greeting', '--no-cache'],
