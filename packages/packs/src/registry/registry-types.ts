@@ -13,6 +13,10 @@ export interface PackToolSummary {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** What the tool's results hold; absent from registries older than output schemas. */
+  outputSchema?: Record<string, unknown>;
+  /** Worked calls, in source order; absent when the tool gives none. */
+  inputExamples?: { arguments: Record<string, unknown>; description?: string }[];
   annotations?: ToolAnnotations;
 }
 
