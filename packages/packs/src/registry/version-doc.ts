@@ -24,6 +24,8 @@ export function buildVersionDoc(input: BuildVersionDocInput): VersionDoc {
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputSchema,
+      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+      ...(tool.inputExamples === undefined ? {} : { inputExamples: tool.inputExamples }),
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     })),
     env: input.manifest.env.map((env) => ({ ...env })),
