@@ -44,8 +44,8 @@ export function findRepeatedSets(
  * A param block's parameter sets as PowerShell builds them, or undefined when it has one.
  * Names are compared case-sensitively, as the engine does (`'ByName'` and `'byname'` are two
  * sets, and a `DefaultParameterSetName` differing in case from every set is a set of its own).
- * A `[Parameter()]` naming no set (or `__AllParameterSets`) puts its parameter, with that
- * attribute's `Mandatory`, in every set its other attributes do not name. `parameters` names
+ * A parameter whose `[Parameter()]` attributes name no set (or `__AllParameterSets`) is in
+ * every set. `parameters` names
  * the parameters the input schema has (one left out for its type is in no set).
  */
 export function readParameterSets(input: {
@@ -76,7 +76,11 @@ export function readParameterSets(input: {
   }));
   for (const { name, memberships: list } of memberships) {
     if (!input.kept.has(name)) continue;
-    const everywhere = list.find((membership) => membership.set === ALL_SETS);
+    // A parameter that also names a set is bound only in the sets it names: Get-Command lists it
+    // in the others too, but the engine narrows a call to its named sets once it is given.
+    const everywhere = list.some((membership) => membership.set !== ALL_SETS)
+      ? undefined
+      : list.find((membership) => membership.set === ALL_SETS);
     for (const set of sets) {
       const membership = list.find((m) => m.set === set.name) ?? everywhere;
       if (membership === undefined) continue;
