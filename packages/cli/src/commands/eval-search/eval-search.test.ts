@@ -1,0 +1,122 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { splitWords } from '@toolpack/discovery';
+import { runMcp } from '../../testing/run-mcp.ts';
+import { generateCorpus } from './generate-corpus.ts';
+import { evalSearch, type EvalSearchReport } from './index.ts';
+import { parseCorpus } from './load-corpus.ts';
+import { makeQueries, paraphrase } from './make-queries.ts';
+import { searchNaively } from './naive-search.ts';
+import { createSeededRandom } from './seeded-random.ts';
+
+const repo = path.resolve(import.meta.dirname, '..', '..', '..', '..', '..');
+const examples = path.join(repo, 'examples');
+
+describe('generateCorpus', () => {
+  it('is the same for the same seed, with unique names in three naming styles', () => {
+    const tools = generateCorpus({ size: 1_000, seed: 1 });
+    expect(tools).toHaveLength(1_000);
+    expect(generateCorpus({ size: 1_000, seed: 1 })).toEqual(tools);
+    expect(new Set(tools.map((tool) => tool.name)).size).toBe(1_000);
+    const names = tools.map((tool) => tool.name);
+    expect(names.some((name) => /^[A-Z][a-z]+-[A-Za-z]+$/.test(name))).toBe(true);
+    expect(names.some((name) => /^[a-z0-9]+(_[a-z0-9]+)+$/.test(name))).toBe(true);
+    expect(names.some((name) => /^[a-z]+[A-Z][A-Za-z]+$/.test(name))).toBe(true);
+    expect(generateCorpus({ size: 1_000, seed: 2 }).map((tool) => tool.name)).not.toEqual(names);
+  });
+
+  it('holds near-duplicates: the same verb and entity over several systems', () => {
+    const tools = generateCorpus({ size: 1_000, seed: 1 });
+    const createIssue = tools.filter((tool) => {
+      const words = splitWords(tool.name);
+      return words.includes('issue') && (words.includes('create') || words.includes('new'));
+    });
+    expect(createIssue.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('grows past 1,000 with more instances of each system, names still unique', () => {
+    const tools = generateCorpus({ size: 10_000, seed: 3 });
+    expect(new Set(tools.map((tool) => tool.name)).size).toBe(10_000);
+  });
+});
+
+describe('queries', () => {
+  it('paraphrase keeps some content words of the first sentence, never the text itself', () => {
+    const text = 'Creates a new issue in the Jira project. Returns its key.';
+    const query = paraphrase(text, createSeededRandom(1));
+    const words = query.split(' ');
+    expect(words.length).toBe(4);
+    for (const word of words)
+      expect(['creates', 'new', 'issue', 'jira', 'project']).toContain(word);
+    expect(text.toLowerCase()).not.toContain(query);
+    expect(paraphrase(text, createSeededRandom(1))).toBe(query);
+  });
+
+  it('makes one query per description and per example description, each expecting its tool', () => {
+    const tools = generateCorpus({ size: 50, seed: 1 });
+    const queries = makeQueries(tools, 1);
+    const examples = tools.reduce((n, tool) => n + (tool.inputExamples?.length ?? 0), 0);
+    expect(queries).toHaveLength(50 + examples);
+    expect(queries[0]).toMatchObject({ expected: tools[0]?.name, from: 'description' });
+    expect(makeQueries(tools, 2)).not.toEqual(queries);
+  });
+});
+
+describe('searchNaively', () => {
+  it('counts query words found as substrings, ties in catalogue order', () => {
+    const tools = generateCorpus({ size: 30, seed: 1 });
+    const found = searchNaively(tools, 'jira issue', 5);
+    expect(found).toHaveLength(5);
+    expect(searchNaively(tools, 'zebra', 5)).toEqual([]);
+  });
+});
+
+describe('evalSearch', () => {
+  it('find_tools reaches recall@5 >= 0.9 on the generated corpus, tuning and held-out queries, above the naive floor', async () => {
+    const { results } = await evalSearch({
+      cwd: repo,
+      env: process.env,
+      sources: [],
+      flags: { cache: false },
+      seed: 1,
+      corpora: [parseCorpus('generated')],
+    });
+    expect(results.map((r) => r.queries)).toEqual(['seed 1', 'held out (seed 1001)']);
+    for (const result of results) {
+      expect(result.tools).toBe(1_000);
+      expect(result.findTools.recallAt5).toBeGreaterThanOrEqual(0.9);
+      expect(result.findTools.recallAt1).toBeGreaterThan(result.naive.recallAt1 + 0.1);
+      expect(result.findTools.recallAt5).toBeGreaterThan(result.naive.recallAt5 + 0.05);
+    }
+  });
+
+  it('refuses an unknown corpus with the names it takes', () => {
+    expect(() => parseCorpus('offical')).toThrow(/Unknown corpus "offical"/);
+    expect(() => parseCorpus('project:5')).toThrow(/Unknown corpus/);
+    expect(parseCorpus('generated:5000')).toEqual({ kind: 'generated', size: 5_000 });
+  });
+});
+
+describe('mcp eval-search', () => {
+  it('measures the project (default) and the official corpus, as a table and as --json', () => {
+    const table = runMcp(['eval-search'], { cwd: examples });
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^CORPUS +QUERIES +TOOLS/);
+    expect(table.stdout).toMatch(/\nproject +seed 1 +\d+/);
+
+    const json = runMcp(['eval-search', '--corpus', 'official', '--json'], { cwd: repo });
+    expect(json.code, json.stderr).toBe(0);
+    const [official] = (JSON.parse(json.stdout) as EvalSearchReport).results;
+    expect(official).toMatchObject({ corpus: 'official', queries: 'seed 1' });
+    expect(official?.tools).toBeGreaterThan(30);
+    expect(official?.findTools.recallAt5).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('says what is wrong with a bad corpus or seed (exit 2)', () => {
+    const bad = runMcp(['eval-search', '--corpus', 'nope'], { cwd: examples });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/Unknown corpus "nope"/);
+    const seed = runMcp(['eval-search', '--seed', 'x'], { cwd: examples });
+    expect(seed.code).toBe(2);
+  });
+});

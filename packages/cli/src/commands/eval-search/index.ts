@@ -1,0 +1,54 @@
+import type { SourceSpec } from '@toolpack/core';
+import type { CommandContext } from '../../io.ts';
+import type { SourceFlagValues } from '../../source-flags.ts';
+import { describeCorpus, loadCorpus, type CorpusSpec } from './load-corpus.ts';
+import { makeQueries } from './make-queries.ts';
+import { measureSearch, type SearchScores } from './measure-search.ts';
+
+export interface EvalSearchOptions extends CommandContext {
+  corpora: CorpusSpec[];
+  /** Seeds the generated corpus and the queries; held-out queries use `seed + HELD_OUT_OFFSET`. */
+  seed: number;
+  sources: SourceSpec[];
+  flags: SourceFlagValues;
+}
+
+export interface CorpusResult extends SearchScores {
+  corpus: string;
+  /** `seed N`, or `held out (seed M)`: queries ranking was never tuned on. */
+  queries: string;
+  tools: number;
+  queryCount: number;
+}
+
+export interface EvalSearchReport {
+  results: CorpusResult[];
+}
+
+/** Held-out queries differ in every random choice of the paraphrase. */
+export const HELD_OUT_OFFSET = 1_000;
+
+/**
+ * Measures find_tools on each corpus: queries paraphrased from the tools' descriptions and
+ * example descriptions, each expecting the tool it came from, ranked by find_tools and by the
+ * naive floor. The generated corpus is also measured on held-out queries.
+ */
+export async function evalSearch(options: EvalSearchOptions): Promise<EvalSearchReport> {
+  const results: CorpusResult[] = [];
+  for (const spec of options.corpora) {
+    const tools = await loadCorpus(spec, options);
+    const seeds =
+      spec.kind === 'generated' ? [options.seed, options.seed + HELD_OUT_OFFSET] : [options.seed];
+    for (const [i, seed] of seeds.entries()) {
+      const queries = makeQueries(tools, seed);
+      results.push({
+        corpus: describeCorpus(spec),
+        queries: i === 0 ? `seed ${seed}` : `held out (seed ${seed})`,
+        tools: tools.length,
+        queryCount: queries.length,
+        ...measureSearch(tools, queries),
+      });
+    }
+  }
+  return { results };
+}
