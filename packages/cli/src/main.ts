@@ -22,6 +22,8 @@ const COMMANDS: Record<string, () => Promise<CommandFactory>> = {
   pack: async () => (await import('./commands/pack/command.ts')).createPackCommand,
   new: async () => (await import('./commands/new/command.ts')).createNewCommand,
   test: async () => (await import('./commands/tool-tests/command.ts')).createTestCommand,
+  'eval-search': async () =>
+    (await import('./commands/eval-search/command.ts')).createEvalSearchCommand,
 };
 
 /** The command `argv` runs, when it names one; otherwise every command (help, suggestions). */
