@@ -209,7 +209,6 @@ function moduleFiles(): string[] {
 /** Which parity-corpus commands are meant to be refused, and why; every other one must become a tool. */
 const EXPECTED_REFUSALS: Record<string, string> = {
   'Get-ParityNearFunction': 'E_NO_DESCRIPTION',
-  'Get-ParitySets': 'E_PARAMETER_SETS',
   'Get-ParityRequires': 'E_NO_DESCRIPTION',
   'Get-ParityTrailingComment': 'E_PARAMETER_NO_DESCRIPTION',
   'Test-ParityModNoHelp': 'E_NO_DESCRIPTION,E_PARAMETER_NO_DESCRIPTION',
@@ -287,6 +286,29 @@ describe.skipIf(!hasPwsh)(`parity with PowerShell on ${pwshEngine?.description ?
     expect(compared).toBeGreaterThanOrEqual(100);
     expect(mismatches, `PowerShell ${facts.psVersion} (${facts.engine})`).toEqual([]);
   }, 120_000);
+
+  it(`${PWSH_TEST_TAG} compares several parameter sets set by set, and notices a set that differs`, () => {
+    const withSets = facts.commands.filter((command) => (command.sets ?? []).length > 1);
+    expect(withSets.length).toBeGreaterThanOrEqual(8);
+    const mix = withSets.find((command) => command.name === 'Get-ParitySetsMandatoryMix');
+    const path = mix?.file ?? '';
+    const result = describePowerShellScriptContent({ path, content: readFileSync(path, 'utf8') });
+    const tool = result.tools[0];
+    expect(compareCommand(mix!, { result, tool: tool! }, 'mix')).toEqual([]);
+    // The same tool with Name mandatory in ById too, and no default: both are noticed.
+    const tampered = {
+      ...tool!,
+      parameterSets: tool!.parameterSets!.map((set) => ({
+        ...set,
+        isDefault: false,
+        required: set.name === 'ById' ? ['Id', 'Name'] : set.required,
+      })),
+    };
+    expect(compareCommand(mix!, { result, tool: tampered }, 'mix')).toEqual([
+      "mix: default set undefined differs from PowerShell's ByName",
+      'mix set ById: mandatory ["Id","Name"] differ from PowerShell\'s ["Id"]',
+    ]);
+  });
 
   it(`${PWSH_TEST_TAG} matches Get-Help/Get-Command for ${GENERATED_SCRIPTS} generated scripts and ${GENERATED_MODULES} modules`, async () => {
     const { mismatches, compared } = await findMismatches(generatedFiles, facts);
