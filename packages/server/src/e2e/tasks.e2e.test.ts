@@ -245,7 +245,7 @@ describe('long calls as MCP tasks over stdio (SDK client, 2025-11-25 tasks)', ()
       const execution = await tasks.callTool(
         'slow_report',
         { seconds: 1, pid_file: path.join(temp, 'ext') },
-        { task: { preference: 'require' } },
+        { task: { preference: 'prefer' } },
       );
       const { outcome } = await execution.settle();
       expect(textOf(ext.resultFromTaskOutcome(outcome))).toContain('report ready after 1 s');
