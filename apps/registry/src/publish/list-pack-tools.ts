@@ -95,6 +95,10 @@ export async function listPackTools(input: ListPackToolsInput): Promise<PackTool
       description: tool.description,
       inputSchema: tool.inputSchema as Record<string, unknown>,
     };
+    if (tool.outputSchema !== undefined)
+      summary.outputSchema = tool.outputSchema as Record<string, unknown>;
+    if (tool.inputExamples !== undefined && tool.inputExamples.length > 0)
+      summary.inputExamples = tool.inputExamples;
     if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0)
       summary.annotations = tool.annotations;
     return summary;

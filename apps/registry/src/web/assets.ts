@@ -66,6 +66,9 @@ table { border-collapse: collapse; width: 100%; margin: .5rem 0; font-size: .95r
 th, td { text-align: left; vertical-align: top; padding: .45rem .6rem; border-bottom: 1px solid var(--line); }
 th { background: #f9fafb; }
 td ul { margin: 0; padding-left: 1rem; }
+.tool h4 { margin: 1rem 0 .3rem; font-size: 1rem; }
+.examples { list-style: none; padding: 0; margin: .3rem 0; }
+.examples p { margin: .4rem 0 .2rem; }
 .layout { display: grid; grid-template-columns: minmax(0, 1fr) 15rem; gap: 2rem; }
 @media (max-width: 48rem) { .layout { grid-template-columns: 1fr; } }
 .versions ol { list-style: none; padding: 0; margin: 0; }

@@ -17,8 +17,9 @@ export interface SchemaDescription {
 type Schema = Record<string, unknown>;
 
 /**
- * Turns a tool's input schema (JSON Schema, an untrusted document from a pack) into rows a
- * person can read. Anything unexpected renders as less detail, never as an error.
+ * Turns a tool's input schema, or its output schema (JSON Schema, an untrusted document from
+ * a pack), into rows a person can read. Anything unexpected renders as less detail, never as
+ * an error.
  */
 export function describeInputSchema(inputSchema: unknown): SchemaDescription {
   const schema = asSchema(inputSchema);
@@ -102,4 +103,26 @@ function describeRange(min: unknown, max: unknown, unit: string): string[] {
   if (hasMin) return [`at least ${min}${unit}`];
   if (hasMax) return [`at most ${max}${unit}`];
   return [];
+}
+
+/** One worked call of a tool, as the gallery shows it. */
+export interface ExampleRow {
+  description: string;
+  /** The arguments as indented JSON. */
+  arguments: string;
+}
+
+/**
+ * A tool's input examples from its version document (untrusted: older registries have none,
+ * a hostile one anything): entries that are not `{ arguments: {...} }` are left out.
+ */
+export function describeInputExamples(inputExamples: unknown): ExampleRow[] {
+  if (!Array.isArray(inputExamples)) return [];
+  return inputExamples.flatMap((entry: unknown): ExampleRow[] => {
+    const example = asSchema(entry);
+    const args = example.arguments;
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) return [];
+    const description = typeof example.description === 'string' ? example.description : '';
+    return [{ description, arguments: JSON.stringify(args, null, 2) }];
+  });
 }

@@ -20,6 +20,7 @@ beforeAll(async () => {
     ['weather', { version: '1.1.0' }],
     ['notes', {}],
     ['xss', {}],
+    ['issue-search', {}],
   ] as const) {
     expect((await app.publish(await packFixture(fixture, options), app.tokens.acme)).status).toBe(
       201,
@@ -131,6 +132,31 @@ describe('pack page', () => {
     expect(html).toContain('Install <a href="/packs/acme/notes">1.0.0</a> instead.');
   });
 
+  it("shows each tool's output properties and its examples", async () => {
+    const { html } = await page('/packs/issue-search');
+    expect(html).toContain('<h4>Output</h4>');
+    expect(html).toContain(
+      '<tr><th scope="row"><code>total</code></th><td>integer</td><td>yes</td><td>How many issues match.</td></tr>',
+    );
+    expect(html).toContain(
+      '<tr><th scope="row"><code>next_page</code></th><td>string</td><td>optional</td><td>Cursor of the next page.</td></tr>',
+    );
+    expect(html).toContain('<summary>Output schema (JSON)</summary>');
+    expect(html).toContain('<ul class="examples" aria-label="Examples of search_issues">');
+    expect(html).toContain(
+      '<li><p>Five issues about logging in.</p><pre><code>{\n  &quot;query&quot;: &quot;login&quot;,\n  &quot;limit&quot;: 5\n}</code></pre></li>',
+    );
+    expect(html).toContain(
+      '<li><pre><code>{\n  &quot;query&quot;: &quot;crash&quot;\n}</code></pre></li>',
+    );
+  });
+
+  it('shows no output or examples section for a tool without them', async () => {
+    const { html } = await page('/packs/weather');
+    expect(html).not.toContain('<h4>Output</h4>');
+    expect(html).not.toContain('class="examples"');
+  });
+
   it('escapes everything a pack says about itself', async () => {
     const { html } = await page('/packs/xss');
     expect(html).not.toMatch(/<script>alert|<img src=x|<a href=javascript/);
@@ -138,6 +164,9 @@ describe('pack page', () => {
       '&lt;script&gt;alert(&#39;description&#39;)&lt;/script&gt; &amp; friends',
     );
     expect(html).toContain('&lt;img src=x onerror=alert(&#39;tool&#39;)&gt;');
+    expect(html).toContain('&lt;script&gt;alert(&#39;output&#39;)&lt;/script&gt;');
+    expect(html).toContain('&lt;img src=x onerror=alert(&#39;example-description&#39;)&gt;');
+    expect(html).toContain('alert(&#39;input-example&#39;)');
     expect(html).toContain('&lt;a href=javascript:alert(&#39;param&#39;)&gt;click&lt;/a&gt;');
     const search = await page('/?q=%3Cscript%3Ealert(1)%3C/script%3E');
     expect(search.html).not.toContain('<script>alert(1)');

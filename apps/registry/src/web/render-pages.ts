@@ -2,7 +2,7 @@ import { describePermissions, type PackPermissions } from '@toolpack/core';
 import { defaultAlias, toServedToolName } from '@toolpack/packs';
 import type { PackSummary, VersionDoc } from '../documents.ts';
 import type { StoredPack, TagCount } from '../storage/metadata-store.ts';
-import { describeInputSchema } from './describe-schema.ts';
+import { describeInputExamples, describeInputSchema } from './describe-schema.ts';
 import { markup, toHtmlString, type SafeHtml } from './html.ts';
 
 /** The tag the gallery is about: always the first chip. */
@@ -294,6 +294,7 @@ function isLeast({ filesystem, network, env, subprocess }: PackPermissions): boo
 function renderTool(tool: VersionDoc['tools'][number], index: number, alias: string): SafeHtml {
   const id = `tool-${index}`;
   const { parameters, closed } = describeInputSchema(tool.inputSchema);
+  const examples = describeInputExamples(tool.inputExamples);
   const annotations = (tool.annotations ?? {}) as Record<string, unknown>;
   const hints = HINTS.filter(([key]) => annotations[key] === true);
   const served = toServedToolName(alias, tool.name);
@@ -318,7 +319,37 @@ ${closed || parameters.length === 0 ? '' : markup`<p class="muted">Other paramet
 <summary>Input schema (JSON)</summary>
 <pre><code>${JSON.stringify(tool.inputSchema, null, 2)}</code></pre>
 </details>
+${tool.outputSchema === undefined ? '' : renderOutput(tool.name, tool.outputSchema)}
+${
+  examples.length === 0
+    ? ''
+    : markup`<h4>Examples</h4>
+<ul class="examples" aria-label="Examples of ${tool.name}">
+${examples.map((e) => markup`<li>${e.description === '' ? '' : markup`<p>${e.description}</p>`}<pre><code>${e.arguments}</code></pre></li>`)}
+</ul>`
+}
 </section>`;
+}
+
+/** What a tool's results hold: a row per output property, and the schema itself. */
+function renderOutput(toolName: string, outputSchema: unknown): SafeHtml {
+  const { parameters: properties } = describeInputSchema(outputSchema);
+  return markup`<h4>Output</h4>
+${
+  properties.length === 0
+    ? markup`<p class="muted">A JSON object; its properties are not described.</p>`
+    : markup`<table>
+<caption class="visually-hidden">Output of ${toolName}</caption>
+<thead><tr><th scope="col">Property</th><th scope="col">Type</th><th scope="col">Always</th><th scope="col">Description</th></tr></thead>
+<tbody>
+${properties.map((p) => markup`<tr><th scope="row"><code>${p.name}</code></th><td>${p.type}</td><td>${p.required ? 'yes' : 'optional'}</td><td>${p.description}</td></tr>`)}
+</tbody>
+</table>`
+}
+<details>
+<summary>Output schema (JSON)</summary>
+<pre><code>${JSON.stringify(outputSchema, null, 2)}</code></pre>
+</details>`;
 }
 
 export function renderNotFoundPage(message: string): string {
