@@ -223,7 +223,7 @@ describe('long calls as MCP tasks over stdio (SDK client, 2025-11-25 tasks)', ()
     );
   });
 
-  it('refuses task augmentation for a tool that does not declare it (-32601), and unknown tasks (-32602)', async () => {
+  it('refuses task augmentation for a tool that does not declare it (-32601), and unknown tasks or a bad ttl (-32602)', async () => {
     const tasks = taskRequests(session.client);
     const refused = await tasks
       .start('quick_echo', { text: 'hi' })
@@ -234,6 +234,14 @@ describe('long calls as MCP tasks over stdio (SDK client, 2025-11-25 tasks)', ()
     const plain = await session.client.callTool({ name: 'quick_echo', arguments: { text: 'hi' } });
     expect(textOf(plain as { content: { type: string; text?: string }[] })).toBe('echo: hi');
     await expect(tasks.get('no-such-task')).rejects.toMatchObject({ code: -32602 });
+    const badTtl = session.client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'slow_report', arguments: {}, task: { ttl: 'soon' } },
+      } as never,
+      CreateTaskSchema,
+    );
+    await expect(badTtl).rejects.toMatchObject({ code: -32602, message: /task\.ttl/ });
   });
 
   it('runs a long tool through the ext-tasks requester (createTaskSessionFromClient)', async () => {

@@ -15,6 +15,7 @@ import type { ToolLogLevel } from '@toolpack/core';
 import type { ToolProgress } from '@toolpack/runners';
 import type { ToolAnswer } from '../call-pipeline/call-tool.ts';
 import {
+  readTaskCallParams,
   relatedTaskMeta,
   serveTaskRequests,
   startToolTask,
@@ -209,14 +210,15 @@ export function createMcpServerInstance(host: McpToolHost): Server {
 
   serveTaskRequests(server, server.tasks);
   server.callAsTask = async (request, ctx) => {
-    const params = request.params as CallToolRequest['params'] & { task?: { ttl?: number } };
+    const { task, ...plain } = readTaskCallParams(request.params);
+    const params = plain as CallToolRequest['params'];
     const tool = findListedTool(host.listTools(), params.name);
     // An unknown or denied tool gets the answer a plain call gets (an error, or a refusal).
     if (tool === undefined) return runCall(params, requestChannels(ctx));
     return startToolTask({
       store: server.tasks,
       tool,
-      requestedTtl: params.task?.ttl,
+      requestedTtl: task.ttl,
       // The call has been answered with the task: what it sends later goes to the session,
       // tied to the task, as the spec asks (the progress token stays valid for the task).
       run: (signal, taskId) =>

@@ -21,6 +21,13 @@ export const TASKS_CAPABILITY = {
 } as const;
 
 const TaskIdParams = z.looseObject({ taskId: z.string() });
+// What a task-augmented tools/call must carry; the SDK's own check of tools/call is skipped
+// on this path (its wrapper would refuse the CreateTaskResult).
+const TaskCallParams = z.looseObject({
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  task: z.looseObject({ ttl: z.number().nonnegative().optional() }),
+});
 const ListParams = z.looseObject({ cursor: z.string().optional() });
 
 function toProtocolError(error: unknown): unknown {
@@ -37,6 +44,17 @@ async function answering<T>(work: () => T | Promise<T>): Promise<T> {
   } catch (error) {
     throw toProtocolError(error);
   }
+}
+
+/** The params of a task-augmented tools/call, or -32602 naming what is wrong. */
+export function readTaskCallParams(params: unknown): z.infer<typeof TaskCallParams> {
+  const parsed = TaskCallParams.safeParse(params);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Invalid task-augmented tools/call: ${issue?.path.join('.') || 'params'}: ${issue?.message ?? 'invalid'}.`,
+  );
 }
 
 /** `_meta` that ties a message to its task, as the spec asks of everything a task sends. */
