@@ -19,6 +19,7 @@ import type { CollectEntry, PowerShellFacts } from '../testing/collect-powershel
 import { generateParityCorpus } from '../testing/powershell-parity-corpus.ts';
 import { compareCommand, errorCodes } from '../testing/powershell-parity-compare.ts';
 import type { OurCommand } from '../testing/powershell-parity-compare.ts';
+import { compareExamples, compareOutputTypes } from '../testing/powershell-parity-output.ts';
 import type { SourceResult } from '../types.ts';
 import { describePowerShellModule } from './describe-module.ts';
 import { describePowerShellScriptContent } from './describe-script.ts';
@@ -157,6 +158,8 @@ async function findMismatches(
         ...(result.tools[0] === undefined ? {} : { tool: result.tools[0] }),
       };
       mismatches.push(...compareCommand(command, ours, file.label));
+      mismatches.push(...compareOutputTypes(command, ours, file.label));
+      mismatches.push(...compareExamples(command, ours, file.label));
       compared += 1;
       continue;
     }
@@ -173,13 +176,10 @@ async function findMismatches(
         continue;
       }
       const tool = result.tools.find((t) => t.originalName === command.name);
-      mismatches.push(
-        ...compareCommand(
-          command,
-          { result, ...(tool === undefined ? {} : { tool }) },
-          `${file.label}:${command.name}`,
-        ),
-      );
+      const ours: OurCommand = { result, ...(tool === undefined ? {} : { tool }) };
+      mismatches.push(...compareCommand(command, ours, `${file.label}:${command.name}`));
+      mismatches.push(...compareOutputTypes(command, ours, `${file.label}:${command.name}`));
+      mismatches.push(...compareExamples(command, ours, `${file.label}:${command.name}`));
       compared += 1;
     }
     // Toolpack must not make tools of functions PowerShell does not export.
