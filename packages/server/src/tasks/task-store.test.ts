@@ -51,6 +51,15 @@ describe('createTaskStore', () => {
     });
   });
 
+  it("clips a failed tool's message to 1,000 characters in the task status", async () => {
+    const store = createTaskStore();
+    const { taskId } = store.start(() =>
+      Promise.resolve({ ...text('x'.repeat(5_000)), isError: true }),
+    );
+    await store.outcome(taskId);
+    expect(store.get(taskId).statusMessage).toBe(`${'x'.repeat(1_000)}…`);
+  });
+
   it('keeps the error of a run that throws, and fails the task with its message', async () => {
     const store = createTaskStore();
     const { taskId } = store.start(() => {

@@ -64,9 +64,15 @@ export interface TaskStore {
 
 const TERMINAL = new Set<Task['status']>(['completed', 'failed', 'cancelled']);
 
+// tasks/get is polled every second: a failed tool's whole output does not belong in it.
+const STATUS_MESSAGE_LIMIT = 1_000;
+
 function firstText(result: CallToolResult): string | undefined {
   const block = result.content?.find((item) => item.type === 'text');
-  return block?.type === 'text' ? block.text : undefined;
+  if (block?.type !== 'text') return undefined;
+  return block.text.length > STATUS_MESSAGE_LIMIT
+    ? `${block.text.slice(0, STATUS_MESSAGE_LIMIT)}…`
+    : block.text;
 }
 
 /**
