@@ -3,23 +3,26 @@ import { createProgressThrottle } from './progress-throttle.ts';
 import type { ToolProgress } from './runner-types.ts';
 
 describe('createProgressThrottle', () => {
-  it('sends the first report at once and holds the rest back to the latest, until flushed', () => {
+  it('relays a burst report for report, then holds back to the latest until flushed', () => {
     const sent: ToolProgress[] = [];
-    const throttle = createProgressThrottle((p) => sent.push(p), 60_000);
+    const throttle = createProgressThrottle((p) => sent.push(p), {
+      burst: 3,
+      intervalMs: 60_000,
+    });
     for (let step = 1; step <= 10_000; step += 1) throttle.push({ progress: step, total: 10_000 });
-    expect(sent).toEqual([{ progress: 1, total: 10_000 }]);
+    expect(sent.map((p) => p.progress)).toEqual([1, 2, 3]);
     throttle.flush();
-    expect(sent).toEqual([
-      { progress: 1, total: 10_000 },
-      { progress: 10_000, total: 10_000 },
-    ]);
+    expect(sent.map((p) => p.progress)).toEqual([1, 2, 3, 10_000]);
     throttle.flush();
-    expect(sent).toHaveLength(2);
+    expect(sent).toHaveLength(4);
   });
 
-  it('sends the held report when its interval has passed', async () => {
+  it('sends the held report once a token is earned', async () => {
     const sent: number[] = [];
-    const throttle = createProgressThrottle((p) => sent.push(p.progress), 20);
+    const throttle = createProgressThrottle((p) => sent.push(p.progress), {
+      burst: 1,
+      intervalMs: 20,
+    });
     throttle.push({ progress: 1 });
     throttle.push({ progress: 2 });
     throttle.push({ progress: 3 });
@@ -29,7 +32,10 @@ describe('createProgressThrottle', () => {
 
   it('forgets what it held once cancelled', async () => {
     const sent: number[] = [];
-    const throttle = createProgressThrottle((p) => sent.push(p.progress), 20);
+    const throttle = createProgressThrottle((p) => sent.push(p.progress), {
+      burst: 1,
+      intervalMs: 20,
+    });
     throttle.push({ progress: 1 });
     throttle.push({ progress: 2 });
     throttle.cancel();

@@ -1,9 +1,11 @@
 import type { ToolProgress } from './runner-types.ts';
 
 /**
- * Coalesces a call's progress reports: the first goes out at once, then at most one every
- * `intervalMs`, always the latest, so a loop reporting ten thousand times a second costs the
- * client a handful of notifications and never hides where the tool has got to.
+ * Coalesces a call's progress reports with a token bucket: up to `burst` reports go out at
+ * once, then one every `intervalMs`, each time the latest held back. A tool that reports a
+ * few times is relayed report for report; a loop reporting ten thousand times a second costs
+ * the client `burst` notifications and then one per interval, and never hides where the tool
+ * has got to.
  */
 export interface ProgressThrottle {
   push(progress: ToolProgress): void;
@@ -13,37 +15,59 @@ export interface ProgressThrottle {
   cancel(): void;
 }
 
+export interface ProgressThrottleOptions {
+  intervalMs: number;
+  burst: number;
+}
+
 export function createProgressThrottle(
   send: (progress: ToolProgress) => void,
-  intervalMs: number,
+  options: ProgressThrottleOptions,
 ): ProgressThrottle {
+  const { intervalMs, burst } = options;
+  let tokens = burst;
+  let refilledAt = performance.now();
   let held: ToolProgress | undefined;
-  let lastSentAt = Number.NEGATIVE_INFINITY;
   let timer: NodeJS.Timeout | undefined;
 
+  const refill = (): void => {
+    const now = performance.now();
+    const earned = Math.floor((now - refilledAt) / intervalMs);
+    if (earned <= 0) return;
+    tokens = Math.min(burst, tokens + earned);
+    refilledAt = tokens === burst ? now : refilledAt + earned * intervalMs;
+  };
+
   const sendHeld = (): void => {
-    timer = undefined;
     if (held === undefined) return;
     const progress = held;
     held = undefined;
-    lastSentAt = performance.now();
     send(progress);
+  };
+
+  const onTimer = (): void => {
+    timer = undefined;
+    refill();
+    tokens = Math.max(0, tokens - 1);
+    sendHeld();
   };
 
   return {
     push(progress) {
       held = progress;
       if (timer !== undefined) return;
-      const wait = lastSentAt + intervalMs - performance.now();
-      if (wait <= 0) {
+      refill();
+      if (tokens >= 1) {
+        tokens -= 1;
         sendHeld();
         return;
       }
-      timer = setTimeout(sendHeld, wait);
+      timer = setTimeout(onTimer, Math.max(1, refilledAt + intervalMs - performance.now()));
       timer.unref();
     },
     flush() {
       clearTimeout(timer);
+      timer = undefined;
       sendHeld();
     },
     cancel() {

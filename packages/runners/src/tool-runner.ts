@@ -79,7 +79,10 @@ export interface ToolCallOptions {
   signal?: AbortSignal;
   /** Overrides the tool's and the runner's timeout for this call. */
   timeoutMs?: number;
-  /** Progress, strictly increasing (non-increasing reports are dropped, as MCP requires). */
+  /**
+   * Progress, strictly increasing (non-increasing reports are dropped, as MCP requires), and
+   * coalesced: a burst of 20, then one per 50 ms, the latest, the last one before the answer.
+   */
   onProgress?(progress: ToolProgress): void;
   onLog?(level: ToolLogLevel, message: string): void;
 }
@@ -136,9 +139,10 @@ const DEFAULT_PWSH_START_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024;
 const DEFAULT_MAX_RESULT_ITEMS = 10_000;
 const DEFAULT_MAX_HEAP_MB = 512;
-// At most ten progress notifications a second per call: enough for a person watching, and a
-// tool reporting in a tight loop cannot flood the client.
-const PROGRESS_INTERVAL_MS = 100;
+// Progress notifications per call: 20 at once, then one per 50 ms (20 a second), the latest
+// each time. A tool that reports now and then is relayed report for report; one reporting in
+// a tight loop cannot flood the client.
+const PROGRESS_THROTTLE = { burst: 20, intervalMs: 50 } as const;
 const DEFAULT_MAX_RESIDENT_MB = 1024;
 // setTimeout fires at once for anything above 2^31 - 1 ms.
 const MAX_TIMER_MS = 2_147_483_647;
@@ -299,7 +303,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     const throttle =
       callOptions.onProgress === undefined
         ? undefined
-        : createProgressThrottle(callOptions.onProgress, PROGRESS_INTERVAL_MS);
+        : createProgressThrottle(callOptions.onProgress, PROGRESS_THROTTLE);
     const runnerCall: RunnerCall = {
       tool,
       args: argumentsObject,

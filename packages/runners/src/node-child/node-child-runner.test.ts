@@ -111,6 +111,17 @@ describe('node child runner (a child process per module)', () => {
     expect(logs).toContain('warning:careful');
   });
 
+  it('restarts the timeout of an opted-in tool on each report, and not of others', async () => {
+    // 30 ticks of 100 ms run three times the 1 000 ms timeout.
+    const opted = { ...workerTool('tick', 'tools.ts', 1_000), progressResetsTimeout: true };
+    const finished = await runner.call(opted, { ticks: 30 });
+    expect(firstText(finished)).toBe('ticked 30');
+    const plain = await runner.call(workerTool('tick', 'tools.ts', 1_000), { ticks: 30 });
+    expect(firstText(plain)).toContain('timed out after 1000 ms');
+    const silent = await runner.call(opted, { ticks: 3, silenceMs: 60_000 });
+    expect(firstText(silent)).toContain('reported no progress for 1000 ms');
+  });
+
   it('keeps console output away from stdout and the result', async () => {
     const logs: string[] = [];
     const result = await runner.call(
