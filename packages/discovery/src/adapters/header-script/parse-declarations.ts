@@ -203,7 +203,7 @@ export function parseDeclarations(
       createDiagnostic(
         'error',
         'E_NO_DESCRIPTION',
-        'The tool has PARAM or HINTS lines but no DESCRIPTION line saying what it does.',
+        'The tool has declaration lines (PARAM, OUTPUT, HINTS, ...) but no DESCRIPTION line saying what it does.',
         { path, line: firstLine },
         'Add a line DESCRIPTION "what the tool does" (a DESCRIPTION right after a PARAM line describes that parameter).',
       ),
