@@ -473,4 +473,18 @@ describe('describeHeaderScript: OUTPUT, EXAMPLE, OPTIONS and TIMEOUT', () => {
     expect(Object.keys(result.tools[0]?.outputSchema?.properties ?? {})).toEqual(['total']);
     expect(result.tools[0]?.longRunning).toBeUndefined();
   });
+
+  it("reads BotServer's two-line form for an OUTPUT, and names the OUTPUT when that line is empty", () => {
+    const content = [
+      '# DESCRIPTION "Totals"',
+      '# OUTPUT total AS integer',
+      '# DESCRIPTION "The sum"',
+      '# OUTPUT count AS integer',
+      '# DESCRIPTION ""',
+    ].join('\n');
+    const result = describeHeaderScript({ path: '/p/totals.sh', content });
+    expect(result.diagnostics.map((d) => [d.line, d.message])).toEqual([
+      [5, 'OUTPUT count: the DESCRIPTION is empty.'],
+    ]);
+  });
 });

@@ -163,7 +163,11 @@ export function parseDeclarations(
       if (target !== undefined) {
         const message =
           parsed.problem.message.charAt(0).toLowerCase() + parsed.problem.message.slice(1);
-        report(line, { ...parsed.problem, message: `PARAM ${target.spec.name}: ${message}` });
+        const statement = outputs.includes(target) ? 'OUTPUT' : 'PARAM';
+        report(line, {
+          ...parsed.problem,
+          message: `${statement} ${target.spec.name}: ${message}`,
+        });
         described.add(target);
         continue;
       }
