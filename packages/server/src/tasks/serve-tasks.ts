@@ -7,7 +7,7 @@ import {
   type Server,
   type Tool,
 } from '@modelcontextprotocol/server';
-import * as z from 'zod/v4';
+import { z } from 'zod';
 import { TaskRequestError, type TaskStore } from './task-store.ts';
 
 /**
