@@ -26,10 +26,11 @@ export function toToolView(tool: DiscoveredTool, cwd: string): ToolView {
     view.annotations = tool.annotations;
   if (tool.inputExamples !== undefined && tool.inputExamples.length > 0)
     view.inputExamples = tool.inputExamples;
+  if (tool.parameterSets !== undefined) view.parameterSets = tool.parameterSets;
   if (tool.longRunning === true) view.longRunning = true;
   if (tool.progressResetsTimeout === true) view.progressResetsTimeout = true;
-  // Key order of the printed object: name, title, description, schemas, examples, annotations,
-  // opt-ins, source.
+  // Key order of the printed object: name, title, description, schemas, examples, parameter
+  // sets, annotations, opt-ins, source.
   const {
     name,
     title,
@@ -37,6 +38,7 @@ export function toToolView(tool: DiscoveredTool, cwd: string): ToolView {
     inputSchema,
     outputSchema,
     inputExamples,
+    parameterSets,
     annotations,
     longRunning,
     progressResetsTimeout,
@@ -50,6 +52,7 @@ export function toToolView(tool: DiscoveredTool, cwd: string): ToolView {
       inputSchema,
       outputSchema,
       inputExamples,
+      parameterSets,
       annotations,
       longRunning,
       progressResetsTimeout,
