@@ -63,7 +63,7 @@ describe('describeWorkflow: good workflows', () => {
     ]);
   });
 
-  it('names a workflow after its file, reads type shorthands, nested references, $${ escapes, title, annotations and timeout', () => {
+  it('names a workflow after its file, reads type shorthands, nested references, $${ escapes, title, annotations, timeout and longRunning', () => {
     const result = describeFixture('good/daily-report.yml');
     expect(result.diagnostics.map((d) => d.code)).toEqual(['I_RENAMED']);
     expect(result.tools[0]).toMatchObject({
@@ -72,6 +72,7 @@ describe('describeWorkflow: good workflows', () => {
       title: 'Daily report',
       annotations: { openWorldHint: true },
       timeoutMs: 90_000,
+      longRunning: true,
       inputSchema: {
         properties: {
           team: { type: 'string' },

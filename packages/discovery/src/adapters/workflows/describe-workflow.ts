@@ -51,6 +51,7 @@ export interface DescribeWorkflowInput {
  * output: ${steps.summarize.result}  # optional: the last step's result by default
  * annotations: { readOnlyHint: true }   # optional MCP hints
  * timeout: 120                       # optional: seconds for the whole workflow
+ * longRunning: true                  # optional: calls take long (tasks, for clients that have them)
  * ```
  *
  * An input is required unless it says `required: false` or declares a `default`.
@@ -150,6 +151,7 @@ export function describeWorkflow(input: DescribeWorkflowInput): SourceResult {
   }
   if (workflow.timeout !== undefined)
     tool.timeoutMs = Math.max(1, Math.round(workflow.timeout * 1000));
+  if (workflow.longRunning === true) tool.longRunning = true;
   return { tools: [tool], diagnostics };
 }
 

@@ -76,6 +76,7 @@ export const workflowSchema = z.strictObject({
     })
     .optional(),
   timeout: z.number().positive().optional(),
+  longRunning: z.boolean().optional(),
 });
 
 /** The keys a mapping at `segments` may have, for "did you mean" hints. */
