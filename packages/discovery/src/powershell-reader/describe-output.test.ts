@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { validateArguments } from '@toolpack/core';
+import type { JsonSchema } from '@toolpack/core';
 import { describe, expect, it } from 'vitest';
 import { describePowerShellModule } from './describe-module.ts';
 import { describePowerShellScriptContent } from './describe-script.ts';
@@ -57,7 +58,7 @@ describe('output schemas from [OutputType()]', () => {
     });
     // What the runner returns for the fixture's widget (see the e2e test) fits.
     expect(
-      validateArguments(schema as object, {
+      validateArguments(schema as JsonSchema, {
         Name: 'gear',
         Count: 3,
         Tags: ['a', 'b'],

@@ -1,0 +1,153 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, cliBin, repo, startStdioSession, type StdioSession } from '../testing/index.ts';
+
+// PowerShell's [OutputType()] with a class of the module, or a hashtable described under
+// .OUTPUTS, becomes the tool's output schema; what the pwsh runner really returns for them
+// (class instances, DateTime as ISO 8601 text, nested objects) must fit it.
+const project = path.join(import.meta.dirname, 'fixtures', 'powershell-output-project');
+
+function textOf(result: { content?: unknown }): string {
+  return ((result.content ?? []) as { type: string; text?: string }[])
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n');
+}
+
+describe.skipIf(!hasPwsh)('PowerShell output schemas over mcp serve (SDK client)', () => {
+  let session: StdioSession;
+
+  beforeAll(async () => {
+    session = await startStdioSession(['--no-cache', '--no-watch'], { cwd: project });
+  });
+
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  it(`${PWSH_TEST_TAG} lists the class and .OUTPUTS schemas and the .EXAMPLE input example`, async () => {
+    const { tools } = await session.client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect(byName.get('Get_Widget')?.outputSchema?.required).toEqual([
+      'Name',
+      'Count',
+      'Tags',
+      'Retired',
+      'Made',
+      'Owner',
+    ]);
+    expect(byName.get('Get_StoreReport')?.outputSchema).toMatchObject({
+      type: 'object',
+      required: ['Store', 'Count', 'Tags', 'Taken'],
+    });
+  });
+
+  it(`${PWSH_TEST_TAG} a class instance comes back as structuredContent that fits the class schema`, async () => {
+    // The SDK client checks structuredContent against the listed outputSchema itself and
+    // throws when it does not fit: resolving is that check passing.
+    const result = await session.client.callTool({
+      name: 'Get_Widget',
+      arguments: { Name: 'gear' },
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({
+      Name: 'gear',
+      Count: 3,
+      Tags: ['a', 'b'],
+      Retired: false,
+      Made: '2024-01-02T00:00:00.0000000',
+      // Two objects deep the runner writes a class instance as its ToString() text.
+      Owner: { Name: 'Ada', Manager: 'WidgetOwner' },
+    });
+  });
+
+  it(`${PWSH_TEST_TAG} unset reference properties are null, which the schema allows`, async () => {
+    const result = await session.client.callTool({
+      name: 'Get_NewWidget',
+      arguments: { Name: 'bolt' },
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ Name: 'bolt', Tags: null, Owner: null });
+  });
+
+  it(`${PWSH_TEST_TAG} a hashtable fits its .OUTPUTS schema, and a wrong one is E_OUTPUT_MISMATCH`, async () => {
+    const good = await session.client.callTool({
+      name: 'Get_StoreReport',
+      arguments: { Store: 'north' },
+    });
+    expect(good.isError).toBeFalsy();
+    expect(good.structuredContent).toMatchObject({
+      Store: 'north',
+      Count: 3,
+      Taken: '2024-01-02T03:04:05.0000000',
+    });
+    const bad = await session.client.callTool({
+      name: 'Get_StoreReport',
+      arguments: { Store: 'north', Shape: 'bad' },
+    });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/E_OUTPUT_MISMATCH .*structuredContent\/Count must be integer/s);
+  });
+});
+
+const inspector = path.join(repo, 'packages', 'server', 'node_modules', '.bin', 'mcp-inspector');
+const hasInspector = existsSync(inspector);
+
+describe.skipIf(!hasInspector || !hasPwsh)(
+  'PowerShell output schemas through the Inspector CLI [needs Inspector]',
+  () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'toolpack-inspector-ps-output-'));
+    afterAll(() => rmSync(home, { recursive: true, force: true }));
+    let runs = 0;
+
+    function runInspector(method: string[]): Record<string, unknown> {
+      const output = path.join(home, `result-${(runs += 1)}.json`);
+      const result = spawnSync(
+        inspector,
+        [
+          '--cli',
+          '--cwd',
+          project,
+          process.execPath,
+          '--conditions=@toolpack/source',
+          cliBin,
+          'serve',
+          '--no-cache',
+          '--no-watch',
+          ...method,
+          '--output',
+          output,
+        ],
+        {
+          env: childEnv({ HOME: home, USERPROFILE: home, APPDATA: home }),
+          encoding: 'utf8',
+          timeout: 30_000,
+        },
+      );
+      expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+      return JSON.parse(readFileSync(output, 'utf8')) as Record<string, unknown>;
+    }
+
+    it(`${PWSH_TEST_TAG} lists the class schema and calls the tool to a fitting class instance`, () => {
+      const listed = runInspector(['--method', 'tools/list']);
+      const tools = listed.tools as { name: string; outputSchema?: { required?: string[] } }[];
+      expect(tools.find((tool) => tool.name === 'Get_Widget')?.outputSchema?.required).toContain(
+        'Owner',
+      );
+      const called = runInspector([
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'Get_Widget',
+        '--tool-arg',
+        'Name=gear',
+      ]);
+      expect(called.isError).toBeFalsy();
+      expect(called.structuredContent).toMatchObject({ Name: 'gear', Count: 3 });
+    });
+  },
+);
