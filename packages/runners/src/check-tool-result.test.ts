@@ -70,4 +70,15 @@ describe('checkToolResult', () => {
     expect(result?.isError).toBe(true);
     expect(firstText(result!)).toMatch(/output schema that is not valid JSON Schema/);
   });
+
+  it('names a key the closed output schema does not declare as an output property', () => {
+    const closed = {
+      ...count,
+      outputSchema: { ...count.outputSchema, additionalProperties: false },
+    };
+    const text = firstText(checkToolResult(closed, structured({ total: 1, totl: 2 }))!);
+    expect(text).toContain(
+      'structuredContent/totl is not a declared output property (did you mean total?)',
+    );
+  });
 });

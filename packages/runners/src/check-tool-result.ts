@@ -42,10 +42,16 @@ export function checkToolResult(
   }
   const validation = validate(result.structuredContent);
   if (validation.valid) return undefined;
-  const problems = validation.errors.map(
-    ({ path, message }) =>
-      `structuredContent${path === '/' ? '' : path}${message.slice(path.length)}`,
-  );
+  const problems = validation.errors.map(({ path, rule, message }) => {
+    // The validator words an undeclared key for arguments; here it is a key of the result.
+    const detail =
+      rule === 'additionalProperties'
+        ? message
+            .slice(path.length)
+            .replace('is not an accepted argument', 'is not a declared output property')
+        : message.slice(path.length);
+    return `structuredContent${path === '/' ? '' : path}${detail}`;
+  });
   const more =
     validation.moreErrors > 0
       ? `; and ${validation.moreErrors} more ${validation.moreErrors === 1 ? 'problem' : 'problems'}`
