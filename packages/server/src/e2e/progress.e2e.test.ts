@@ -6,7 +6,8 @@ import { startStdioSession, type StdioSession } from '../testing/index.ts';
 
 // Scripts report progress: a bash script with `::progress i/n message` lines on stderr, a
 // PowerShell script with Write-Progress. copy_files opted in to progress restarting its 1 s
-// timeout (`# OPTIONS progress-resets-timeout`); copy_files_plain is the same without it.
+// timeout (`# OPTIONS progress-resets-timeout`); copy_files_plain is the same without it;
+// the reindex tool folder opted in with `progressResetsTimeout: true` in its metadata.
 const project = path.join(import.meta.dirname, 'fixtures', 'progress-project');
 
 interface Progress {
@@ -94,6 +95,25 @@ describe('progress from scripts over mcp serve (SDK client)', () => {
     );
     expect(events.at(-1)).toEqual({ answer: 'copied 30 files', isError: false });
   });
+
+  it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} runs a tool folder with progressResetsTimeout in its metadata three times past its timeout`,
+    async () => {
+      // 30 steps of 100 ms against `timeout: 1s`.
+      const { events, progress } = await callRecording(
+        session,
+        'reindex',
+        { steps: 30 },
+        { timeout: 1_500, resetTimeoutOnProgress: true },
+      );
+      expect(events.at(-1)).toEqual({ answer: '{"Reindexed":30}', isError: false });
+      expect(progress.at(-1)).toEqual({
+        progress: 100,
+        total: 100,
+        message: 'Reindexing - step 30 of 30',
+      });
+    },
+  );
 
   it('stops the same script without the opt-in at its timeout', async () => {
     const { events } = await callRecording(session, 'copy_files_plain', { count: 30 });
