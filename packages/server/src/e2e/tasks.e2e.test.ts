@@ -342,6 +342,25 @@ describe('long calls as MCP tasks over Streamable HTTP (tasks belong to the sess
     expect(pids.every(isAlive)).toBe(true);
     await cancelAndCheckProcessesOf(owner, task.taskId, pids);
   });
+
+  it('stops the running tasks of a session that ends (DELETE), while the server serves on', async () => {
+    const transport = new StreamableHTTPClientTransport(server.url);
+    const client = new Client({ name: 'toolpack-tasks-e2e', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    const pidFile = path.join(temp, 'http-delete');
+    await taskRequests(client).start('slow_report', { seconds: 60, pid_file: pidFile });
+    const pids = await toolProcesses(pidFile, server.child.pid ?? -1);
+    expect(pids.every(isAlive)).toBe(true);
+    await transport.terminateSession();
+    await waitFor(
+      () => pids.every((pid) => !isAlive(pid)),
+      'the tool processes to be gone',
+      10_000,
+    );
+    expect(isAlive(server.child.pid ?? -1)).toBe(true);
+    expect((await (await connect()).listTools()).tools.length).toBeGreaterThan(0);
+  });
 });
 
 /** Cancels a task and waits for the tool's processes to be gone. */
