@@ -35,6 +35,12 @@ const kinds = [
     pwsh: false,
     bad: /structuredContent\/height is required/,
   },
+  {
+    tool: 'label_box',
+    kind: 'defineTool module (zod)',
+    pwsh: false,
+    bad: /structuredContent\/lable is not a declared output property \(did you mean label\?\)/,
+  },
 ] as const;
 
 function textOf(result: { content?: unknown }): string {
