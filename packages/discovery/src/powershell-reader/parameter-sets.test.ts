@@ -119,9 +119,8 @@ describe.skipIf(!hasPwsh)(`parameter sets on ${pwshEngine?.description ?? 'pwsh'
     const pending: Array<{ tool: DiscoveredTool; call: Record<string, unknown> }> = [];
     for (const { path, tool } of readSetTools()) {
       for (const call of enumerateCalls(tool)) {
-        const entries = Object.entries(call).map(
-          ([name, value]) =>
-            `${name} = ${sampleValue(tool.inputSchema.properties?.[name] ?? {}).ps}`,
+        const entries = Object.keys(call).map(
+          (name) => `${name} = ${sampleValue(tool.inputSchema.properties?.[name] ?? {}).ps}`,
         );
         lines.push(`Test-Call '${path.replace(/'/g, "''")}' @{ ${entries.join('; ')} }`);
         pending.push({ tool, call });
