@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { Server } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, cliBin, repo, startStdioSession, type StdioSession } from '../testing/index.ts';
 
@@ -113,6 +115,47 @@ describe('output schemas over mcp serve (SDK client)', () => {
       },
     );
   }
+});
+
+describe('without the check', () => {
+  it("a result of the wrong shape fails the SDK client's call instead of reaching the model", async () => {
+    // A bare SDK server answering what a tool printed, unchecked: the client throws, so the
+    // model would see no result at all. This is what the check above turns into an isError result.
+    const server = new Server(
+      { name: 'unchecked', version: '1.0.0' },
+      { capabilities: { tools: {} } },
+    );
+    server.setRequestHandler('tools/list', () => ({
+      tools: [
+        {
+          name: 'word_stats',
+          inputSchema: { type: 'object' as const },
+          outputSchema: {
+            type: 'object' as const,
+            properties: { words: { type: 'integer' } },
+            required: ['words'],
+          },
+        },
+      ],
+    }));
+    server.setRequestHandler('tools/call', () => ({
+      content: [{ type: 'text' as const, text: '{"lines": 3}' }],
+      structuredContent: { lines: 3 },
+    }));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'toolpack-e2e', version: '1.0.0' });
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+    try {
+      await client.listTools();
+      await expect(client.callTool({ name: 'word_stats', arguments: {} })).rejects.toThrow(
+        /Structured content does not match the tool's output schema/,
+      );
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
 });
 
 const inspector = path.join(repo, 'packages', 'server', 'node_modules', '.bin', 'mcp-inspector');
