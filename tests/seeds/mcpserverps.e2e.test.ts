@@ -55,6 +55,7 @@ describe('a script root and two modules without a prefix', () => {
       'Add_LedgerEntry',
       'Add_StockItem',
       'Export_Config',
+      'Find_Either',
       'Get_StockCount',
       'Get_Summary',
       'Get_TextDigest',
@@ -104,7 +105,7 @@ describe('a script root and two modules without a prefix', () => {
     });
   });
 
-  it('refuses conflicting hints, a missing description, an undescribed parameter and several parameter sets, and serves the rest', () => {
+  it('refuses conflicting hints, a missing description and an undescribed parameter, and serves the rest', () => {
     const stderr = session.stderr();
     expect(stderr).toMatch(
       /Set-Everything\.ps1:\d+: error E_CONFLICTING_HINTS: ReadOnlyHint and DestructiveHint/,
@@ -113,15 +114,31 @@ describe('a script root and two modules without a prefix', () => {
     expect(stderr).toMatch(
       /Get-HalfDocumented\.ps1:\d+: error E_PARAMETER_NO_DESCRIPTION: Parameter \$Second/,
     );
-    expect(stderr).toMatch(/Find-Either\.ps1:\d+: error E_PARAMETER_SETS/);
-    for (const refused of [
-      'Set_Everything',
-      'Get_Undescribed',
-      'Get_HalfDocumented',
-      'Find_Either',
-    ])
+    for (const refused of ['Set_Everything', 'Get_Undescribed', 'Get_HalfDocumented'])
       expect(tools.has(refused)).toBe(false);
   });
+
+  it('serves a script with several parameter sets, which MCPServerPS refuses, with a oneOf branch per set', () => {
+    expect(session.stderr()).not.toMatch(/Find-Either/);
+    const schema = tools.get('Find_Either')?.inputSchema as
+      { required?: string[]; oneOf?: Array<{ title: string; required: string[] }> } | undefined;
+    expect(schema?.required).toBeUndefined();
+    expect(schema?.oneOf?.map((branch) => [branch.title, branch.required])).toEqual([
+      ['ById', ['Id']],
+      ['ByName', ['Name']],
+    ]);
+  });
+
+  it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} binds a call to the parameter set its arguments fit`,
+    async () => {
+      const result = await session.client.callTool({
+        name: 'Find_Either',
+        arguments: { Name: 'ledger' },
+      });
+      expect(readStructured(result)).toMatchObject({ set: 'ByName', name: 'ledger' });
+    },
+  );
 
   it('lets the last module win a name collision, with a warning', () => {
     expect(tools.get('Get_Summary')?.description).toMatch(/^Summarizes the ledger/);
