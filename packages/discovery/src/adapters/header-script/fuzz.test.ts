@@ -73,4 +73,19 @@ describe('describeHeaderScript under fuzzing', { timeout: fuzzTimeout() }, () =>
     expectOnlyDiagnostics(describeHeaderScript({ path: '/tools/long.sh', content: long }));
     expect(Date.now() - started).toBeLessThan(WORST_CASE_INPUT_MS);
   });
+
+  it('reads long OUTPUT, EXAMPLE, OPTIONS and TIMEOUT lines in linear time', () => {
+    const spaces = ' '.repeat(50_000);
+    const long = [
+      '# DESCRIPTION "x"',
+      `# TIMEOUT 1${spaces}x`,
+      `# timeout 1${spaces}x`,
+      `# OPTIONS ${'a'.repeat(50_000)}`,
+      `# EXAMPLE {${spaces}`,
+      `# OUTPUT o AS ${'['.repeat(50_000)}`,
+    ].join('\n');
+    const started = Date.now();
+    expectOnlyDiagnostics(describeHeaderScript({ path: '/tools/long.sh', content: long }));
+    expect(Date.now() - started).toBeLessThan(WORST_CASE_INPUT_MS);
+  });
 });

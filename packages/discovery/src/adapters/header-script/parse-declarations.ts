@@ -17,6 +17,7 @@ import { parseParamLine } from './parse-param-line.ts';
 
 type DeclarationKind =
   'param' | 'output' | 'description' | 'hints' | 'example' | 'options' | 'timeout' | 'other';
+const DURATION = /^\d+(?:\.\d+)?\s*(?:ms|s|m|h)?$/i;
 const KEYWORDS = new Set([
   'PARAM',
   'OUTPUT',
@@ -53,7 +54,8 @@ export function classifyDeclarationLine(
     case 'EXAMPLE':
       return strict && !/^\s*\{/.test(rest) ? 'other' : 'example';
     case 'TIMEOUT':
-      return strict && !/^\s+\d+(?:\.\d+)?\s*(?:ms|s|m|h)?\s*$/i.test(rest) ? 'other' : 'timeout';
+      // Trimmed first: two runs of \s* around an optional unit would backtrack quadratically.
+      return strict && !(/^\s/.test(rest) && DURATION.test(rest.trim())) ? 'other' : 'timeout';
     default:
       return strict && !/^\s*"/.test(rest) ? 'other' : 'description';
   }

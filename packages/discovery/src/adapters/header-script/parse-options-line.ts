@@ -49,6 +49,8 @@ export function readOptionsStatement(body: string): OptionsStatement {
   return { options, problems };
 }
 
+const DURATION = /^\d+(?:\.\d+)?\s*(?:ms|s|m|h)?$/i;
+
 export type TimeoutStatement =
   { ok: true; timeoutMs: number } | { ok: false; problem: DeclarationProblem };
 
@@ -57,13 +59,15 @@ export type TimeoutStatement =
  * number is seconds, as the tool-folder `timeout` key reads it.
  */
 export function readTimeoutStatement(body: string): TimeoutStatement {
-  const ms = parseDuration(body.trim(), { defaultUnitMs: 1000 });
+  const text = body.trim();
+  // Checked here in linear time before parseDuration's pattern sees an unbounded line.
+  const ms = DURATION.test(text) ? parseDuration(text, { defaultUnitMs: 1000 }) : undefined;
   if (ms === undefined || ms <= 0) {
     return {
       ok: false,
       problem: {
         code: 'E_DECLARATION_SYNTAX',
-        message: `TIMEOUT needs a positive duration such as 90s, 10m or 1h, not ${JSON.stringify(body.trim())}.`,
+        message: `TIMEOUT needs a positive duration such as 90s, 10m or 1h, not ${JSON.stringify(text.slice(0, 40))}.`,
         hint: 'Write TIMEOUT 10m for ten minutes (a bare number is seconds).',
       },
     };
