@@ -23,4 +23,10 @@ describe('parseDuration', () => {
     for (const value of ['soon', '-5s', '5 days', '', '1e3', null, undefined, true, -1, Infinity])
       expect(parseDuration(value, seconds)).toBeUndefined();
   });
+
+  it('refuses a long run of spaces before a wrong unit without backtracking through it', () => {
+    // Quadratic before: 80 000 spaces took 7 s; a metadata timeout or TIMEOUT line is user text.
+    expect(parseDuration(`1${' '.repeat(100_000)}x`, seconds)).toBeUndefined();
+    expect(parseDuration(`1${' '.repeat(100_000)}m`, seconds)).toBe(60_000);
+  });
 });

@@ -11,7 +11,8 @@ export function parseDuration(
   let ms: number | undefined;
   if (typeof value === 'number') ms = value * options.defaultUnitMs;
   else if (typeof value === 'string') {
-    const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(value);
+    // Trimmed first: spaces on both sides of an optional unit would backtrack quadratically.
+    const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/i.exec(value.trim());
     if (match !== null) {
       const unit = (match[2] ?? '').toLowerCase();
       const scale = UNIT_MS[unit] ?? options.defaultUnitMs;
