@@ -49,8 +49,6 @@ export function readOptionsStatement(body: string): OptionsStatement {
   return { options, problems };
 }
 
-const DURATION = /^\d+(?:\.\d+)?\s*(?:ms|s|m|h)?$/i;
-
 export type TimeoutStatement =
   { ok: true; timeoutMs: number } | { ok: false; problem: DeclarationProblem };
 
@@ -60,8 +58,7 @@ export type TimeoutStatement =
  */
 export function readTimeoutStatement(body: string): TimeoutStatement {
   const text = body.trim();
-  // Checked here in linear time before parseDuration's pattern sees an unbounded line.
-  const ms = DURATION.test(text) ? parseDuration(text, { defaultUnitMs: 1000 }) : undefined;
+  const ms = parseDuration(text, { defaultUnitMs: 1000 });
   if (ms === undefined || ms <= 0) {
     return {
       ok: false,
