@@ -111,6 +111,18 @@ describe('node child runner (a child process per module)', () => {
     expect(logs).toContain('warning:careful');
   });
 
+  it('coalesces 10,000 progress reports into a few notifications, ending on the last', async () => {
+    const progress: ToolProgress[] = [];
+    const result = await runner.call(
+      workerTool('progressFlood'),
+      {},
+      { onProgress: (p) => progress.push(p) },
+    );
+    expect(firstText(result)).toBe('flooded');
+    expect(progress.length).toBeLessThan(1_000);
+    expect(progress.at(-1)).toEqual({ progress: 10_000, total: 10_000, message: 'item 10000' });
+  });
+
   it('restarts the timeout of an opted-in tool on each report, and not of others', async () => {
     // 30 ticks of 100 ms run three times the 1 000 ms timeout.
     const opted = { ...workerTool('tick', 'tools.ts', 1_000), progressResetsTimeout: true };
