@@ -78,6 +78,7 @@ describe.skipIf(!hasChromium)(
       app = await startTestRegistryApp({ seedDir: DEFAULT_SEED_DIR });
       await app.publish(await packFixture('weather'), app.tokens.acme);
       await app.publish(await packFixture('weather', { version: '1.1.0' }), app.tokens.acme);
+      await app.publish(await packFixture('issue-search'), app.tokens.acme);
       await fetch(`${app.url}/v0/packs/weather/versions/1.0.0/deprecate`, {
         method: 'POST',
         headers: { authorization: `Bearer ${app.tokens.acme}` },
@@ -154,6 +155,31 @@ describe.skipIf(!hasChromium)(
       );
       expect(clipboard).toBe('mcp pack add files');
       await page.screenshot({ path: path.join(OUTPUT, 'pack-files.png'), fullPage: true });
+    });
+
+    it("shows a tool's output properties and examples, and its output schema on demand", async () => {
+      const { page } = await openPage(context, `${app.url}/packs/issue-search`);
+      const tool = page.locator('section.tool', {
+        has: page.locator('h3', { hasText: 'search_issues' }),
+      });
+      const output = tool.getByRole('table', { name: 'Output of search_issues' });
+      expect(await output.locator('thead th').allInnerTexts()).toEqual([
+        'Property',
+        'Type',
+        'Always',
+        'Description',
+      ]);
+      expect(await output.locator('tbody th').allInnerTexts()).toEqual(['total', 'next_page']);
+      const examples = tool.getByRole('list', { name: 'Examples of search_issues' });
+      expect(await examples.locator('li p').allInnerTexts()).toEqual([
+        'Five issues about logging in.',
+      ]);
+      expect(await examples.locator('pre').count()).toBe(2);
+      const schema = tool.locator('details', { hasText: 'Output schema (JSON)' });
+      expect(await schema.locator('pre').isVisible()).toBe(false);
+      await schema.locator('summary').click();
+      expect(await schema.locator('pre').innerText()).toContain('"next_page"');
+      await page.screenshot({ path: path.join(OUTPUT, 'pack-issue-search.png'), fullPage: true });
     });
 
     it('shows what an official pack may touch, and says so when it is the least', async () => {
