@@ -108,9 +108,18 @@ function describeParameters(input: ReadInputExamplesInput): {
   const positionalBinding = binding?.named.get('positionalbinding');
   const noImplicit =
     positionalBinding !== undefined && /^\$?false$|^0$/i.test(positionalBinding.text);
+  // The engine numbers parameters itself only for a command with no named parameter set.
+  const namedSets = input.parameters.some((parameter) =>
+    parameter.attributes.some((attribute) => {
+      const set =
+        attribute.key === 'parameter' ? attribute.named.get('parametersetname') : undefined;
+      return set !== undefined && !/^['"]?__allparametersets['"]?$/i.test(set.text);
+    }),
+  );
   let positional = parameters.filter((p) => p.position !== undefined);
   // Without any Position, every parameter but a switch is positional in declaration order.
-  if (positional.length === 0 && !noImplicit) positional = parameters.filter((p) => !p.isSwitch);
+  if (positional.length === 0 && !noImplicit && !namedSets)
+    positional = parameters.filter((p) => !p.isSwitch);
   else positional = [...positional].sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
   return { parameters, positional };
 }

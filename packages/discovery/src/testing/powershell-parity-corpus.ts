@@ -241,6 +241,45 @@ interface HelpContent {
   lowerCase: boolean;
   /** Each help line as a `#` comment instead of one `<# #>` block. */
   lineComments: boolean;
+  /** An `.EXAMPLE` calling the command: named arguments, the first ones positional, or prefixes. */
+  example: 'none' | 'named' | 'positional' | 'prefix';
+}
+
+/** Stands for a script's own name in its examples until the corpus numbers the file. */
+const SCRIPT_NAME = '__SCRIPT__';
+
+/** A constant argument of each kind, written as on a command line. */
+function exampleValue(p: GeneratedParameter): string {
+  if (p.type.category === 'switch') return '';
+  if (p.type.category === 'array') return p.type.element === 'integer' ? '1,2' : 'red,blue';
+  const values: Record<TypeChoice['category'], string> = {
+    string: "'red'",
+    integer: '3',
+    number: '2.5',
+    boolean: '$true',
+    switch: '',
+    array: '',
+    object: '@{ a = 1 }',
+    other: 'plain',
+  };
+  return values[p.type.category];
+}
+
+function renderExample(
+  style: HelpContent['example'],
+  parameters: readonly GeneratedParameter[],
+  command: string,
+): string {
+  const usable = parameters.filter((p) => p.type.text !== 'scriptblock');
+  const parts = usable.map((p, index) => {
+    const value = exampleValue(p);
+    if (p.type.category === 'switch') return index % 2 === 0 ? `-${p.name}` : `-${p.name}:$false`;
+    if (style === 'positional' && index < 2) return value;
+    const name = style === 'prefix' ? p.name.slice(0, 3) : p.name;
+    return `-${name} ${value}`;
+  });
+  const call = command === SCRIPT_NAME && style === 'positional' ? `./${command}.ps1` : command;
+  return [call, ...parts].join(' ');
 }
 
 const NOTES = fc.constantFrom(
@@ -261,12 +300,14 @@ const helpContent: fc.Arbitrary<HelpContent> = fc.record({
   notes: fc.option(NOTES, { nil: undefined, freq: 3 }),
   lowerCase: fc.boolean(),
   lineComments: fc.boolean(),
+  example: fc.constantFrom('none', 'none', 'named', 'named', 'positional', 'prefix'),
 });
 
 function renderHelp(
   help: HelpContent,
   parameters: readonly GeneratedParameter[],
   indent: string,
+  command = SCRIPT_NAME,
 ): string {
   const keyword = (word: string) => `.${help.lowerCase ? word.toLowerCase() : word}`;
   const lines: string[] = [];
@@ -277,6 +318,13 @@ function renderHelp(
     if (p.documented === 'help') lines.push(`${keyword('PARAMETER')} ${p.name}`, p.description, '');
   }
   if (help.notes !== undefined) lines.push(keyword('NOTES'), ...help.notes.split('\n'), '');
+  if (help.example !== 'none')
+    lines.push(
+      keyword('EXAMPLE'),
+      renderExample(help.example, parameters, command),
+      'Runs it once.',
+      '',
+    );
   if (lines.length === 0) lines.push(keyword('EXAMPLE'), 'Get-Thing', '');
   if (help.lineComments) return lines.map((line) => `${indent}# ${line}`.trimEnd()).join('\n');
   return [
@@ -387,7 +435,7 @@ function renderFunction(name: string, shape: CommandShape): string {
   const help =
     shape.placement === 'none'
       ? undefined
-      : renderHelp(shape.help, shape.parameters, shape.placement === 'before' ? '' : '    ');
+      : renderHelp(shape.help, shape.parameters, shape.placement === 'before' ? '' : '    ', name);
   const parts: string[] = [];
   if (help !== undefined && shape.placement === 'before')
     parts.push(help, '\n'.repeat(shape.gap + 1));
@@ -436,10 +484,10 @@ export function generateParityCorpus(options: {
   const scripts = fc.sample(generatedScript, { numRuns: options.scripts, seed: options.seed });
   const modules = fc.sample(generatedModule, { numRuns: options.modules, seed: options.seed + 1 });
   return [
-    ...scripts.map((file, i) => ({
-      ...file,
-      name: `${file.name}${String(i).padStart(5, '0')}.ps1`,
-    })),
+    ...scripts.map((file, i) => {
+      const name = `${file.name}${String(i).padStart(5, '0')}`;
+      return { ...file, name: `${name}.ps1`, content: file.content.replaceAll(SCRIPT_NAME, name) };
+    }),
     ...modules.map((file, i) => ({
       ...file,
       name: `${file.name}${String(i).padStart(4, '0')}.psm1`,
