@@ -256,7 +256,7 @@ export const ERROR_CODES = Object.freeze({
   },
   E_PARAMETER_SETS: {
     meaning:
-      'A PowerShell parameter is declared in the same parameter set twice, which PowerShell refuses to load.',
+      'A PowerShell parameter is declared in the same parameter set twice, or a command has more than 32 parameter sets: PowerShell refuses to load either.',
     exit: 'failure',
   },
   E_PARAMETER_SET_MATCH: {
