@@ -31,6 +31,8 @@ const COMMON_PARAMETERS = [
   'PipelineVariable',
 ];
 const SHOULD_PROCESS_PARAMETERS = ['WhatIf', 'Confirm'];
+/** The engine keeps a command's sets as bits of a 32-bit mask ("ParsingTooManyParameterSets"). */
+const MAX_PARAMETER_SETS = 32;
 
 export interface ConvertParametersInput {
   path: string;
@@ -226,6 +228,15 @@ export function convertParameters(input: ConvertParametersInput): ConvertedParam
     blockAttributes: input.blockAttributes,
     kept: new Set(parameters.map((parameter) => parameter.name)),
   });
+  if (parameterSets !== undefined && parameterSets.length > MAX_PARAMETER_SETS) {
+    converter.report(
+      'error',
+      'E_PARAMETER_SETS',
+      `${input.what.charAt(0).toUpperCase()}${input.what.slice(1)} has ${parameterSets.length} parameter sets; PowerShell refuses to load a command with more than ${MAX_PARAMETER_SETS}.`,
+      input.parameters[0]?.line ?? 1,
+      'Split the command, or let some sets share parameters so fewer are needed.',
+    );
+  }
   return {
     parameters,
     diagnostics: converter.diagnostics,

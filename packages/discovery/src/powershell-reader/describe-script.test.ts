@@ -223,6 +223,14 @@ describe('describePowerShellScript', () => {
     expect(error?.line).toBe(13);
   });
 
+  it('refuses more than 32 parameter sets, as PowerShell does', async () => {
+    const result = await describeFixture('too-many-parameter-sets.ps1');
+    expect(result.tools).toEqual([]);
+    expect(find(result, 'E_PARAMETER_SETS')?.message).toBe(
+      'The script has 33 parameter sets; PowerShell refuses to load a command with more than 32.',
+    );
+  });
+
   it('accepts a single named parameter set', async () => {
     const result = await describeFixture('single-parameter-set.ps1');
     expect(problems(result)).toEqual([]);
