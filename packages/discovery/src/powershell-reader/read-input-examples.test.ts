@@ -78,4 +78,26 @@ describe('input examples from .EXAMPLE', () => {
       [9, expect.stringContaining('Name')],
     ]);
   });
+
+  it('gives no implicit positions once a parameter names a parameter set, as the engine does', () => {
+    const content = [
+      '<#',
+      '.SYNOPSIS',
+      'Gets a widget.',
+      '.EXAMPLE',
+      'Get-Widget 3 red',
+      '.EXAMPLE',
+      'Get-Widget -Count 3 -Color red',
+      '#>',
+      'param(',
+      "    # How many.\n    [Parameter(ParameterSetName = 'ByCount')][int]$Count,",
+      '    # The colour.\n    [string]$Color',
+      ')',
+    ].join('\n');
+    const result = describePowerShellScriptContent({ path: '/x/Get-Widget.ps1', content });
+    expect(result.tools[0]?.inputExamples).toEqual([{ arguments: { Count: 3, Color: 'red' } }]);
+    expect(result.diagnostics.find((d) => d.code === 'W_EXAMPLE_IGNORED')?.message).toContain(
+      'only 0 parameters take one',
+    );
+  });
 });

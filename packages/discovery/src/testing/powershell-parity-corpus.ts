@@ -289,6 +289,7 @@ const NOTES = fc.constantFrom(
   'OpenWorldHint: no',
   'ReadOnlyHint: This tool does not change anything.',
   'Written for the parity suite.',
+  'LongRunning: true\nProgressResetsTimeout: true',
 );
 
 const helpContent: fc.Arbitrary<HelpContent> = fc.record({
