@@ -110,6 +110,21 @@ describe('several parameter sets over mcp serve (SDK client)', () => {
     },
   );
 
+  it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} binds a module function's call to its set, and refuses one that fits none`,
+    async () => {
+      const byId = await session.client.callTool({ name: 'Get_Widget', arguments: { Id: 7 } });
+      expect(outcomeOf(byId)).toBe('bound ById');
+      const both = await session.client.callTool({
+        name: 'Get_Widget',
+        arguments: { Name: 'gear', Id: 7 },
+      });
+      expect(textOf(both)).toContain(
+        'set ByName (the default) does not take Id; set ById does not take Name',
+      );
+    },
+  );
+
   it('refuses a call that fits no set, naming what each set lacks or has too much', async () => {
     const result = await session.client.callTool({
       name: 'Find_Widget',
