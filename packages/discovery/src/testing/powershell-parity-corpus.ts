@@ -243,6 +243,8 @@ interface HelpContent {
   lineComments: boolean;
   /** An `.EXAMPLE` calling the command: named arguments, the first ones positional, or prefixes. */
   example: 'none' | 'named' | 'positional' | 'prefix';
+  /** A `.OUTPUTS` section describing a hashtable's properties. */
+  outputs: boolean;
 }
 
 /** Stands for a script's own name in its examples until the corpus numbers the file. */
@@ -302,6 +304,7 @@ const helpContent: fc.Arbitrary<HelpContent> = fc.record({
   lowerCase: fc.boolean(),
   lineComments: fc.boolean(),
   example: fc.constantFrom('none', 'none', 'named', 'named', 'positional', 'prefix'),
+  outputs: fc.boolean(),
 });
 
 function renderHelp(
@@ -319,6 +322,14 @@ function renderHelp(
     if (p.documented === 'help') lines.push(`${keyword('PARAMETER')} ${p.name}`, p.description, '');
   }
   if (help.notes !== undefined) lines.push(keyword('NOTES'), ...help.notes.split('\n'), '');
+  if (help.outputs)
+    lines.push(
+      keyword('OUTPUTS'),
+      'System.Collections.Hashtable',
+      '    ok     <bool>    Whether it worked.',
+      '    label  <string>  Optional. What it worked on.',
+      '',
+    );
   if (help.example !== 'none')
     lines.push(
       keyword('EXAMPLE'),
@@ -365,6 +376,8 @@ interface CommandShape {
   /** Where the help sits: before the param block, at the start of a function body, or at the end. */
   placement: 'before' | 'inside' | 'after' | 'none';
   cmdletBinding: string | undefined;
+  /** `[OutputType()]` on the param block: one type, several, or a scalar. */
+  outputType: string | undefined;
   parameters: GeneratedParameter[];
   /** Blank lines between a leading help block and what follows. */
   gap: number;
@@ -388,6 +401,16 @@ const commandShape: fc.Arbitrary<CommandShape> = fc
         ),
         { nil: undefined, freq: 2 },
       ),
+      outputType: fc.option(
+        fc.constantFrom(
+          '[OutputType([hashtable])]',
+          "[OutputType('System.Collections.Hashtable')]",
+          '[OutputType([hashtable], [string])]',
+          '[OutputType([string])]\n[OutputType([hashtable])]',
+          '[OutputType([int])]',
+        ),
+        { nil: undefined, freq: 2 },
+      ),
       parameters:
         names.length === 0 ? fc.constant([]) : fc.tuple(...names.map((name) => parameter(name))),
       gap: fc.constantFrom(0, 0, 1, 2),
@@ -399,6 +422,7 @@ function renderParamBlock(shape: CommandShape, indent: string): string {
   const inner = `${indent}    `;
   const lines: string[] = [];
   if (shape.cmdletBinding !== undefined) lines.push(`${indent}${shape.cmdletBinding}`);
+  for (const line of shape.outputType?.split('\n') ?? []) lines.push(`${indent}${line}`);
   if (shape.parameters.length === 0) {
     lines.push(`${indent}param()`);
     return lines.join('\n');
