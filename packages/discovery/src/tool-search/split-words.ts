@@ -23,19 +23,24 @@ export function normaliseWord(word: string): string {
 }
 
 /**
- * Splits any text or identifier into normalised lower-case words, stopwords dropped. A run
- * written in mixed case also counts whole (`GitLab` gives `git`, `lab` and `gitlab`), because
- * the same product is written `gitlab` in another tool's name.
+ * Calls `visit` with each normalised lower-case word of any text or identifier, stopwords
+ * dropped. A run written in mixed case also counts whole (`GitLab` gives `git`, `lab`, then
+ * `gitlab` with `whole` set), because the same product is written `gitlab` in another name.
  */
-export function splitWords(text: string): string[] {
-  const words: string[] = [];
+export function visitWords(text: string, visit: (word: string, whole: boolean) => void): void {
   for (const run of text.match(/[A-Za-z0-9]+/g) ?? []) {
     const parts = run.match(WORD_PATTERN) ?? [];
     for (const part of parts) {
       const word = part.toLowerCase();
-      if (!STOPWORDS.has(word)) words.push(normaliseWord(word));
+      if (!STOPWORDS.has(word)) visit(normaliseWord(word), false);
     }
-    if (parts.length > 1) words.push(normaliseWord(run.toLowerCase()));
+    if (parts.length > 1) visit(normaliseWord(run.toLowerCase()), true);
   }
+}
+
+/** The words `visitWords` visits, in order. */
+export function splitWords(text: string): string[] {
+  const words: string[] = [];
+  visitWords(text, (word) => words.push(word));
   return words;
 }

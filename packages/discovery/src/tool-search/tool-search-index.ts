@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@toolpack/core';
-import { splitWords } from './split-words.ts';
+import { splitWords, visitWords } from './split-words.ts';
 
 export interface ToolMatch {
   name: string;
@@ -51,20 +51,27 @@ function collectParameters(schema: SchemaNode, names: string[], descriptions: st
   for (const branch of schema.oneOf ?? []) collectParameters(branch, names, descriptions);
 }
 
-function readFields(tool: ToolDefinition): Record<Field, string[]> {
+/** A tool's words by field; `parts` collects every word seen other than as a whole mixed-case run. */
+function readFields(tool: ToolDefinition, parts: Set<string>): Record<Field, string[]> {
   const names: string[] = [];
   const descriptions: string[] = [];
   collectParameters(tool.inputSchema as SchemaNode, names, descriptions);
+  const split = (text: string) => {
+    const words: string[] = [];
+    visitWords(text, (word, whole) => {
+      words.push(word);
+      if (!whole) parts.add(word);
+    });
+    return words;
+  };
   return {
-    name: splitWords(tool.name),
-    title: splitWords(tool.title ?? ''),
-    description: splitWords(tool.description),
+    name: split(tool.name),
+    title: split(tool.title ?? ''),
+    description: split(tool.description),
     // A parameter set repeats its shared parameters: each name counts once.
-    parameters: [...new Set(names.flatMap(splitWords))],
-    parameterDescriptions: [...new Set(descriptions)].flatMap(splitWords),
-    examples: (tool.inputExamples ?? []).flatMap((example) =>
-      splitWords(example.description ?? ''),
-    ),
+    parameters: [...new Set(names.flatMap(split))],
+    parameterDescriptions: [...new Set(descriptions)].flatMap(split),
+    examples: (tool.inputExamples ?? []).flatMap((example) => split(example.description ?? '')),
   };
 }
 
@@ -80,7 +87,8 @@ interface Posting {
  * server builds it once per reload and each query only walks the postings of its words.
  */
 export function createToolSearchIndex(tools: readonly ToolDefinition[]): ToolSearchIndex {
-  const fieldsOf = tools.map(readFields);
+  const parts = new Set<string>();
+  const fieldsOf = tools.map((tool) => readFields(tool, parts));
   const averageLength = Object.fromEntries(
     FIELDS.map((field) => [
       field,
@@ -108,7 +116,9 @@ export function createToolSearchIndex(tools: readonly ToolDefinition[]): ToolSea
       list.push({ tool, weight });
     }
   });
-  const vocabulary = [...postings.keys()].sort();
+  // Prefixes extend ordinary words only: `get` must not walk every `getJiraIssue`-like name
+  // run (thousands in a large catalogue), which the words of the run already match.
+  const vocabulary = [...postings.keys()].filter((word) => parts.has(word)).sort();
   const inverseFrequency = new Map<string, number>();
   for (const [word, list] of postings)
     inverseFrequency.set(
@@ -131,35 +141,59 @@ export function createToolSearchIndex(tools: readonly ToolDefinition[]): ToolSea
     return found;
   };
 
+  const scores = new Float64Array(tools.length);
+  const best = new Float64Array(tools.length);
   return {
     size: tools.length,
     search(query, limit = 10) {
-      const scores = new Map<number, number>();
+      // Per query word, a tool gets its best match (a whole word, or else its best prefix);
+      // the words' best matches add up. Typed arrays and a bounded top list keep a query over
+      // 10,000 tools well under a millisecond.
+      scores.fill(0);
+      const touched: number[] = [];
       for (const word of new Set(splitWords(query))) {
-        // Per query word, a tool gets its best match: a whole word, or else its best prefix.
-        const best = new Map<number, number>();
+        const wordTouched: number[] = [];
         const add = (indexed: string, factor: number) => {
           const idf = (inverseFrequency.get(indexed) ?? 0) * factor;
           for (const { tool, weight } of postings.get(indexed) ?? []) {
             const score = (idf * weight * (SATURATION + 1)) / (weight + SATURATION);
-            if (score > (best.get(tool) ?? 0)) best.set(tool, score);
+            if (best[tool] === 0) wordTouched.push(tool);
+            if (score > (best[tool] as number)) best[tool] = score;
           }
         };
         add(word, 1);
         if (word.length >= MIN_PREFIX_LENGTH)
           for (const extension of extensionsOf(word)) add(extension, PREFIX_FACTOR);
-        for (const [tool, score] of best) scores.set(tool, (scores.get(tool) ?? 0) + score);
+        for (const tool of wordTouched) {
+          if (scores[tool] === 0) touched.push(tool);
+          scores[tool] = (scores[tool] as number) + (best[tool] as number);
+          best[tool] = 0;
+        }
       }
-      return [...scores]
-        .map(([index, score]) => ({ tool: tools[index] as ToolDefinition, score }))
-        .sort((a, b) => b.score - a.score || (a.tool.name < b.tool.name ? -1 : 1))
-        .slice(0, limit)
-        .map(({ tool, score }) => ({
+      const before = (a: number, b: number) =>
+        (scores[a] as number) > (scores[b] as number) ||
+        (scores[a] === scores[b] &&
+          (tools[a] as ToolDefinition).name < (tools[b] as ToolDefinition).name);
+      const top: number[] = [];
+      for (const tool of touched) {
+        if (top.length === limit && !before(tool, top[limit - 1] as number)) continue;
+        let at = top.length === limit ? limit - 1 : top.length;
+        while (at > 0 && before(tool, top[at - 1] as number)) {
+          top[at] = top[at - 1] as number;
+          at--;
+        }
+        top[at] = tool;
+        if (top.length > limit) top.length = limit;
+      }
+      return top.map((index) => {
+        const tool = tools[index] as ToolDefinition;
+        return {
           name: tool.name,
           description: tool.description,
           inputSchema: tool.inputSchema,
-          score,
-        }));
+          score: scores[index] as number,
+        };
+      });
     },
   };
 }
