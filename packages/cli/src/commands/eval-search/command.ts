@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { SourceSpec } from '@toolpack/core';
 import { EXIT_OK } from '../../exit-codes.ts';
 import type { CliIo } from '../../io.ts';
-import { collect } from '../../option-parsers.ts';
+import { collect, parseCount } from '../../option-parsers.ts';
 import { renderTable } from '../../render-table.ts';
 import { addSourceFlags, type SourceFlagValues } from '../../source-flags.ts';
 import { evalSearch, type EvalSearchReport } from './index.ts';
@@ -11,6 +11,7 @@ import { parseCorpus } from './load-corpus.ts';
 interface EvalSearchFlags extends SourceFlagValues {
   corpus?: string[];
   seed?: string;
+  queries?: number;
   json?: boolean;
 }
 
@@ -57,6 +58,11 @@ export function createEvalSearchCommand(io: CliIo, done: (code: number) => void)
       collect,
     )
     .option('--seed <n>', 'seeds the generated corpus and the queries (default 1)')
+    .option(
+      '--queries <n>',
+      'measure at most n queries per corpus, spread evenly over its tools (default: all)',
+      parseCount,
+    )
     .option('--json', 'print {"results": [...]} instead of a table');
   addSourceFlags(command, sources);
   command.addHelpText(
@@ -73,7 +79,7 @@ held-out queries (seed + 1000), which the ranking was never tuned on. Times vary
 Examples:
   mcp eval-search                             # the tools of ./toolpack.yaml
   mcp -C ~/src/toolpack eval-search --corpus official --corpus generated
-  mcp eval-search --corpus generated:10000 --seed 7 --json
+  mcp eval-search --corpus generated:10000 --queries 2000 --seed 7 --json
 
 Exit codes: 0 measured, 1 a corpus has no tools, 2 bad flags.`,
   );
@@ -90,6 +96,7 @@ Exit codes: 0 measured, 1 a corpus has no tools, 2 bad flags.`,
       sources,
       flags,
       seed,
+      ...(flags.queries === undefined ? {} : { maxQueries: flags.queries }),
       corpora: (flags.corpus ?? ['project']).map(parseCorpus),
     });
     io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));

@@ -90,6 +90,22 @@ describe('evalSearch', () => {
     }
   });
 
+  it('measures at most maxQueries queries, spread over the corpus', async () => {
+    const { results } = await evalSearch({
+      cwd: repo,
+      env: process.env,
+      sources: [],
+      flags: {},
+      seed: 1,
+      maxQueries: 100,
+      corpora: [parseCorpus('generated:200')],
+    });
+    expect(results.map((r) => [r.tools, r.queryCount])).toEqual([
+      [200, 100],
+      [200, 100],
+    ]);
+  });
+
   it('refuses an unknown corpus with the names it takes', () => {
     expect(() => parseCorpus('offical')).toThrow(/Unknown corpus "offical"/);
     expect(() => parseCorpus('project:5')).toThrow(/Unknown corpus/);

@@ -11,6 +11,8 @@ export interface EvalSearchOptions extends CommandContext {
   seed: number;
   sources: SourceSpec[];
   flags: SourceFlagValues;
+  /** Measure at most this many queries per corpus, spread evenly over the tools. */
+  maxQueries?: number;
 }
 
 export interface CorpusResult extends SearchScores {
@@ -23,6 +25,11 @@ export interface CorpusResult extends SearchScores {
 
 export interface EvalSearchReport {
   results: CorpusResult[];
+}
+
+function sampleEvenly<T>(items: T[], max: number | undefined): T[] {
+  if (max === undefined || items.length <= max) return items;
+  return Array.from({ length: max }, (_, i) => items[Math.floor((i * items.length) / max)] as T);
 }
 
 /** Held-out queries differ in every random choice of the paraphrase. */
@@ -40,7 +47,7 @@ export async function evalSearch(options: EvalSearchOptions): Promise<EvalSearch
     const seeds =
       spec.kind === 'generated' ? [options.seed, options.seed + HELD_OUT_OFFSET] : [options.seed];
     for (const [i, seed] of seeds.entries()) {
-      const queries = makeQueries(tools, seed);
+      const queries = sampleEvenly(makeQueries(tools, seed), options.maxQueries);
       results.push({
         corpus: describeCorpus(spec),
         queries: i === 0 ? `seed ${seed}` : `held out (seed ${seed})`,
