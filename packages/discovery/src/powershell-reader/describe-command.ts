@@ -174,7 +174,12 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     });
     diagnostics.push(...hints.diagnostics);
     if (Object.keys(hints.annotations).length > 0) annotations = hints.annotations;
-    optIns = readOptIns(hints.otherLines);
+    const read = readOptIns(help.notes, {
+      path: input.path,
+      ...(help.lines.notes === undefined ? {} : { line: help.lines.notes }),
+    });
+    diagnostics.push(...read.diagnostics);
+    optIns = read.optIns;
   }
 
   for (const problem of findParameterProblems(converted.parameters)) {

@@ -125,4 +125,16 @@ describe('output schemas from [OutputType()]', () => {
       required: ['A'],
     });
   });
+
+  it('reads the .NOTES opt-ins, false words, and warns about a near miss with its line', () => {
+    const result = script(
+      `<#\n.SYNOPSIS\nGets a thing.\n.NOTES\nLongRunning: no\nProgressResetsTimeout:\nProgresResetsTimeout: true\nAuthor: someone\n#>\nparam()`,
+    );
+    expect(result.tools[0]?.longRunning).toBe(false);
+    expect(result.tools[0]?.progressResetsTimeout).toBe(true);
+    const warnings = result.diagnostics.filter((d) => d.code === 'W_UNKNOWN_OPTION');
+    expect(warnings.map((d) => [d.line, d.hint])).toEqual([
+      [7, 'Did you mean ProgressResetsTimeout?'],
+    ]);
+  });
 });

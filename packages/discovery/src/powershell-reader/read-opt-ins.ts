@@ -4,7 +4,8 @@
  * (a new help keyword would make it ignore the whole help block), and the `Key: value` form
  * is the one MCPServerPS hint lines already use there.
  */
-import type { DiscoveredTool } from '@toolpack/core';
+import { createDiagnostic, findClosestName } from '@toolpack/core';
+import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
 
 export type ToolOptIns = Pick<DiscoveredTool, 'longRunning' | 'progressResetsTimeout'>;
 
@@ -12,18 +13,44 @@ const KEYS = {
   longrunning: 'longRunning',
   progressresetstimeout: 'progressResetsTimeout',
 } as const;
+const SPELLINGS = ['LongRunning', 'ProgressResetsTimeout'];
 const FALSE_WORDS = new Set(['false', '$false', 'no', '0', 'off']);
 const LINE = /^\s*([A-Za-z][A-Za-z0-9]*)\s*[:=]\s*(.*?)\s*$/;
 
-/** Reads opt-in lines among the lines `parseHints` did not take; like a hint, any text but a false word means true. */
-export function readOptIns(lines: readonly string[]): ToolOptIns {
+/**
+ * Reads opt-in lines of a `.NOTES` section whose text starts at `location.line`: like a hint,
+ * the key with any text but a false word means true. A key one or two letters away from an
+ * opt-in is probably a typo of it: a warning names the opt-in.
+ */
+export function readOptIns(
+  notes: string,
+  location: { path: string; line?: number },
+): { optIns: ToolOptIns; diagnostics: Diagnostic[] } {
   const optIns: ToolOptIns = {};
-  for (const line of lines) {
-    const match = LINE.exec(line);
-    if (match === null) continue;
-    const key = KEYS[(match[1] as string).toLowerCase() as keyof typeof KEYS];
-    if (key === undefined) continue;
-    optIns[key] = !FALSE_WORDS.has((match[2] as string).toLowerCase());
-  }
-  return optIns;
+  const diagnostics: Diagnostic[] = [];
+  notes.split('\n').forEach((text, index) => {
+    const match = LINE.exec(text);
+    if (match === null) return;
+    const written = match[1] as string;
+    const key = KEYS[written.toLowerCase() as keyof typeof KEYS];
+    if (key !== undefined) {
+      optIns[key] = !FALSE_WORDS.has((match[2] as string).toLowerCase());
+      return;
+    }
+    const suggestion = findClosestName(written, SPELLINGS, 2);
+    if (suggestion === undefined) return;
+    diagnostics.push(
+      createDiagnostic(
+        'warning',
+        'W_UNKNOWN_OPTION',
+        `The .NOTES line "${written}: ..." opts into nothing and is kept as a note.`,
+        {
+          path: location.path,
+          ...(location.line === undefined ? {} : { line: location.line + index }),
+        },
+        `Did you mean ${suggestion}?`,
+      ),
+    );
+  });
+  return { optIns, diagnostics };
 }
