@@ -581,7 +581,7 @@ export const ERROR_CODES = Object.freeze({
   },
   W_UNKNOWN_OPTION: {
     meaning:
-      'An OPTIONS line or metadata flag names an option Toolpack does not know; it is ignored.',
+      'An OPTIONS line, metadata flag or PowerShell .NOTES line names an option Toolpack does not know (a .NOTES line only when it is close to one); it is ignored.',
     exit: 'none',
   },
   W_UNKNOWN_PARAMETER_HELP: {
