@@ -20,6 +20,7 @@ function fullOutputs(): BenchOutputs {
     'registry-replicas': load('registry-replicas'),
     peers: load('peers'),
     sandbox: load('sandbox'),
+    'search-quality': load('search-quality'),
   };
 }
 
@@ -168,6 +169,20 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     expect(slow?.note).toContain('6.00');
   });
 
+  it('holds find_tools to recall@5 >= 90% per corpus beside the naive floor, and times it over 10,000 tools', () => {
+    const rows = buildResultRows({ outputs: { 'search-quality': load('search-quality') } }).filter(
+      (r) => r.bench === 'search-quality',
+    );
+    expect(rows).toHaveLength(4);
+    for (const quality of rows.slice(0, 3)) {
+      expect(quality).toMatchObject({ target: '>= 90.0%', met: true, ratio: null });
+      expect(quality.reference).toMatch(/^naive substring matcher \d/);
+    }
+    expect(rows[2]?.scenario).toContain('held out');
+    expect(rows[3]?.scenario).toContain('10000 generated tools');
+    expect(rows[3]?.ratio).toBeLessThan(1);
+  });
+
   it('says how to produce a missing output instead of failing', () => {
     const rows = buildResultRows({ outputs: { server: load('server') } });
     const notRun = rows.filter((r) => r.scenario.endsWith('not run'));
@@ -181,6 +196,7 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
         'reload',
         'runners',
         'sandbox',
+        'search-quality',
       ].sort(),
     );
     expect(notRun[0]?.note).toMatch(/pnpm --filter @toolpack\/bench bench:/);

@@ -13,6 +13,7 @@ export interface BenchOutputs {
   'registry-replicas'?: unknown;
   peers?: unknown;
   sandbox?: unknown;
+  'search-quality'?: unknown;
   'system-load'?: unknown;
 }
 
@@ -919,6 +920,50 @@ function systemLoadRows(out: unknown): ResultRow[] {
   return rows;
 }
 
+function searchQualityRows(out: unknown): ResultRow[] {
+  const bench = 'search-quality';
+  const target = numberAt(out, 'targetRecallAt5') ?? 0.9;
+  const percent = (share: number | null) =>
+    share === null ? 'n/a' : `${(share * 100).toFixed(1)}%`;
+  const rows: ResultRow[] = [];
+  for (const result of arrayAt(out, 'quality')) {
+    const at5 = numberAt(result, 'findTools.recallAt5');
+    const naive5 = numberAt(result, 'naive.recallAt5');
+    const met = at5 === null ? null : at5 >= target;
+    rows.push(
+      row({
+        bench,
+        scenario: `find_tools recall@5, ${stringAt(result, 'corpus') ?? '?'} corpus (${numberAt(result, 'tools') ?? '?'} tools), ${stringAt(result, 'queries') ?? '?'}, ${numberAt(result, 'queryCount') ?? '?'} queries; recall@1 ${percent(numberAt(result, 'findTools.recallAt1'))} vs naive ${percent(numberAt(result, 'naive.recallAt1'))}`,
+        ours: percent(at5),
+        oursValue: at5,
+        reference: `naive substring matcher ${percent(naive5)}`,
+        referenceValue: naive5,
+        // Higher is better here: the report's ratios read lower-is-better.
+        ratio: null,
+        target: `>= ${percent(target)}`,
+        met,
+        note: met === false ? `${OPEN_NOTE_PREFIX} recall@5 below the target.` : null,
+      }),
+    );
+  }
+  const scale = arrayAt(out, 'scale')[0];
+  if (scale !== undefined) {
+    const find = numberAt(scale, 'findTools.msPerQuery');
+    const naive = numberAt(scale, 'naive.msPerQuery');
+    rows.push(
+      row({
+        bench,
+        scenario: `find_tools query over ${numberAt(scale, 'tools') ?? '?'} generated tools, mean of ${numberAt(scale, 'queryCount') ?? '?'} (index built once in ${ms(numberAt(scale, 'indexMs'), 0)}; recall@5 ${percent(numberAt(scale, 'findTools.recallAt5'))} vs naive ${percent(numberAt(scale, 'naive.recallAt5'))})`,
+        ours: ms(find, 3),
+        oursValue: find,
+        reference: `naive substring matcher ${ms(naive, 3)}`,
+        referenceValue: naive,
+      }),
+    );
+  }
+  return rows;
+}
+
 /** The report's rows, in the order of the benchmarks; a missing output adds one "not run" row. */
 export function buildResultRows({ outputs, loadAverages = {} }: BuildRowsOptions): ResultRow[] {
   const rows: ResultRow[] = [];
@@ -983,6 +1028,11 @@ export function buildResultRows({ outputs, loadAverages = {} }: BuildRowsOptions
     ...(outputs.sandbox === undefined
       ? [missing('sandbox', 'pnpm --filter @toolpack/bench bench:sandbox')]
       : sandboxRows(outputs.sandbox, loadAverages.sandbox)),
+  );
+  rows.push(
+    ...(outputs['search-quality'] === undefined
+      ? [missing('search-quality', 'pnpm --filter @toolpack/bench bench:search-quality')]
+      : searchQualityRows(outputs['search-quality'])),
   );
   if (outputs['system-load'] !== undefined) rows.push(...systemLoadRows(outputs['system-load']));
   return rows;
