@@ -21,6 +21,7 @@ const names = [
   'registry',
   'registry-replicas',
   'sandbox',
+  'search-quality',
   'system-load',
 ] as const satisfies readonly (keyof BenchOutputs)[];
 
