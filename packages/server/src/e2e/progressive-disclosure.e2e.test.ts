@@ -41,7 +41,7 @@ function writeCatalogue(folder: string): string {
   NAMES.forEach((name, i) => {
     const [verb, noun] = name.split('_') as [string, string];
     lines.push(
-      `export const t${i} = defineTool({ name: '${name}', description: '${verb[0]?.toUpperCase()}${verb.slice(1)}s one ${noun} by its id.', input: { type: 'object', properties: { id: { type: 'string', description: 'The ${noun} id.' } }, required: ['id'] }, run: ({ id }) => ({ ran: '${name}', id }) });`,
+      `export const t${i} = defineTool({ name: '${name}', description: '${verb[0]?.toUpperCase()}${verb.slice(1)}s one ${noun} by its id.', input: { type: 'object', properties: { id: { type: 'string', description: 'The ${noun} id.' } }, required: ['id'] },${i === 0 ? ` examples: [{ arguments: { id: 'INV-7' }, description: 'Create invoice INV-7' }],` : ''} run: ({ id }) => ({ ran: '${name}', id }) });`,
     );
   });
   const module = path.join(folder, 'tools.mjs');
@@ -149,6 +149,20 @@ describe('progressive disclosure (mcp serve --disclose-above, SDK client)', () =
     expect((found.structuredContent as FoundTools).tools[0]?.name).toBe('delete_coupon');
   });
 
+  it('gives input examples in tools/list _meta and in describe_tool', async () => {
+    const session = await start([]);
+    const { tools } = await session.client.listTools();
+    const example = { arguments: { id: 'INV-7' }, description: 'Create invoice INV-7' };
+    const createInvoice = tools.find((tool) => tool.name === 'create_invoice');
+    expect(createInvoice?._meta).toEqual({ 'dev.toolpack/inputExamples': [example] });
+    expect(tools.find((tool) => tool.name === 'get_invoice')).not.toHaveProperty('_meta');
+    const described = await session.client.callTool({
+      name: 'describe_tool',
+      arguments: { name: 'create_invoice' },
+    });
+    expect(described.structuredContent).toMatchObject({ inputExamples: [example] });
+  });
+
   it('keeps policy-denied tools unreachable through call_tool and find_tools (reachable without the policy, above)', async () => {
     const session = await start([
       '--disclose-above',
@@ -182,50 +196,69 @@ describe('progressive disclosure (mcp serve --disclose-above, SDK client)', () =
 // The official MCP Inspector's CLI mode, as a third-party client sees the disclosed list.
 const inspector = path.join(repo, 'packages', 'server', 'node_modules', '.bin', 'mcp-inspector');
 
-describe.skipIf(!existsSync(inspector))('progressive disclosure (Inspector CLI)', () => {
-  it('tools/list shows find_tools, describe_tool and call_tool above the threshold', () => {
-    const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-disclose-inspector-'));
-    try {
-      const module = writeCatalogue(temp);
-      const output = path.join(temp, 'list.json');
-      const result = spawnSync(
-        inspector,
-        [
-          '--cli',
-          '--cwd',
-          temp,
-          process.execPath,
-          '--conditions=@toolpack/source',
-          cliBin,
-          'serve',
-          '--module',
-          module,
-          '--max-tools',
-          '2000',
-          '--no-cache',
-          '--no-watch',
-          '--disclose-above',
-          '100',
-          '--method',
-          'tools/list',
-          '--output',
-          output,
-        ],
-        {
-          env: childEnv({ HOME: temp, USERPROFILE: temp, APPDATA: temp }),
-          encoding: 'utf8',
-          timeout: 60_000,
-        },
-      );
-      expect(result.status, result.stderr).toBe(0);
-      const listed = JSON.parse(readFileSync(output, 'utf8')) as { tools: { name: string }[] };
-      expect(listed.tools.map((tool) => tool.name)).toEqual([
-        'find_tools',
-        'describe_tool',
-        'call_tool',
-      ]);
-    } finally {
-      rmSync(temp, { recursive: true, force: true });
-    }
-  });
-});
+function listWithInspector(
+  folder: string,
+  module: string,
+  discloseAbove: string,
+): { name: string; _meta?: unknown }[] {
+  const output = path.join(folder, `list-${discloseAbove}.json`);
+  const result = spawnSync(
+    inspector,
+    [
+      '--cli',
+      '--cwd',
+      folder,
+      process.execPath,
+      '--conditions=@toolpack/source',
+      cliBin,
+      'serve',
+      '--module',
+      module,
+      '--max-tools',
+      '2000',
+      '--no-cache',
+      '--no-watch',
+      '--disclose-above',
+      discloseAbove,
+      '--method',
+      'tools/list',
+      '--output',
+      output,
+    ],
+    {
+      env: childEnv({ HOME: folder, USERPROFILE: folder, APPDATA: folder }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
+  expect(result.status, result.stderr).toBe(0);
+  return (
+    JSON.parse(readFileSync(output, 'utf8')) as { tools: { name: string; _meta?: unknown }[] }
+  ).tools;
+}
+
+describe.skipIf(!existsSync(inspector))(
+  'progressive disclosure and input examples (Inspector CLI)',
+  () => {
+    it('tools/list shows the three built-ins above the threshold, every tool with its examples below it', () => {
+      const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-disclose-inspector-'));
+      try {
+        const module = writeCatalogue(temp);
+        expect(listWithInspector(temp, module, '100').map((tool) => tool.name)).toEqual([
+          'find_tools',
+          'describe_tool',
+          'call_tool',
+        ]);
+        const all = listWithInspector(temp, module, '1000');
+        expect(all).toHaveLength(1002);
+        expect(all.find((tool) => tool.name === 'create_invoice')?._meta).toEqual({
+          'dev.toolpack/inputExamples': [
+            { arguments: { id: 'INV-7' }, description: 'Create invoice INV-7' },
+          ],
+        });
+      } finally {
+        rmSync(temp, { recursive: true, force: true });
+      }
+    });
+  },
+);
