@@ -137,4 +137,15 @@ describe('output schemas from [OutputType()]', () => {
       [7, 'Did you mean ProgressResetsTimeout?'],
     ]);
   });
+
+  it('matches a .OUTPUTS type line in its full or short spelling among several sections', () => {
+    const result = script(
+      `${HELP}System.String\n  Ignored <int> Not this one.\n.OUTPUTS\nSystem.Management.Automation.PSCustomObject\n  Name <string> The name.\n#>\n[OutputType([pscustomobject])]\nparam()\n[pscustomobject]@{ Name = 'a' }`,
+    );
+    expect(result.tools[0]?.outputSchema).toEqual({
+      type: 'object',
+      properties: { Name: { type: 'string', description: 'The name.' } },
+      required: ['Name'],
+    });
+  });
 });

@@ -50,6 +50,19 @@ const DICTIONARY_TYPES = new Set([
   'management.automation.psobject',
 ]);
 
+/** The short and full spellings of one dictionary type, to match a `.OUTPUTS` type line. */
+const TYPE_ALIASES: Record<string, string> = {
+  'collections.hashtable': 'hashtable',
+  'collections.specialized.ordereddictionary': 'ordered',
+  'management.automation.pscustomobject': 'pscustomobject',
+  'management.automation.psobject': 'psobject',
+};
+
+function sameType(a: string, b: string): boolean {
+  const canonical = (name: string) => TYPE_ALIASES[normalize(name)] ?? normalize(name);
+  return canonical(a) === canonical(b);
+}
+
 /** .NET types the runner writes as an object of their properties: nothing this file can describe. */
 const WRITTEN_AS_OBJECTS = new Set([
   'io.fileinfo',
@@ -294,7 +307,7 @@ export function describeOutput(input: DescribeOutputInput): DescribedOutput {
     }
     const schema = reader.describeClass(definition, 0, new Set());
     if (schema === undefined) return { diagnostics: reader.diagnostics };
-    const section = described.find((s) => normalize(s.typeName) === key);
+    const section = described.find((s) => sameType(s.typeName, declared.name));
     for (const property of section?.properties ?? []) {
       const target = (schema.properties as Record<string, JsonSchema>)[property.name];
       if (target !== undefined && property.description !== '')
@@ -313,7 +326,7 @@ export function describeOutput(input: DescribeOutputInput): DescribedOutput {
     return { diagnostics: reader.diagnostics };
   }
   const section =
-    described.find((s) => normalize(s.typeName) === key) ??
+    described.find((s) => sameType(s.typeName, declared.name)) ??
     (described.length === 1 ? described[0] : undefined);
   if (section === undefined) return { diagnostics: [] };
   for (const problem of section.problems) {
