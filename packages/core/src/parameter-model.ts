@@ -1,5 +1,5 @@
 import { ToolpackError } from './errors.ts';
-import type { JsonSchema, ObjectJsonSchema } from './tool-model.ts';
+import type { JsonSchema, ObjectJsonSchema, ToolParameterSet } from './tool-model.ts';
 
 export const PARAMETER_TYPES = [
   'string',
@@ -255,4 +255,44 @@ export function buildInputSchema(
   if (required.length > 0) inputSchema.required = required;
   inputSchema.additionalProperties = options.additionalProperties ?? false;
   return inputSchema;
+}
+
+/** "The arguments name only these parameters": true of `{}` too. */
+function onlyNames(names: readonly string[]): JsonSchema {
+  return names.length === 0 ? { maxProperties: 0 } : { propertyNames: { enum: [...names] } };
+}
+
+/**
+ * Gives an input schema one `oneOf` branch per parameter set (ToolParameterSet: a PowerShell
+ * command's), the default first, so a call validates exactly when PowerShell binds it to one
+ * set (discovery's parameter-sets tests check it against the engine; runners' bindParameterSet
+ * decides the same). A branch requires its set's mandatory parameters
+ * and allows only its set's parameters. PowerShell takes the default set whenever every named
+ * argument belongs to it (and then insists on its mandatory parameters), so every other branch
+ * also refuses calls whose names all fit the default set: a call that fits the default and
+ * another set matches one branch, not two. `required` at the top keeps the parameters every set
+ * requires, for clients that ignore `oneOf`.
+ */
+export function addParameterSetBranches(
+  schema: ObjectJsonSchema,
+  sets: readonly ToolParameterSet[],
+): ObjectJsonSchema {
+  const defaultSet = sets.find((set) => set.isDefault);
+  const branches = sets.map((set) => {
+    const branch: JsonSchema = {
+      title: set.name,
+      description: `Parameter set ${set.name}${set.isDefault ? ' (the default)' : ''}: ${set.parameters.length === 0 ? 'no parameters' : set.parameters.join(', ')}.`,
+    };
+    if (set.required.length > 0) branch.required = [...set.required];
+    Object.assign(branch, onlyNames(set.parameters));
+    if (defaultSet !== undefined && !set.isDefault) branch.not = onlyNames(defaultSet.parameters);
+    return branch;
+  });
+  const required = (schema.required ?? []).filter((name) =>
+    sets.every((set) => set.required.includes(name)),
+  );
+  const result: ObjectJsonSchema = { ...schema, oneOf: branches };
+  if (required.length > 0) result.required = required;
+  else delete result.required;
+  return result;
 }
