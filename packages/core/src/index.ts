@@ -43,7 +43,12 @@ export {
 } from './names.ts';
 export type { NormalizeToolNameOptions, NormalizedToolName } from './names.ts';
 
-export { PARAMETER_TYPES, buildInputSchema, findParameterProblems } from './parameter-model.ts';
+export {
+  PARAMETER_TYPES,
+  addParameterSetBranches,
+  buildInputSchema,
+  findParameterProblems,
+} from './parameter-model.ts';
 export type {
   BuildInputSchemaOptions,
   ParameterSpec,
