@@ -14,6 +14,7 @@ it('@toolpack/core exports exactly these runtime names', () => {
     'TOOL_NAME_PATTERN',
     'TOOL_SOURCE_KINDS',
     'ToolpackError',
+    'addParameterSetBranches',
     'buildInputSchema',
     'createArgumentValidator',
     'createDiagnostic',
