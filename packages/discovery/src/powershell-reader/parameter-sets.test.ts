@@ -3,26 +3,85 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fuzzRuns } from '@toolpack/fuzz-runs';
 import { createArgumentValidator } from '@toolpack/core';
 import type { DiscoveredTool, JsonSchema } from '@toolpack/core';
 import { hasPwsh, PWSH_TEST_TAG, pwshEngine } from '@toolpack/pwsh-probe';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describePowerShellScriptContent } from './describe-script.ts';
 
 const corpus = fileURLToPath(new URL('./fixtures/parity/scripts/', import.meta.url));
 
+/** Generated param blocks per run (FC_RUNS_SCALE multiplies them); FC_SEED picks others. */
+const GENERATED_BLOCKS = fuzzRuns(80);
+const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : 20_261_124;
+
+interface SetTool {
+  path: string;
+  tool: DiscoveredTool;
+}
+
+function describeFile(path: string): DiscoveredTool | undefined {
+  return describePowerShellScriptContent({ path, content: readFileSync(path, 'utf8') }).tools[0];
+}
+
 /** The parity scripts with several sets: each ends by printing $PSCmdlet.ParameterSetName. */
-function readSetTools(): Array<{ path: string; tool: DiscoveredTool }> {
+function readSetTools(): SetTool[] {
   return readdirSync(corpus)
     .filter((name) => name.startsWith('Get-ParitySets'))
     .sort()
     .map((name) => {
       const path = join(corpus, name);
-      const tool = describePowerShellScriptContent({ path, content: readFileSync(path, 'utf8') })
-        .tools[0];
+      const tool = describeFile(path);
       if (tool === undefined) throw new Error(`${name} is not a tool`);
       return { path, tool };
     });
+}
+
+const membership = fc.record({
+  set: fc.constantFrom(undefined, 'A', 'B', 'C', 'a', '__AllParameterSets'),
+  mandatory: fc.boolean(),
+});
+
+/**
+ * Random param blocks with sets: parameters in zero to two sets each (none, named, differing in
+ * case, `__AllParameterSets`), mandatory or not, a default set or none (one no parameter names
+ * among them). Each prints the set PowerShell bound.
+ */
+function generateSetScripts(count: number, seed: number): string[] {
+  const block = fc.record({
+    defaultSet: fc.constantFrom(undefined, 'A', 'B', 'D', 'a'),
+    parameters: fc.array(
+      fc.record({
+        type: fc.constantFrom('string', 'int', 'switch'),
+        // A parameter in one set twice does not load; the refusal is tested elsewhere.
+        memberships: fc.uniqueArray(membership, {
+          maxLength: 2,
+          selector: (m) => m.set ?? '__AllParameterSets',
+        }),
+      }),
+      { minLength: 1, maxLength: 4 },
+    ),
+  });
+  return fc.sample(block, { numRuns: count, seed }).map(({ defaultSet, parameters }) => {
+    const help = parameters.map((_p, index) => `.PARAMETER P${index}\nParameter ${index}.`);
+    const declarations = parameters.map(({ type, memberships }, index) => {
+      const attributes = memberships.map(({ set, mandatory }) => {
+        const named = [
+          ...(mandatory ? ['Mandatory'] : []),
+          ...(set === undefined ? [] : [`ParameterSetName = '${set}'`]),
+        ];
+        return `    [Parameter(${named.join(', ')})]\n`;
+      });
+      return `${attributes.join('')}    [${type}]$P${index}`;
+    });
+    const binding =
+      defaultSet === undefined
+        ? '[CmdletBinding()]'
+        : `[CmdletBinding(DefaultParameterSetName = '${defaultSet}')]`;
+    return `<#\n.SYNOPSIS\nGenerated.\n${help.join('\n')}\n#>\n${binding}\nparam(\n${declarations.join(',\n')}\n)\n$PSCmdlet.ParameterSetName\n`;
+  });
 }
 
 /** A value of the parameter's type, as JSON and as a PowerShell literal. */
@@ -104,11 +163,24 @@ describe('parameter sets', () => {
 
 describe.skipIf(!hasPwsh)(`parameter sets on ${pwshEngine?.description ?? 'pwsh'}`, () => {
   let work = '';
-  const cases: Array<{ tool: DiscoveredTool; call: Record<string, unknown>; engine: string }> = [];
+  const cases: Array<{
+    generated: boolean;
+    tool: DiscoveredTool;
+    call: Record<string, unknown>;
+    engine: string;
+  }> = [];
 
-  // One pwsh process calls every corpus command with every subset of its parameters.
+  // One pwsh process calls every command with every subset of its parameters.
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'toolpack-sets-'));
+    const generated: SetTool[] = [];
+    generateSetScripts(GENERATED_BLOCKS, SEED).forEach((content, index) => {
+      const path = join(work, `Get-Generated${index}.ps1`);
+      writeFileSync(path, content);
+      const tool = describeFile(path);
+      // One set (or none named) is not this test's subject.
+      if (tool?.parameterSets !== undefined) generated.push({ path, tool });
+    });
     const lines = [
       '$ErrorActionPreference = "Stop"',
       'function Test-Call([string]$Path, [hashtable]$Arguments) {',
@@ -116,14 +188,22 @@ describe.skipIf(!hasPwsh)(`parameter sets on ${pwshEngine?.description ?? 'pwsh'
       '  catch { [Console]::Out.WriteLine("error $($_.FullyQualifiedErrorId)") }',
       '}',
     ];
-    const pending: Array<{ tool: DiscoveredTool; call: Record<string, unknown> }> = [];
-    for (const { path, tool } of readSetTools()) {
+    const pending: Array<{
+      generated: boolean;
+      tool: DiscoveredTool;
+      call: Record<string, unknown>;
+    }> = [];
+    const all = [
+      ...readSetTools().map((entry) => ({ ...entry, generated: false })),
+      ...generated.map((entry) => ({ ...entry, generated: true })),
+    ];
+    for (const { path, tool, generated: isGenerated } of all) {
       for (const call of enumerateCalls(tool)) {
         const entries = Object.keys(call).map(
           (name) => `${name} = ${sampleValue(tool.inputSchema.properties?.[name] ?? {}).ps}`,
         );
         lines.push(`Test-Call '${path.replace(/'/g, "''")}' @{ ${entries.join('; ')} }`);
-        pending.push({ tool, call });
+        pending.push({ generated: isGenerated, tool, call });
       }
     }
     const script = join(work, 'calls.ps1');
@@ -131,35 +211,44 @@ describe.skipIf(!hasPwsh)(`parameter sets on ${pwshEngine?.description ?? 'pwsh'
     const output = execFileSync(
       'pwsh',
       ['-NoLogo', '-NoProfile', '-NonInteractive', '-File', script],
-      { encoding: 'utf8', timeout: 120_000 },
+      { encoding: 'utf8', timeout: 300_000, maxBuffer: 64 * 1024 * 1024 },
     )
       .split('\n')
       .filter((line) => line !== '');
     expect(output).toHaveLength(pending.length);
     pending.forEach((entry, index) => cases.push({ ...entry, engine: output[index] as string }));
-  }, 150_000);
+  }, 330_000);
 
   afterAll(() => {
     if (work !== '') rmSync(work, { recursive: true, force: true });
   });
 
-  it(`${PWSH_TEST_TAG} accepts exactly the calls PowerShell binds, each by the branch of the set it binds`, () => {
-    expect(cases.length).toBeGreaterThanOrEqual(60);
+  function findDifferences(generated: boolean): string[] {
     const differences: string[] = [];
-    for (const { tool, call, engine } of cases) {
+    for (const { tool, call, engine } of cases.filter((c) => c.generated === generated)) {
       const ours = bindBySchema(tool, call);
       const theirs = engine.startsWith('bound ') ? engine : 'error';
       if (ours !== theirs)
         differences.push(
-          `${tool.name} ${JSON.stringify(call)}: the schema says ${ours}, PowerShell ${engine}`,
+          `${tool.source.path} ${JSON.stringify(call)}: the schema says ${ours}, PowerShell ${engine}`,
         );
     }
-    expect(differences).toEqual([]);
+    return differences;
+  }
+
+  it(`${PWSH_TEST_TAG} accepts exactly the calls PowerShell binds, each by the branch of the set it binds`, () => {
+    expect(cases.filter((c) => !c.generated).length).toBeGreaterThanOrEqual(60);
+    expect(findDifferences(false)).toEqual([]);
     // Both outcomes occur: the comparison is not all refusals or all bindings.
-    expect(cases.some(({ engine }) => engine.startsWith('error AmbiguousParameterSet'))).toBe(true);
-    expect(cases.some(({ engine }) => engine.startsWith('error MissingMandatoryParameter'))).toBe(
-      true,
-    );
-    expect(cases.some(({ engine }) => engine.startsWith('bound '))).toBe(true);
+    const engine = cases.filter((c) => !c.generated).map((c) => c.engine);
+    expect(engine.some((line) => line.startsWith('error AmbiguousParameterSet'))).toBe(true);
+    expect(engine.some((line) => line.startsWith('error MissingMandatoryParameter'))).toBe(true);
+    expect(engine.some((line) => line.startsWith('bound '))).toBe(true);
+  });
+
+  it(`${PWSH_TEST_TAG} does the same for ${GENERATED_BLOCKS} generated param blocks`, () => {
+    const tools = new Set(cases.filter((c) => c.generated).map((c) => c.tool));
+    expect(tools.size).toBeGreaterThanOrEqual(GENERATED_BLOCKS / 4);
+    expect(findDifferences(true)).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { JsonSchema, ObjectJsonSchema, ToolParameterSet } from '@toolpack/core';
+import type { ToolParameterSet } from '@toolpack/core';
 import { constantString, isTruthy } from './attribute-values.ts';
 import type { PsAttribute, PsParameter } from './reader.ts';
 
@@ -24,17 +24,19 @@ function readMemberships(parameter: PsParameter): Membership[] {
 
 /**
  * Each parameter that two `[Parameter()]` attributes put in the same set (two naming no set
- * count as the same): PowerShell refuses to load such a command.
+ * count as the same, and case does not count): PowerShell refuses to load such a command.
  */
 export function findRepeatedSets(
   parameters: readonly PsParameter[],
 ): Array<{ parameter: PsParameter; set: string }> {
   const repeated: Array<{ parameter: PsParameter; set: string }> = [];
   for (const parameter of parameters) {
+    // The engine compares a parameter's own sets ignoring case ('ByName' and 'byname' on one
+    // parameter are one set twice), though the command's sets differ by case.
     const seen = new Set<string>();
     for (const { set } of readMemberships(parameter)) {
-      if (seen.has(set)) repeated.push({ parameter, set });
-      seen.add(set);
+      if (seen.has(set.toLowerCase())) repeated.push({ parameter, set });
+      seen.add(set.toLowerCase());
     }
   }
   return repeated;
@@ -76,56 +78,23 @@ export function readParameterSets(input: {
   }));
   for (const { name, memberships: list } of memberships) {
     if (!input.kept.has(name)) continue;
-    // A parameter that also names a set is bound only in the sets it names: Get-Command lists it
-    // in the others too, but the engine narrows a call to its named sets once it is given.
-    const everywhere = list.some((membership) => membership.set !== ALL_SETS)
-      ? undefined
-      : list.find((membership) => membership.set === ALL_SETS);
+    const named = list.some((membership) => membership.set !== ALL_SETS);
+    const everywhere = list.find((membership) => membership.set === ALL_SETS);
     for (const set of sets) {
-      const membership = list.find((m) => m.set === set.name) ?? everywhere;
-      if (membership === undefined) continue;
-      set.parameters.push(name);
-      if (membership.mandatory) set.required.push(name);
+      const own = list.find((membership) => membership.set === set.name);
+      if (own !== undefined) {
+        set.parameters.push(name);
+        // A mandatory attribute naming no set makes the parameter mandatory in its named sets too.
+        if (own.mandatory || everywhere?.mandatory === true) set.required.push(name);
+      } else if (everywhere !== undefined) {
+        // A parameter that also names a set is bound only in the sets it names: Get-Command
+        // lists it in the others too, and a mandatory one is still demanded there, but giving
+        // it narrows the call to its named sets. Such a set requires what it cannot take.
+        if (!named) set.parameters.push(name);
+        if (everywhere.mandatory) set.required.push(name);
+      }
     }
   }
   // The default set is described first; the others keep the order the source names them in.
   return [...sets.filter((set) => set.isDefault), ...sets.filter((set) => !set.isDefault)];
-}
-
-/** "The arguments name only these parameters": true of `{}` too. */
-function onlyNames(names: readonly string[]): JsonSchema {
-  return names.length === 0 ? { maxProperties: 0 } : { propertyNames: { enum: [...names] } };
-}
-
-/**
- * Gives an input schema one `oneOf` branch per set, the default first, so a call validates
- * exactly when PowerShell binds it to one set. A branch requires its set's mandatory parameters
- * and allows only its set's parameters. PowerShell takes the default set whenever every named
- * argument belongs to it (and then insists on its mandatory parameters), so every other branch
- * also refuses calls whose names all fit the default set: a call that fits the default and
- * another set matches one branch, not two. `required` at the top keeps the parameters every set
- * requires, for clients that ignore `oneOf`.
- */
-export function addParameterSetBranches(
-  schema: ObjectJsonSchema,
-  sets: readonly ToolParameterSet[],
-): ObjectJsonSchema {
-  const defaultSet = sets.find((set) => set.isDefault);
-  const branches = sets.map((set) => {
-    const branch: JsonSchema = {
-      title: set.name,
-      description: `Parameter set ${set.name}${set.isDefault ? ' (the default)' : ''}: ${set.parameters.length === 0 ? 'no parameters' : set.parameters.join(', ')}.`,
-    };
-    if (set.required.length > 0) branch.required = [...set.required];
-    Object.assign(branch, onlyNames(set.parameters));
-    if (defaultSet !== undefined && !set.isDefault) branch.not = onlyNames(defaultSet.parameters);
-    return branch;
-  });
-  const required = (schema.required ?? []).filter((name) =>
-    sets.every((set) => set.required.includes(name)),
-  );
-  const result: ObjectJsonSchema = { ...schema, oneOf: branches };
-  if (required.length > 0) result.required = required;
-  else delete result.required;
-  return result;
 }
