@@ -1,4 +1,5 @@
 import {
+  addParameterSetBranches,
   buildInputSchema,
   createDiagnostic,
   findParameterProblems,
@@ -15,7 +16,6 @@ import { describeOutput } from './describe-output.ts';
 import { readInputExamples } from './read-input-examples.ts';
 import { readOptIns } from './read-opt-ins.ts';
 import type { ToolOptIns } from './read-opt-ins.ts';
-import { addParameterSetBranches } from './parameter-sets.ts';
 import type { ParseProblem } from './tokenizer.ts';
 import type { PowerShellDocument, PsAttribute, PsParameter } from './reader.ts';
 
