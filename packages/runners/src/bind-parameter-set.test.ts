@@ -1,4 +1,6 @@
-import type { ToolParameterSet } from '@toolpack/core';
+import { addParameterSetBranches, createArgumentValidator } from '@toolpack/core';
+import type { JsonSchema, ToolParameterSet } from '@toolpack/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bindParameterSet } from './bind-parameter-set.ts';
 
@@ -71,5 +73,62 @@ describe('bindParameterSet', () => {
     expect(bound(sets, { Name: 'n' })).toBe('byname');
     expect(bound(sets, { Extra: 'n' })).toBe('ByName');
     expect(bound(sets, {})).toMatch(/^error: the arguments fit the sets ByName and ById/);
+  });
+});
+
+/** Every subset of `names`, as arguments. */
+function subsetsOf(names: readonly string[]): Array<Record<string, unknown>> {
+  return Array.from({ length: 1 << names.length }, (_unused, mask) =>
+    Object.fromEntries(names.filter((_n, i) => (mask & (1 << i)) !== 0).map((n) => [n, 1])),
+  );
+}
+
+const NAMES = ['P0', 'P1', 'P2', 'P3'];
+const randomSets = fc
+  .record({
+    sets: fc.array(
+      fc.record({
+        parameters: fc.subarray(NAMES),
+        // Engine-shaped sets may require a parameter they cannot take (parameter-sets.ts).
+        required: fc.subarray(NAMES, { maxLength: 2 }),
+      }),
+      { minLength: 2, maxLength: 4 },
+    ),
+    defaultIndex: fc.option(fc.nat(3), { nil: undefined }),
+  })
+  .map(({ sets, defaultIndex }) => {
+    const built: ToolParameterSet[] = sets.map((set, index) => ({
+      name: `S${index}`,
+      isDefault: index === defaultIndex,
+      parameters: set.parameters,
+      required: set.required.filter((name) => set.parameters.includes(name) || index % 2 === 1),
+    }));
+    return [...built.filter((set) => set.isDefault), ...built.filter((set) => !set.isDefault)];
+  });
+
+describe('bindParameterSet and the oneOf schema', () => {
+  it("agree on every call: the schema accepts exactly what binds, by the bound set's branch", () => {
+    fc.assert(
+      fc.property(randomSets, (sets) => {
+        const schema = addParameterSetBranches(
+          {
+            type: 'object',
+            properties: Object.fromEntries(NAMES.map((name) => [name, { type: 'integer' }])),
+            additionalProperties: false,
+          },
+          sets,
+        );
+        const branches = schema.oneOf as JsonSchema[];
+        for (const call of subsetsOf(NAMES)) {
+          const binding = bindParameterSet(sets, call);
+          const valid = createArgumentValidator(schema)(call).valid;
+          expect(valid, JSON.stringify({ sets, call })).toBe(binding.bound);
+          if (!binding.bound) continue;
+          const matching = branches.filter((branch) => createArgumentValidator(branch)(call).valid);
+          expect(matching.map((branch) => branch.title)).toEqual([binding.set.name]);
+        }
+      }),
+      { numRuns: 300, seed: 20_261_124 },
+    );
   });
 });
