@@ -11,7 +11,7 @@ export function createBuiltinTools(): DiscoveredTool[] {
     {
       name: 'find_tools',
       description:
-        'Searches the tools this server offers by words (matched against names, titles, descriptions, parameters and examples) and returns the best matches with their input schemas.',
+        'Searches the tools this server offers by words (matched against names and descriptions) and returns the best matches with their input schemas.',
       inputSchema: buildInputSchema([
         {
           name: 'query',
@@ -37,7 +37,7 @@ export function createBuiltinTools(): DiscoveredTool[] {
     {
       name: 'describe_tool',
       description:
-        'Returns the full definition of one tool: description, input schema, input examples, hints and where it comes from.',
+        'Returns the full definition of one tool: description, input schema, hints and where it comes from.',
       inputSchema: buildInputSchema([
         {
           name: 'name',
