@@ -4,6 +4,8 @@ import type { OurCommand, PwshCommand } from './powershell-parity-compare.ts';
 /** What parity-collect.ps1 adds for issue 19: the OutputType names and each example's binding. */
 export interface PwshCommandHelpFacts {
   outputTypes?: string[];
+  /** The `.OUTPUTS` sections of the help PowerShell found, as GetHelpContent() gives them. */
+  outputs?: string[];
   examples?: Array<{
     line: string;
     /** Parameter name to its bound value; null when the line is not one plain call of the command. */
@@ -45,7 +47,18 @@ export function compareOutputTypes(
     return [
       `${label}: Toolpack has an output schema, PowerShell reports ${names.length} output types (${names.join(', ')})`,
     ];
-  return [];
+  // Each described property comes from a `Name <type>` line of the help PowerShell found.
+  const text = (command.outputs ?? []).join('\n');
+  const mismatches: string[] = [];
+  for (const [name, property] of Object.entries(ours.tool.outputSchema.properties ?? {})) {
+    const description = (property as { description?: string }).description;
+    if (description === undefined) continue;
+    if (!new RegExp(`^[ \\t]+${name}[ \\t]+<`, 'm').test(text))
+      mismatches.push(
+        `${label}: the output property ${name} is described, but PowerShell's .OUTPUTS has no line for it`,
+      );
+  }
+  return mismatches;
 }
 
 /** PowerShell's bound value in the JSON type of the tool's parameter. */
