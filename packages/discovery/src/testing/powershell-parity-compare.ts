@@ -343,6 +343,7 @@ export function compareCommand(command: PwshCommand, ours: OurCommand, label: st
       .filter((d) => d.code === 'W_PARAMETER_TYPE')
       .map((d) => /\$(\S+) of/.exec(d.message)?.[1]),
   );
+  const everywhere = readAllSetsAttributes(command).mandatoryEverywhere;
   for (const parameter of command.parameters ?? []) {
     const where = `${label} $${parameter.name}`;
     const schema = properties[parameter.name];
@@ -353,7 +354,8 @@ export function compareCommand(command: PwshCommand, ours: OurCommand, label: st
     // With several sets, the top-level `required` holds what every set requires.
     const mandatory =
       sets.length > 1
-        ? (command.sets ?? []).every((set) =>
+        ? everywhere.has(parameter.name) ||
+          (command.sets ?? []).every((set) =>
             set.parameters.some((p) => p.name === parameter.name && p.mandatory),
           )
         : parameter.mandatory;
@@ -394,11 +396,49 @@ export function compareCommand(command: PwshCommand, ours: OurCommand, label: st
 }
 
 /**
+ * Parameters whose attributes name a set and also none: where the engine binds them (only their
+ * named sets) and whether it demands them in every set (their attribute naming none is
+ * mandatory: Get-Command calls them mandatory in a set they do not name).
+ */
+function readAllSetsAttributes(command: PwshCommand): {
+  bindsOnlyNamed: Set<string>;
+  namedSets: (p: { name: string }) => string[];
+  mandatoryEverywhere: Set<string>;
+} {
+  const engineSets = command.sets ?? [];
+  const bindsOnlyNamed = new Set(
+    (command.parameters ?? [])
+      .filter(
+        (p) =>
+          (p.setNames ?? []).includes('__AllParameterSets') &&
+          (p.setNames ?? []).some((name) => name !== '__AllParameterSets'),
+      )
+      .map((p) => p.name),
+  );
+  const namedSets = (p: { name: string }) =>
+    (command.parameters ?? []).find((q) => q.name === p.name)?.setNames ?? [];
+  // The engine then demands it in its named sets too (Get-Command says optional there) and in
+  // the others (where giving it is refused).
+  const mandatoryEverywhere = new Set(
+    [...bindsOnlyNamed].filter((name) =>
+      engineSets.some(
+        (set) =>
+          !namedSets({ name }).includes(set.name) &&
+          set.parameters.some((p) => p.name === name && p.mandatory),
+      ),
+    ),
+  );
+  return { bindsOnlyNamed, namedSets, mandatoryEverywhere };
+}
+
+/**
  * Toolpack's parameterSets against Get-Command's, set by set: the names (case-sensitive), which
  * is the default (described first), each set's parameters and which of them are mandatory.
  * Intended deviation (parameter-sets.ts): a parameter whose attributes name a set and also
  * none (or `__AllParameterSets`) is listed by Get-Command in every set, but the engine binds it
- * only in the sets it names; Toolpack's sets hold what a call can bind.
+ * only in the sets it names, and demands it in every set when the attribute naming none is
+ * mandatory; Toolpack's sets hold what a call can bind (parameter-sets.test.ts checks the
+ * binding against the engine).
  */
 function compareParameterSets(
   command: PwshCommand,
@@ -431,31 +471,17 @@ function compareParameterSets(
   const branches = (tool.inputSchema.oneOf as JsonSchema[] | undefined) ?? [];
   if (canonical(branches.map((branch) => branch.title)) !== canonical(ours.map((set) => set.name)))
     mismatches.push(`${label}: the oneOf branches do not follow parameterSets`);
-  const bindsOnlyNamed = new Set(
-    (command.parameters ?? [])
-      .filter(
-        (p) =>
-          (p.setNames ?? []).includes('__AllParameterSets') &&
-          (p.setNames ?? []).some((name) => name !== '__AllParameterSets'),
-      )
-      .map((p) => p.name),
-  );
+  const { bindsOnlyNamed, namedSets, mandatoryEverywhere } = readAllSetsAttributes(command);
   for (const engineSet of engineSets) {
     const set = ours.find((candidate) => candidate.name === engineSet.name);
     if (set === undefined) continue;
-    const members = engineSet.parameters.filter(
-      (p) =>
-        !omitted.has(p.name) &&
-        !(
-          bindsOnlyNamed.has(p.name) &&
-          !(command.parameters ?? []).some(
-            (q) => q.name === p.name && (q.setNames ?? []).includes(engineSet.name),
-          )
-        ),
-    );
-    const expected = members.map((p) => p.name).sort();
+    const members = engineSet.parameters.filter((p) => !omitted.has(p.name));
+    const expected = members
+      .filter((p) => !bindsOnlyNamed.has(p.name) || namedSets(p).includes(engineSet.name))
+      .map((p) => p.name)
+      .sort();
     const expectedRequired = members
-      .filter((p) => p.mandatory)
+      .filter((p) => p.mandatory || mandatoryEverywhere.has(p.name))
       .map((p) => p.name)
       .sort();
     if (canonical([...set.parameters].sort()) !== canonical(expected))
