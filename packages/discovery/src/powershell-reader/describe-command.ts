@@ -17,7 +17,7 @@ import { readInputExamples } from './read-input-examples.ts';
 import { readOptIns } from './read-opt-ins.ts';
 import type { ToolOptIns } from './read-opt-ins.ts';
 import type { ParseProblem } from './tokenizer.ts';
-import type { PowerShellDocument, PsAttribute, PsParameter } from './reader.ts';
+import type { PowerShellDocument, PsAttribute, PsClass, PsParameter } from './reader.ts';
 
 export interface DescribeCommandInput {
   document: PowerShellDocument;
@@ -34,6 +34,8 @@ export interface DescribeCommandInput {
   invocation: ToolInvocation;
   /** How to add help to this command, for the no-description hint. */
   helpHint: string;
+  /** A module's classes in all its files, for an output type named by a string. */
+  moduleClasses?: ReadonlyArray<{ definition: PsClass; path: string }>;
 }
 
 export interface DescribedCommand {
@@ -219,6 +221,9 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     sourceKind: input.sourceKind,
     blockAttributes: input.blockAttributes,
     classes: input.document.classes,
+    otherClasses: (input.moduleClasses ?? [])
+      .filter(({ path }) => path !== input.path)
+      .map(({ definition }) => definition),
     ...(help === undefined ? {} : { help }),
   });
   diagnostics.push(...output.diagnostics);

@@ -130,6 +130,7 @@ export async function describePowerShellModule(input: DescribeModuleInput): Prom
       blockAttributes: fn.paramBlock?.attributes ?? [],
       invocation: { runner: 'pwsh', mode: 'module', modulePath: input.path, functionName: fn.name },
       helpHint: `Put <# .SYNOPSIS (next line) One sentence about what it does. #> right before "function ${fn.name}" or first inside its body.`,
+      moduleClasses: loader.classes,
     });
     diagnostics.push(...described.diagnostics);
     if (described.tool !== undefined) tools.push(described.tool);

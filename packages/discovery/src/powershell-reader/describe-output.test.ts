@@ -148,4 +148,20 @@ describe('output schemas from [OutputType()]', () => {
       required: ['Name'],
     });
   });
+
+  it('finds a class in another file of the module by its string name, and warns about a type literal', async () => {
+    const result = await describePowerShellModule({
+      path: `${fixtures}modules/ClassFiles/ClassFiles.psm1`,
+    });
+    const byName = new Map(result.tools.map((tool) => [tool.originalName, tool]));
+    expect(byName.get('Get-FileWidget')?.outputSchema).toEqual({
+      type: 'object',
+      properties: { Name: { type: ['string', 'null'] }, Count: { type: 'integer' } },
+      required: ['Name', 'Count'],
+    });
+    expect(byName.get('Get-FileWidgetByLiteral')?.outputSchema).toBeUndefined();
+    const warning = result.diagnostics.find((d) => d.code === 'W_OUTPUT_TYPE');
+    expect(warning?.message).toContain('a class of another file of the module');
+    expect(warning?.hint).toBe("Write the type name as a string: [OutputType('FileWidget')].");
+  });
 });

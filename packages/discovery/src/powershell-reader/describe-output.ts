@@ -20,6 +20,11 @@ export interface DescribeOutputInput {
   /** The attributes of the command's param block, where `[OutputType()]` sits. */
   blockAttributes: readonly PsAttribute[];
   classes: readonly PsClass[];
+  /**
+   * Classes of the module's other files: PowerShell resolves them by name at run time
+   * (`[OutputType('Widget')]`), not as a type literal in a param block of another file.
+   */
+  otherClasses?: readonly PsClass[];
   help?: CommentHelp;
 }
 
@@ -174,7 +179,13 @@ class OutputReader {
 
   findClass(name: string): PsClass | undefined {
     const key = normalize(name);
-    return this.input.classes.find((definition) => definition.name.toLowerCase() === key);
+    const matches = (definition: PsClass) => definition.name.toLowerCase() === key;
+    return this.input.classes.find(matches) ?? this.input.otherClasses?.find(matches);
+  }
+
+  /** Whether the class is defined in the command's own file. */
+  isOwnClass(definition: PsClass): boolean {
+    return this.input.classes.includes(definition);
   }
 
   /**
@@ -297,9 +308,12 @@ export function describeOutput(input: DescribeOutputInput): DescribedOutput {
   const key = normalize(declared.name);
   const definition = reader.findClass(declared.name);
   if (definition !== undefined) {
-    if (input.sourceKind === 'script' && declared.literal) {
+    const own = reader.isOwnClass(definition);
+    if (declared.literal && (input.sourceKind === 'script' || !own)) {
       reader.warn(
-        `[OutputType([${declared.name}])] names a class of the script: PowerShell reads the param block before the script's classes exist and stops with "Unable to find type [${declared.name}]".`,
+        own
+          ? `[OutputType([${declared.name}])] names a class of the script: PowerShell reads the param block before the script's classes exist and stops with "Unable to find type [${declared.name}]".`
+          : `[OutputType([${declared.name}])] names a class of another file of the module: PowerShell cannot resolve it in this file's param block and stops with "Unable to find type [${declared.name}]".`,
         declared.line,
         `Write the type name as a string: [OutputType('${declared.name}')].`,
       );

@@ -3,7 +3,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Diagnostic } from '@toolpack/core';
 import { createParseDiagnostics } from './describe-command.ts';
 import { readPowerShell } from './reader.ts';
-import type { PowerShellDocument, PsFunction } from './reader.ts';
+import type { PowerShellDocument, PsClass, PsFunction } from './reader.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
 
 /** Files a run-time dot-sourcing loop might load: read at most this many. */
@@ -28,6 +28,8 @@ export class ModuleLoader {
   readonly diagnostics: Diagnostic[] = [];
   /** A file failed to parse or could not be read: PowerShell would not import the module. */
   failed = false;
+  /** The classes of every file read, for output schemas that name them. */
+  readonly classes: Array<{ definition: PsClass; path: string }> = [];
   private readonly read: (path: string) => Promise<string>;
   private readonly loaded = new Set<string>();
 
@@ -100,6 +102,7 @@ export class ModuleLoader {
     into: LoadedFunction[],
     depth: number,
   ): Promise<void> {
+    for (const definition of document.classes) this.classes.push({ definition, path });
     for (const fn of document.functions) {
       // A global: function leaves the module's scope: Import-Module never exports it.
       if (fn.topLevel && fn.global !== true) into.push({ fn, document, path });
