@@ -74,7 +74,10 @@ export interface ToolParameterSet {
   isDefault: boolean;
   /** Every parameter the set accepts, shared ones included, as the input schema names them. */
   parameters: string[];
-  /** The set's mandatory parameters. */
+  /**
+   * The set's mandatory parameters. As the engine binds, one may be missing from `parameters`
+   * (named in other sets, mandatory by an attribute naming none): the set is then never bound.
+   */
   required: string[];
 }
 
