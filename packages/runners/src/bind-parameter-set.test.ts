@@ -52,6 +52,17 @@ describe('bindParameterSet', () => {
     expect(bound(optional, { Shared: 'x' })).toBe('A');
   });
 
+  it('says when a set can never be bound because the engine demands a parameter it does not take', () => {
+    const sets = [
+      set('Full', ['Count'], ['Level'], true),
+      set('Fast', ['Count', 'Quick', 'Level'], ['Quick', 'Level']),
+    ];
+    expect(bound(sets, { Count: 1 })).toBe(
+      'error: the arguments fit the default set Full, which PowerShell binds whenever it can, and it can never be bound: PowerShell demands Level there, which it does not take (to use Fast instead, add a parameter the default set does not take)',
+    );
+    expect(bound(sets, { Quick: true, Level: 2 })).toBe('Fast');
+  });
+
   it('binds a default set no parameter names when no argument is given', () => {
     const sets = [set('None', [], [], true), set('ByName', ['Name'])];
     expect(bound(sets, {})).toBe('None');

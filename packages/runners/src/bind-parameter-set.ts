@@ -19,6 +19,15 @@ function missingFrom(set: ToolParameterSet, given: ReadonlySet<string>): string[
   return set.required.filter((name) => !given.has(name));
 }
 
+/** `needs Name`, or why the set can never be bound (it demands a parameter it does not take). */
+function describeNeeds(set: ToolParameterSet, given: ReadonlySet<string>): string {
+  const missing = missingFrom(set, given);
+  const untakeable = missing.filter((name) => !set.parameters.includes(name));
+  if (untakeable.length > 0)
+    return `can never be bound: PowerShell demands ${listNames(untakeable)} there, which it does not take`;
+  return `needs ${listNames(missing)}`;
+}
+
 function describeMisfit(
   set: ToolParameterSet,
   names: readonly string[],
@@ -27,7 +36,7 @@ function describeMisfit(
   const parts: string[] = [];
   const missing = missingFrom(set, given);
   const extra = names.filter((name) => !set.parameters.includes(name));
-  if (missing.length > 0) parts.push(`needs ${listNames(missing)}`);
+  if (missing.length > 0) parts.push(describeNeeds(set, given));
   if (extra.length > 0) parts.push(`does not take ${listNames(extra)}`);
   return `set ${set.name}${set.isDefault ? ' (the default)' : ''} ${parts.join(' and ')}`;
 }
@@ -54,7 +63,7 @@ export function bindParameterSet(
     return {
       bound: false,
       fitting,
-      message: `the arguments fit the default set ${defaultSet.name}, which PowerShell binds whenever it can, and it needs ${listNames(missingFrom(defaultSet, given))}${fitting.length > 1 ? ` (to use ${listNames(fitting.filter((set) => set !== defaultSet).map((set) => set.name))} instead, add a parameter the default set does not take)` : ''}`,
+      message: `the arguments fit the default set ${defaultSet.name}, which PowerShell binds whenever it can, and it ${describeNeeds(defaultSet, given)}${fitting.length > 1 ? ` (to use ${listNames(fitting.filter((set) => set !== defaultSet).map((set) => set.name))} instead, add a parameter the default set does not take)` : ''}`,
     };
   }
   if (complete.length === 1) return { bound: true, set: complete[0] as ToolParameterSet };
