@@ -431,6 +431,11 @@ export const ERROR_CODES = Object.freeze({
   E_TOOL_NAME: { meaning: 'A tool name is not valid.', exit: 'failure' },
   E_TOO_LARGE: { meaning: 'Registry API: the request body is too large.', exit: 'failure' },
   E_UNAUTHORIZED: { meaning: 'Registry API: the request has no valid token.', exit: 'failure' },
+  E_UNRESOLVED_TYPE: {
+    meaning:
+      "A PowerShell command's param block names, as a type literal, a class PowerShell cannot resolve there (a class of the script itself, or of another file of the module), so PowerShell cannot load the command.",
+    exit: 'failure',
+  },
   E_UNKNOWN_TOOL: { meaning: 'No served tool has that name.', exit: 'usage' },
   E_USAGE: {
     meaning: 'The command was used wrongly (flags or arguments that do not fit).',
