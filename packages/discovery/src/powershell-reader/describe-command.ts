@@ -227,6 +227,7 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     ...(help === undefined ? {} : { help }),
   });
   diagnostics.push(...output.diagnostics);
+  if (hasErrors(output.diagnostics)) return { diagnostics };
   if (output.outputSchema !== undefined) tool.outputSchema = output.outputSchema;
   const examples = readInputExamples({
     path: input.path,

@@ -81,7 +81,7 @@ describe('output schemas from [OutputType()]', () => {
     expect(bare.diagnostics.filter((d) => d.code === 'W_OUTPUT_TYPE')).toEqual([]);
   });
 
-  it('warns with file:line about several types, unknown types and a class literal in a script', async () => {
+  it('warns with file:line about several or unknown types, and refuses a class literal in a script', async () => {
     const result = await describePowerShellModule({
       path: `${fixtures}modules/OutputTypes/OutputTypes.psm1`,
     });
@@ -95,8 +95,8 @@ describe('output schemas from [OutputType()]', () => {
     const literal = script(
       `${HELP}x\n#>\n[OutputType([Thing])]\nparam()\nclass Thing { [string] $A }\n[Thing]::new()`,
     );
-    expect(literal.tools[0]?.outputSchema).toBeUndefined();
-    expect(literal.diagnostics.find((d) => d.code === 'W_OUTPUT_TYPE')?.hint).toBe(
+    expect(literal.tools).toEqual([]);
+    expect(literal.diagnostics.find((d) => d.code === 'E_UNRESOLVED_TYPE')?.hint).toBe(
       "Write the type name as a string: [OutputType('Thing')].",
     );
     const quoted = script(
@@ -149,7 +149,7 @@ describe('output schemas from [OutputType()]', () => {
     });
   });
 
-  it('finds a class in another file of the module by its string name, and warns about a type literal', async () => {
+  it('finds a class in another file of the module by its string name, and refuses a type literal of it', async () => {
     const result = await describePowerShellModule({
       path: `${fixtures}modules/ClassFiles/ClassFiles.psm1`,
     });
@@ -159,8 +159,8 @@ describe('output schemas from [OutputType()]', () => {
       properties: { Name: { type: ['string', 'null'] }, Count: { type: 'integer' } },
       required: ['Name', 'Count'],
     });
-    expect(byName.get('Get-FileWidgetByLiteral')?.outputSchema).toBeUndefined();
-    const warning = result.diagnostics.find((d) => d.code === 'W_OUTPUT_TYPE');
+    expect(byName.has('Get-FileWidgetByLiteral')).toBe(false);
+    const warning = result.diagnostics.find((d) => d.code === 'E_UNRESOLVED_TYPE');
     expect(warning?.message).toContain('a class of another file of the module');
     expect(warning?.hint).toBe("Write the type name as a string: [OutputType('FileWidget')].");
   });

@@ -284,6 +284,28 @@ export function describeOutput(input: DescribeOutputInput): DescribedOutput {
   );
   const described = sections.filter((section) => section.properties.length > 0);
 
+  // A type literal of a class PowerShell has not defined yet where the param block is read
+  // stops the command from loading at all: that is a broken command, not a missing schema.
+  const unresolved: Diagnostic[] = [];
+  for (const type of types) {
+    const definition = type.literal ? reader.findClass(type.name) : undefined;
+    if (definition === undefined) continue;
+    const own = reader.isOwnClass(definition);
+    if (input.sourceKind !== 'script' && own) continue;
+    unresolved.push(
+      createDiagnostic(
+        'error',
+        'E_UNRESOLVED_TYPE',
+        own
+          ? `[OutputType([${type.name}])] of ${input.what} names a class of the script: PowerShell reads the param block before the script's classes exist and stops with "Unable to find type [${type.name}]".`
+          : `[OutputType([${type.name}])] of ${input.what} names a class of another file of the module: PowerShell cannot resolve it in this file's param block and stops with "Unable to find type [${type.name}]".`,
+        { path: input.path, line: type.line },
+        `Write the type name as a string: [OutputType('${type.name}')].`,
+      ),
+    );
+  }
+  if (unresolved.length > 0) return { diagnostics: unresolved };
+
   const distinct = [...new Map(types.map((type) => [normalize(type.name), type])).values()];
   if (distinct.length === 0) {
     const section = described[0];
@@ -308,17 +330,6 @@ export function describeOutput(input: DescribeOutputInput): DescribedOutput {
   const key = normalize(declared.name);
   const definition = reader.findClass(declared.name);
   if (definition !== undefined) {
-    const own = reader.isOwnClass(definition);
-    if (declared.literal && (input.sourceKind === 'script' || !own)) {
-      reader.warn(
-        own
-          ? `[OutputType([${declared.name}])] names a class of the script: PowerShell reads the param block before the script's classes exist and stops with "Unable to find type [${declared.name}]".`
-          : `[OutputType([${declared.name}])] names a class of another file of the module: PowerShell cannot resolve it in this file's param block and stops with "Unable to find type [${declared.name}]".`,
-        declared.line,
-        `Write the type name as a string: [OutputType('${declared.name}')].`,
-      );
-      return { diagnostics: reader.diagnostics };
-    }
     const schema = reader.describeClass(definition, 0, new Set());
     if (schema === undefined) return { diagnostics: reader.diagnostics };
     const section = described.find((s) => sameType(s.typeName, declared.name));
