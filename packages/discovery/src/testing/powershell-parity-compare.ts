@@ -68,13 +68,15 @@ const TOOLPACK_ONLY_REFUSALS = new Set<ToolpackErrorCode>([
  * Refusals that say what PowerShell's failure to load a command says: a syntax error, a
  * parameter declared twice (PowerShell's parser error "Duplicate parameter"), a parameter named
  * like a common parameter ("defined multiple times"), a parameter declared twice in one set
- * ("declared in parameter-set ... multiple times").
+ * ("declared in parameter-set ... multiple times"), a class named as a type literal where
+ * PowerShell cannot resolve it ("Unable to find type").
  */
 const UNLOADABLE = new Set<ToolpackErrorCode>([
   'E_PARSE',
   'E_PARAMETERS',
   'E_COMMON_PARAMETER',
   'E_PARAMETER_SETS',
+  'E_UNRESOLVED_TYPE',
 ]);
 
 /**
