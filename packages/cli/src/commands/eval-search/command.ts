@@ -54,7 +54,7 @@ export function createEvalSearchCommand(io: CliIo, done: (code: number) => void)
     )
     .option(
       '--corpus <name>',
-      'project (what mcp list serves; the default), official (registry/packs/* and examples/ of a Toolpack checkout), generated[:N] (N tools, default 1000); repeatable',
+      'project (what mcp list serves; the default), official (registry/packs/* and examples/ of a Toolpack checkout), generated[:N] (N tools, default 1000), official+generated[:N] (the official tools among N generated ones); repeatable',
       collect,
     )
     .option('--seed <n>', 'seeds the generated corpus and the queries (default 1)')
@@ -74,11 +74,13 @@ The right answer is that tool. find_tools' ranking and a naive substring matcher
 rank the same queries; recall@1 and @5 are the shares of queries whose tool came first or in
 the first five. The generated corpus (20 systems x 5 entities x 10 verbs, snake_case,
 camelCase and PowerShell names, near-duplicates differing in one word) is also measured on
-held-out queries (seed + 1000), which the ranking was never tuned on. Times vary by machine.
+held-out queries (seed + 1000), which the ranking was never tuned on; official+generated puts
+the official tools among the generated ones and queries the official tools only. Times vary
+by machine.
 
 Examples:
   mcp eval-search                             # the tools of ./toolpack.yaml
-  mcp -C ~/src/toolpack eval-search --corpus official --corpus generated
+  mcp -C ~/src/toolpack eval-search --corpus official --corpus generated --corpus official+generated
   mcp eval-search --corpus generated:10000 --queries 2000 --seed 7 --json
 
 Exit codes: 0 measured, 1 a corpus has no tools, 2 bad flags.`,

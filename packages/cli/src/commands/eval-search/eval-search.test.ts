@@ -88,6 +88,22 @@ describe('evalSearch', () => {
     }
   });
 
+  it('queries only the official tools of official+generated, among all of them', async () => {
+    const { results } = await evalSearch({
+      cwd: repo,
+      env: process.env,
+      sources: [],
+      flags: { cache: false },
+      seed: 1,
+      corpora: [parseCorpus('official'), parseCorpus('official+generated:300')],
+    });
+    const [official, mixed] = results;
+    expect(mixed).toMatchObject({ corpus: 'official+generated:300', queries: 'seed 1' });
+    expect(mixed?.tools).toBe((official?.tools ?? 0) + 300);
+    expect(mixed?.queryCount).toBe(official?.queryCount);
+    expect(mixed?.findTools.recallAt5).toBeGreaterThanOrEqual(0.9);
+  });
+
   it('measures at most maxQueries queries, spread over the corpus', async () => {
     const { results } = await evalSearch({
       cwd: repo,
@@ -108,5 +124,6 @@ describe('evalSearch', () => {
     expect(() => parseCorpus('offical')).toThrow(/Unknown corpus "offical"/);
     expect(() => parseCorpus('project:5')).toThrow(/Unknown corpus/);
     expect(parseCorpus('generated:5000')).toEqual({ kind: 'generated', size: 5_000 });
+    expect(parseCorpus('official+generated')).toEqual({ kind: 'official+generated' });
   });
 });

@@ -43,11 +43,12 @@ export const HELD_OUT_OFFSET = 1_000;
 export async function evalSearch(options: EvalSearchOptions): Promise<EvalSearchReport> {
   const results: CorpusResult[] = [];
   for (const spec of options.corpora) {
-    const tools = await loadCorpus(spec, options);
-    const seeds =
-      spec.kind === 'generated' ? [options.seed, options.seed + HELD_OUT_OFFSET] : [options.seed];
+    const { tools, queried } = await loadCorpus(spec, options);
+    const seeds = spec.kind.endsWith('generated')
+      ? [options.seed, options.seed + HELD_OUT_OFFSET]
+      : [options.seed];
     for (const [i, seed] of seeds.entries()) {
-      const queries = sampleEvenly(makeQueries(tools, seed), options.maxQueries);
+      const queries = sampleEvenly(makeQueries(queried, seed), options.maxQueries);
       results.push({
         corpus: describeCorpus(spec),
         queries: i === 0 ? `seed ${seed}` : `held out (seed ${seed})`,

@@ -7,27 +7,37 @@ import { resolveSources, type SourceFlagValues } from '../../source-flags.ts';
 import { generateCorpus } from './generate-corpus.ts';
 
 export interface CorpusSpec {
-  kind: 'project' | 'official' | 'generated';
-  /** For `generated`: how many tools. */
+  /** `official+generated`: the official tools among the generated ones, queried for the official. */
+  kind: 'project' | 'official' | 'generated' | 'official+generated';
+  /** For `generated` (and the generated part of `official+generated`): how many tools. */
   size?: number;
 }
 
 const DEFAULT_GENERATED_SIZE = 1_000;
 
+export interface Corpus {
+  /** What the index holds. */
+  tools: ToolDefinition[];
+  /** The tools queries are made for (all of `tools`, or the official part of a mix). */
+  queried: ToolDefinition[];
+}
+
 /** `project`, `official`, `generated` or `generated:N`. */
 export function parseCorpus(value: string): CorpusSpec {
-  const match = /^(project|official|generated)(?::(\d+))?$/.exec(value.trim());
+  const match = /^(project|official\+generated|official|generated)(?::(\d+))?$/.exec(value.trim());
   const size = match?.[2] === undefined ? undefined : Number(match[2]);
-  if (match === null || (size !== undefined && (match[1] !== 'generated' || size < 1))) {
+  if (match === null || (size !== undefined && (!match[1]?.endsWith('generated') || size < 1))) {
     throw new ToolpackError('E_USAGE', `Unknown corpus ${JSON.stringify(value)}.`, {
-      hint: 'Use project, official, generated or generated:N (N tools, e.g. generated:5000).',
+      hint: 'Use project, official, generated[:N] or official+generated[:N] (N generated tools, e.g. generated:5000).',
     });
   }
   return { kind: match[1] as CorpusSpec['kind'], ...(size === undefined ? {} : { size }) };
 }
 
 export function describeCorpus(spec: CorpusSpec): string {
-  return spec.kind === 'generated' ? `generated:${spec.size ?? DEFAULT_GENERATED_SIZE}` : spec.kind;
+  return spec.kind.endsWith('generated')
+    ? `${spec.kind}:${spec.size ?? DEFAULT_GENERATED_SIZE}`
+    : spec.kind;
 }
 
 async function discoverFolder(
@@ -48,12 +58,23 @@ async function discoverFolder(
 /**
  * The tools of a corpus. `project` is what `mcp list` serves here (toolpack.yaml or the source
  * flags); `official` every first-party pack (registry/packs/*) and the examples project
- * (examples/) of the Toolpack checkout at `cwd`, each read from its own toolpack.yaml.
+ * (examples/) of the Toolpack checkout at `cwd`, each read from its own toolpack.yaml;
+ * `official+generated` the official tools among the generated ones.
  */
 export async function loadCorpus(
   spec: CorpusSpec,
   context: CommandContext & { sources: SourceSpec[]; flags: SourceFlagValues; seed: number },
-): Promise<ToolDefinition[]> {
+): Promise<Corpus> {
+  if (spec.kind === 'official+generated') {
+    // The official tools in a crowded catalogue: after the generated ones, so that no ranker
+    // wins a tie by catalogue order.
+    const official = await loadCorpus({ kind: 'official' }, context);
+    const generated = await loadCorpus(
+      { kind: 'generated', ...(spec.size === undefined ? {} : { size: spec.size }) },
+      context,
+    );
+    return { tools: [...generated.tools, ...official.tools], queried: official.tools };
+  }
   let tools: ToolDefinition[];
   if (spec.kind === 'generated') {
     tools = generateCorpus({ size: spec.size ?? DEFAULT_GENERATED_SIZE, seed: context.seed });
@@ -84,5 +105,5 @@ export async function loadCorpus(
           : 'Run it in a project with a toolpack.yaml, or pass source flags (--script-root, --module...).',
     });
   }
-  return tools;
+  return { tools, queried: tools };
 }
