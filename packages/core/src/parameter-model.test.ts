@@ -2,7 +2,12 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolpackError } from './errors.ts';
-import { buildInputSchema, findParameterProblems, type ParameterSpec } from './parameter-model.ts';
+import {
+  addParameterSetBranches,
+  buildInputSchema,
+  findParameterProblems,
+  type ParameterSpec,
+} from './parameter-model.ts';
 import { fuzzRuns, fuzzTimeout } from '@toolpack/fuzz-runs';
 
 const metaValidator = new Ajv2020({ strict: false });
@@ -233,5 +238,62 @@ describe('buildInputSchema', { timeout: fuzzTimeout() }, () => {
       }),
       { numRuns: fuzzRuns(1500) },
     );
+  });
+});
+
+describe('addParameterSetBranches', () => {
+  const schema = buildInputSchema([
+    { name: 'Name', type: 'string', description: 'A name.', required: true },
+    { name: 'Id', type: 'integer', description: 'An id.', required: true },
+    { name: 'Top', type: 'integer', description: 'How many.' },
+  ]);
+  const sets = [
+    { name: 'ByName', isDefault: true, parameters: ['Name', 'Top'], required: ['Name'] },
+    { name: 'ById', isDefault: false, parameters: ['Id', 'Top'], required: ['Id'] },
+  ];
+
+  it('keeps every property, requires at the top only what every set requires, and adds a branch per set', () => {
+    const withSets = addParameterSetBranches(schema, sets);
+    expect(Object.keys(withSets.properties ?? {})).toEqual(['Name', 'Id', 'Top']);
+    expect(withSets.required).toBeUndefined();
+    expect(withSets.oneOf).toEqual([
+      {
+        title: 'ByName',
+        description: 'Parameter set ByName (the default): Name, Top.',
+        required: ['Name'],
+        propertyNames: { enum: ['Name', 'Top'] },
+      },
+      {
+        title: 'ById',
+        description: 'Parameter set ById: Id, Top.',
+        required: ['Id'],
+        propertyNames: { enum: ['Id', 'Top'] },
+        not: { propertyNames: { enum: ['Name', 'Top'] } },
+      },
+    ]);
+    // The schema given is not changed.
+    expect(schema.required).toEqual(['Name', 'Id']);
+  });
+
+  it('validates as PowerShell binds: the default set takes what fits it, a call fits one set', () => {
+    const validate = new Ajv2020({ strict: false }).compile(addParameterSetBranches(schema, sets));
+    expect(validate({ Name: 'a', Top: 1 })).toBe(true);
+    expect(validate({ Id: 1 })).toBe(true);
+    // Fits the default set's names, which then needs Name; ById alone would take it.
+    expect(validate({ Top: 1 })).toBe(false);
+    expect(validate({ Name: 'a', Id: 1 })).toBe(false);
+  });
+
+  it('describes an empty default set as one taking no arguments', () => {
+    const empty = addParameterSetBranches(schema, [
+      { name: 'None', isDefault: true, parameters: [], required: [] },
+      { name: 'ById', isDefault: false, parameters: ['Id'], required: [] },
+    ]);
+    expect(
+      (empty.oneOf as Array<Record<string, unknown>>).map((b) => [b.maxProperties, b.not]),
+    ).toEqual([
+      [0, undefined],
+      [undefined, { maxProperties: 0 }],
+    ]);
   });
 });
