@@ -4,6 +4,7 @@ import {
   type JsonSchema,
   type ObjectJsonSchema,
   type SourceSpec,
+  type ToolParameterSet,
 } from '@toolpack/core';
 import { EXIT_OK } from '../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../io.ts';
@@ -95,6 +96,10 @@ function renderInspection(
   if (optIns.length > 0) out += `options  ${optIns.join(', ')}\n`;
   out += `\n${paint('bold', 'Parameters')}\n`;
   out += renderProperties(view.inputSchema, io);
+  if (view.parameterSets !== undefined) {
+    out += `\n${paint('bold', 'Parameter sets')} (a call binds one; the default when its arguments fit it)\n`;
+    out += renderParameterSets(view.parameterSets, io);
+  }
   out += `\n${paint('bold', 'Input schema')}\n${JSON.stringify(view.inputSchema, null, 2)}\n`;
   if (view.outputSchema !== undefined) {
     out += `\n${paint('bold', 'Output')}\n`;
@@ -114,6 +119,25 @@ function renderInspection(
     }
   }
   return out;
+}
+
+/** A PowerShell command's parameter sets as a table: name, default, required, takes. */
+function renderParameterSets(sets: readonly ToolParameterSet[], io: CliIo): string {
+  return renderTable(
+    [
+      { title: 'SET', max: 40 },
+      { title: 'DEFAULT', max: 7 },
+      { title: 'REQUIRED', max: 80 },
+      { title: 'TAKES', max: 400, flex: true },
+    ],
+    sets.map((set) => [
+      set.name,
+      set.isDefault ? 'yes' : '',
+      set.required.join(', '),
+      set.parameters.length === 0 ? 'no parameters' : set.parameters.join(', '),
+    ]),
+    io.stdout.isTTY ? Math.max(80, io.stdout.columns ?? 120) : Number.POSITIVE_INFINITY,
+  ).replace(/^/gm, '  ');
 }
 
 /** An object schema's properties as a table: name, type, required, default, constraints, description. */

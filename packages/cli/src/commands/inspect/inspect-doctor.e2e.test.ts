@@ -93,6 +93,47 @@ describe('mcp inspect', () => {
     }
   });
 
+  it('shows the parameter sets of a PowerShell script as a table, and as JSON', () => {
+    const project = mkdtempSync(path.join(os.tmpdir(), 'toolpack-inspect-sets-'));
+    try {
+      writeFileSync(path.join(project, 'toolpack.yaml'), 'sources:\n  - scripts: .\n');
+      writeFileSync(
+        path.join(project, 'Find-Widget.ps1'),
+        [
+          '<#',
+          '.SYNOPSIS',
+          'Finds a widget by name or by id.',
+          '.PARAMETER Name',
+          'The name.',
+          '.PARAMETER Id',
+          'The id.',
+          '.PARAMETER Top',
+          'How many.',
+          '#>',
+          "[CmdletBinding(DefaultParameterSetName = 'ByName')]",
+          'param(',
+          "    [Parameter(Mandatory, ParameterSetName = 'ByName')][string]$Name,",
+          "    [Parameter(Mandatory, ParameterSetName = 'ById')][int]$Id,",
+          '    [int]$Top',
+          ')',
+        ].join('\n'),
+      );
+      const text = mcp(['inspect', 'Find_Widget', '--no-cache'], project);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toMatch(/Parameter sets .*\n\s+SET\s+DEFAULT\s+REQUIRED\s+TAKES\n/);
+      expect(text.stdout).toMatch(/\n\s+ByName\s+yes\s+Name\s+Name, Top\n\s+ById\s+Id\s+Id, Top\n/);
+      const json = mcp(['inspect', 'Find_Widget', '--json', '--no-cache'], project);
+      expect(
+        (JSON.parse(json.stdout) as { tool: { parameterSets: unknown } }).tool.parameterSets,
+      ).toEqual([
+        { name: 'ByName', isDefault: true, parameters: ['Name', 'Top'], required: ['Name'] },
+        { name: 'ById', isDefault: false, parameters: ['Id', 'Top'], required: ['Id'] },
+      ]);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
   it('exits 2 with a suggestion for an unknown tool', () => {
     const { code, stderr } = mcp(
       ['inspect', 'greeting', '--no-cache'],
