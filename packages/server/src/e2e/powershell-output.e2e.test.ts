@@ -29,7 +29,7 @@ describe.skipIf(!hasPwsh)('PowerShell output schemas over mcp serve (SDK client)
     await session?.close();
   });
 
-  it(`${PWSH_TEST_TAG} lists the class and .OUTPUTS schemas and the .EXAMPLE input example`, async () => {
+  it(`${PWSH_TEST_TAG} lists the class and .OUTPUTS schemas, and the .EXAMPLE as an input example in _meta`, async () => {
     const { tools } = await session.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect(byName.get('Get_Widget')?.outputSchema?.required).toEqual([
@@ -44,6 +44,10 @@ describe.skipIf(!hasPwsh)('PowerShell output schemas over mcp serve (SDK client)
       type: 'object',
       required: ['Store', 'Count', 'Tags', 'Taken'],
     });
+    // The .EXAMPLE line, bound to the script's parameters, travels in the tool's _meta.
+    expect(byName.get('Get_StoreReport')?._meta?.['dev.toolpack/inputExamples']).toEqual([
+      { arguments: { Store: 'north' }, description: 'Reports on the north store.' },
+    ]);
   });
 
   it(`${PWSH_TEST_TAG} a class instance comes back as structuredContent that fits the class schema`, async () => {
