@@ -140,7 +140,7 @@ describe('output schemas from [OutputType()]', () => {
 
   it('matches a .OUTPUTS type line in its full or short spelling among several sections', () => {
     const result = script(
-      `${HELP}System.String\n  Ignored <int> Not this one.\n.OUTPUTS\nSystem.Management.Automation.PSCustomObject\n  Name <string> The name.\n#>\n[OutputType([pscustomobject])]\nparam()\n[pscustomobject]@{ Name = 'a' }`,
+      `${HELP}System.String\n  Ignored <int> Not this one.\n.OUTPUTS\n[System.Management.Automation.PSCustomObject]\n  Name <string> The name.\n#>\n[OutputType([pscustomobject])]\nparam()\n[pscustomobject]@{ Name = 'a' }`,
     );
     expect(result.tools[0]?.outputSchema).toEqual({
       type: 'object',

@@ -64,7 +64,11 @@ const TYPE_ALIASES: Record<string, string> = {
 };
 
 function sameType(a: string, b: string): boolean {
-  const canonical = (name: string) => TYPE_ALIASES[normalize(name)] ?? normalize(name);
+  // A type line may be written as PowerShell shows types, in brackets: `[hashtable]`.
+  const canonical = (name: string) => {
+    const key = normalize(name.replace(/^\[(.*)\]$/, '$1'));
+    return TYPE_ALIASES[key] ?? key;
+  };
   return canonical(a) === canonical(b);
 }
 
