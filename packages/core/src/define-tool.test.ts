@@ -65,6 +65,29 @@ describe('defineTool', () => {
     await expect(tool.run({ text: 'hi' }, context)).resolves.toEqual({ text: 'hi' });
   });
 
+  it('returns the value its zod output schema parses, so an unknown key is stripped as zod says', async () => {
+    const tool = defineTool({
+      name: 'label',
+      description: 'Labels.',
+      input: z.object({ mode: z.string() }),
+      output: z.object({ label: z.string(), size: z.coerce.number() }),
+      run: ({ mode }) =>
+        mode === 'plain'
+          ? { label: 'a', size: '3', extra: true }
+          : mode === 'result'
+            ? { content: [], structuredContent: { label: 'b', size: 1, extra: 1 } }
+            : { lable: 'c' },
+    });
+    expect(tool.outputSchema?.additionalProperties).toBe(false);
+    await expect(tool.run({ mode: 'plain' }, context)).resolves.toEqual({ label: 'a', size: 3 });
+    await expect(tool.run({ mode: 'result' }, context)).resolves.toEqual({
+      content: [],
+      structuredContent: { label: 'b', size: 1 },
+    });
+    // Not parseable: left as it was, for the runner's output check to name what is wrong.
+    await expect(tool.run({ mode: 'typo' }, context)).resolves.toEqual({ lable: 'c' });
+  });
+
   it('is frozen', () => {
     const tool = defineTool({ name: 'x', description: 'X.', input: z.object({}), run: () => null });
     expect(Object.isFrozen(tool)).toBe(true);

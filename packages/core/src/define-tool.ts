@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ToolpackError } from './errors.ts';
+import { isPlainObject } from './is-plain-object.ts';
 import { validateToolName } from './names.ts';
 import type {
   JsonSchema,
@@ -160,7 +161,12 @@ export function defineTool<I extends SchemaInput, R>(spec: ToolSpec<I, R>): Defi
     }
   }
   const parser = isZodSchema(spec.input) ? spec.input : undefined;
+  const outputParser = isZodSchema(spec.output) ? spec.output : undefined;
   const run = spec.run;
+  const runParsed = async (args: unknown, context: ToolRunContext): Promise<R> => {
+    const value = await run(args as InferArgs<I>, context);
+    return outputParser === undefined ? value : (conformOutput(value, outputParser) as R);
+  };
 
   const tool: DefinedTool<R> = {
     [TOOL_BRAND]: true,
@@ -175,7 +181,7 @@ export function defineTool<I extends SchemaInput, R>(spec: ToolSpec<I, R>): Defi
     ...(spec.longRunning === true ? { longRunning: true as const } : {}),
     ...(spec.progressResetsTimeout === true ? { progressResetsTimeout: true as const } : {}),
     async run(args, context) {
-      if (parser === undefined) return run(args as InferArgs<I>, context);
+      if (parser === undefined) return runParsed(args, context);
       const parsed = parser.safeParse(args);
       if (!parsed.success) {
         const detail = parsed.error.issues
@@ -183,10 +189,27 @@ export function defineTool<I extends SchemaInput, R>(spec: ToolSpec<I, R>): Defi
           .join('; ');
         throw new ToolpackError('E_ARGUMENTS', `Invalid arguments for ${spec.name}: ${detail}.`);
       }
-      return run(parsed.data as InferArgs<I>, context);
+      return runParsed(parsed.data, context);
     },
   };
   return Object.freeze(tool);
+}
+
+/**
+ * A zod output schema describes the value after parsing: unknown keys stripped, transforms
+ * applied (its JSON Schema says `additionalProperties: false`). Returning the parsed value keeps
+ * zod's meaning, so an extra key is dropped rather than failing the output check. A value that
+ * does not parse goes on unchanged: the runner's output check names what is wrong with it.
+ */
+function conformOutput(value: unknown, outputParser: z.ZodType): unknown {
+  if (!isPlainObject(value)) return value;
+  if (Array.isArray(value.content)) {
+    if (!isPlainObject(value.structuredContent)) return value;
+    const parsed = outputParser.safeParse(value.structuredContent);
+    return parsed.success ? { ...value, structuredContent: parsed.data } : value;
+  }
+  const parsed = outputParser.safeParse(value);
+  return parsed.success ? parsed.data : value;
 }
 
 /**
