@@ -14,6 +14,7 @@ describe('@toolpack/discovery exports', () => {
       'findTools',
       'parseReference',
       'splitWords',
+      'suggestToolNames',
     ]);
   });
 });

@@ -10,6 +10,7 @@ export { createCallToolBuiltin, describeTool, findTools } from './builtins/built
 export { createToolSearchIndex } from './tool-search/tool-search-index.ts';
 export type { ToolMatch, ToolSearchIndex } from './tool-search/tool-search-index.ts';
 export { splitWords } from './tool-search/split-words.ts';
+export { suggestToolNames } from './tool-search/suggest-tool-names.ts';
 
 export { parseReference } from './adapters/workflows/index.ts';
 export type { WorkflowReference } from './adapters/workflows/index.ts';

@@ -1,5 +1,5 @@
 import type { DiscoveredTool, ToolCallResult } from '@toolpack/core';
-import { createToolSearchIndex, describeTool } from '@toolpack/discovery';
+import { createToolSearchIndex, describeTool, suggestToolNames } from '@toolpack/discovery';
 import { checkToolArguments, type ToolRunner } from '@toolpack/runners';
 import { toCallResult } from './call-results.ts';
 import type { DispatchCallOptions, ToolDispatcher } from './dispatch-types.ts';
@@ -51,7 +51,7 @@ export function createToolDispatcher(options: CreateToolDispatcherOptions): Tool
     if (builtin === 'call_tool') return callNamed(input, callOptions, depth);
     const found = describeTool(options.tools, String(input.name));
     if (found !== undefined) return toCallResult(found, false);
-    const suggestions = search.search(String(input.name), 3).map((match) => match.name);
+    const suggestions = suggestToolNames(options.tools, String(input.name));
     return toCallResult(
       `No tool is named ${JSON.stringify(input.name)}.${suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : ''}`,
       true,

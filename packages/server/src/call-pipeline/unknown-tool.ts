@@ -1,5 +1,5 @@
 import { ToolpackError, type DiscoveredTool } from '@toolpack/core';
-import { findTools } from '@toolpack/discovery';
+import { suggestToolNames } from '@toolpack/discovery';
 
 const MAX_ECHOED_NAME = 200;
 
@@ -12,13 +12,13 @@ export function createUnknownToolError(
   tools: readonly DiscoveredTool[],
   name: string,
 ): ToolpackError {
-  const suggestions = findTools(tools, name, 3).map((match) => match.name);
+  const suggestions = suggestToolNames(tools, name);
   // The name is the client's, of any length: echo only enough of it to recognise.
   const shown = name.length > MAX_ECHOED_NAME ? `${name.slice(0, MAX_ECHOED_NAME)}…` : name;
   return new ToolpackError('E_UNKNOWN_TOOL', `Unknown tool: ${shown}.`, {
     hint:
       suggestions.length > 0
-        ? `Did you mean ${suggestions.join(', ')}? tools/list (or mcp list) shows every tool.`
-        : 'tools/list (or mcp list) shows every tool.',
+        ? `Did you mean ${suggestions.join(', ')}? find_tools searches every tool by words.`
+        : 'find_tools searches every tool by words; tools/list (or mcp list) lists them.',
   });
 }
