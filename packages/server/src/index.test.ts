@@ -10,6 +10,7 @@ describe('@toolpack/server exports', () => {
       'DEFAULT_WATCH_DEBOUNCE_MS',
       'createToolDispatcher',
       'createToolpackServer',
+      'hasRootCombinator',
       'startHttpServer',
       'startStdioServer',
     ]);

@@ -8,6 +8,8 @@ export type { StartStdioServerOptions, StdioServerHandle } from './transports/st
 export { startHttpServer } from './transports/http.ts';
 export type { HttpServerHandle, StartHttpServerOptions } from './transports/http.ts';
 
+export { hasRootCombinator } from './flat-input-schema.ts';
+
 export { DEFAULT_WATCH_DEBOUNCE_MS } from './watch/source-watcher.ts';
 
 export { createToolDispatcher } from './call-pipeline/create-tool-dispatcher.ts';

@@ -7,6 +7,7 @@ import {
   type CreateToolDispatcherOptions,
 } from './call-pipeline/create-tool-dispatcher.ts';
 import type { ToolDispatcher } from './call-pipeline/dispatch-types.ts';
+import { flattenListedSchema, hasRootCombinator } from './flat-input-schema.ts';
 import type { PolicyVerdict } from './policy/policy.ts';
 
 /** One discovery's tools as the server serves them; replaced whole by each reload. */
@@ -34,6 +35,11 @@ export interface ServeToolsOptions {
    * built-ins find_tools, describe_tool and call_tool, which reach every other tool.
    */
   discloseAbove?: number;
+  /**
+   * List input schemas without a root `oneOf`/`anyOf`/`allOf` (parameter sets then go into the
+   * description), for clients whose model API refuses them. Calls are checked the same.
+   */
+  flatSchemas?: boolean;
   /** How call_tool runs a tool: the server's call pipeline (see createToolDispatcher). */
   callNamedTool?: CreateToolDispatcherOptions['callNamedTool'];
 }
@@ -41,11 +47,17 @@ export interface ServeToolsOptions {
 /** The `_meta` key of a listed tool's input examples (MCP's Tool has no field for them). */
 export const INPUT_EXAMPLES_META_KEY = 'dev.toolpack/inputExamples';
 
-function toListedTool(tool: DiscoveredTool): Tool {
+function toListedTool(tool: DiscoveredTool, flatSchemas: boolean): Tool {
   const listed: Record<string, unknown> = { name: tool.name };
   if (tool.title !== undefined) listed.title = tool.title;
-  listed.description = tool.description;
-  listed.inputSchema = tool.inputSchema;
+  if (flatSchemas && hasRootCombinator(tool.inputSchema)) {
+    const flat = flattenListedSchema(tool);
+    listed.description = flat.description;
+    listed.inputSchema = flat.inputSchema;
+  } else {
+    listed.description = tool.description;
+    listed.inputSchema = tool.inputSchema;
+  }
   if (tool.outputSchema !== undefined) listed.outputSchema = tool.outputSchema;
   if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0)
     listed.annotations = tool.annotations;
@@ -87,7 +99,10 @@ export function serveTools(options: ServeToolsOptions): ServedTools {
     allowed.push(callTool);
     verdicts.set(callTool.name, { allowed: true });
   }
-  const listed = (disclose ? allowed.filter(isBuiltin) : allowed).map(toListedTool);
+  const flatSchemas = options.flatSchemas === true;
+  const listed = (disclose ? allowed.filter(isBuiltin) : allowed).map((tool) =>
+    toListedTool(tool, flatSchemas),
+  );
   const listedJson = JSON.stringify(listed);
   listedJsonByList.set(listed, listedJson);
   return {

@@ -51,6 +51,13 @@ export interface ToolpackServerOptions {
    * policy, audit and metrics), and the instructions tell the client so. Default: list all.
    */
   discloseAbove?: number;
+  /**
+   * List input schemas without a root `oneOf`/`anyOf`/`allOf` (a PowerShell command's parameter
+   * sets are then spelled out in its description): the Anthropic, Bedrock, Vertex and OpenAI
+   * strict APIs refuse such a schema, and with it every tool of the session. Calls are checked
+   * against the full schema either way. Default false.
+   */
+  flatSchemas?: boolean;
   /** Re-discover when files under the sources change, and tell clients. Default false. */
   watch?: boolean | { debounceMs?: number };
   /** Start what the tools need (workers, the PowerShell host) right away. Default false. */
@@ -159,6 +166,7 @@ export async function createToolpackServer(
       verdictOf,
       runner,
       ...(options.discloseAbove === undefined ? {} : { discloseAbove: options.discloseAbove }),
+      ...(options.flatSchemas === true ? { flatSchemas: true } : {}),
       callNamedTool: async (toolName, args, callOptions) => {
         const answer = await callTool(toolName, args, callOptions);
         if (!('unknownTool' in answer)) return answer.result;

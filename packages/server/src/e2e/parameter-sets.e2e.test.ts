@@ -96,6 +96,12 @@ describe('several parameter sets over mcp serve (SDK client)', () => {
     ]);
   });
 
+  it('warns at start that some clients refuse a root oneOf, naming the tools', () => {
+    expect(session.stderr()).toMatch(
+      /W_ROOT_COMBINATOR 3 tools have a oneOf\/anyOf\/allOf at the root of the input schema \((?=[^)]*Find_Widget)(?=[^)]*Get_Widget)[^)]*\).*--flat-schemas/,
+    );
+  });
+
   it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} binds one call per set to the set PowerShell reports`,
     async () => {
@@ -245,5 +251,48 @@ describe.skipIf(!existsSync(inspector))('several parameter sets in the Inspector
     ]);
     expect(code).toBe(0);
     expect(json.structuredContent).toEqual({ ParameterSet: 'ById', Top: 10 });
+  });
+});
+
+describe('several parameter sets over mcp serve --flat-schemas (SDK client)', () => {
+  let session: StdioSession;
+
+  beforeAll(async () => {
+    session = await startStdioSession(['--no-cache', '--no-watch', '--flat-schemas'], {
+      cwd: project,
+    });
+  });
+
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  it('lists no root oneOf: the sets are spelled out in the description, and no warning', async () => {
+    const { tools } = await session.client.listTools();
+    for (const tool of tools)
+      expect(Object.keys(tool.inputSchema), tool.name).not.toContain('oneOf');
+    const find = tools.find((tool) => tool.name === 'Find_Widget');
+    expect(Object.keys(find?.inputSchema.properties ?? {})).toEqual(['Name', 'Id', 'All', 'Top']);
+    expect(find?.description).toContain(
+      'Parameter sets (send the parameters of one set only): ByName (default): Name (required)',
+    );
+    expect(session.stderr()).not.toContain('W_ROOT_COMBINATOR');
+  });
+
+  it('still refuses a call that fits no set: the full schema binds the call', async () => {
+    const result = await session.client.callTool({
+      name: 'Find_Widget',
+      arguments: { Name: 'gear', Id: 7 },
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^E_PARAMETER_SET_MATCH /);
+  });
+
+  it.skipIf(!hasPwsh)(`${PWSH_TEST_TAG} binds a call to its set as without the flag`, async () => {
+    const result = await session.client.callTool({
+      name: 'Find_Widget',
+      arguments: { Id: 7, Top: 2 },
+    });
+    expect(outcomeOf(result)).toBe('bound ById');
   });
 });

@@ -28,6 +28,7 @@ import { displayPath } from '../../tool-view.ts';
 import { findUnrunnableTools, renderUnrunnableTools } from '../../find-unrunnable-tools.ts';
 import { collect, parseCount, parseTimeout } from '../../option-parsers.ts';
 import { describeConfinement, renderConfinement } from '../../describe-confinement.ts';
+import { renderRootCombinatorWarning } from './root-combinator-warning.ts';
 import { resolveServedPacks } from './serve-packs.ts';
 
 interface ServeFlags extends SourceFlagValues {
@@ -49,6 +50,7 @@ interface ServeFlags extends SourceFlagValues {
   pack?: string[];
   registry?: string;
   discloseAbove?: number;
+  flatSchemas?: boolean;
 }
 
 /** `3000`, `127.0.0.1:3000`, `0.0.0.0:0`, `[::1]:3000`, `localhost:3000`. */
@@ -161,6 +163,10 @@ export function createServeCommand(io: CliIo, done: (code: number) => void): Com
       parseCount,
     )
     .option(
+      '--flat-schemas',
+      'list input schemas without a root oneOf/anyOf/allOf (parameter sets go into the description): Claude, Bedrock, Vertex and OpenAI strict refuse them',
+    )
+    .option(
       '--no-idle-gc',
       'do not run a full garbage collection 5 s after a burst of calls (it gives the memory back)',
     );
@@ -192,6 +198,12 @@ confined to the permissions its toolpack.yaml declares, which stderr lists at st
 working directory is the project a pack granted \`project\` works on (-C picks another).
 Packs are unpacked into the user cache ($TOOLPACK_CACHE_DIR, else ~/.cache/toolpack) and
 reused from there, also when the registry is down (docs/serving-clients.md).
+
+A PowerShell command with several parameter sets is listed with a oneOf input schema.
+Claude (Anthropic's API, Bedrock, Vertex) and OpenAI's strict mode refuse a root
+oneOf/anyOf/allOf, and with it the whole session: stderr warns at start, and
+--flat-schemas lists those tools without it (their sets spelled out in the description;
+calls are still bound to their set).
 
 Exit codes: 0 stopped cleanly, 2 bad flags, a bad policy, a missing source, more tools
 than maxTools, or two tools of one name where a pack is involved (or any two under --strict).`,
@@ -280,6 +292,7 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
         ...(flags.audit === undefined ? {} : { audit: path.resolve(io.cwd, flags.audit) }),
         ...(flags.name === undefined ? {} : { name: flags.name }),
         ...(flags.discloseAbove === undefined ? {} : { discloseAbove: flags.discloseAbove }),
+        ...(flags.flatSchemas === true ? { flatSchemas: true } : {}),
         // A served pack is an immutable copy in the cache: nothing to watch.
         watch: flags.watch !== false && resolved.origin !== 'packs',
         warm: true,
@@ -332,6 +345,11 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
       describeConfinement({ tools: toolpack.tools, requireSandbox, env: io.env }),
     );
     if (confinement !== undefined) say(confinement);
+    const rootCombinators = renderRootCombinatorWarning({
+      tools: toolpack.tools,
+      flatSchemas: flags.flatSchemas === true,
+    });
+    if (rootCombinators !== undefined) say(paint('yellow', rootCombinators));
 
     const policy = loaded.policy;
     const summary = `${toolpack.tools.length} ${toolpack.tools.length === 1 ? 'tool' : 'tools'}${
