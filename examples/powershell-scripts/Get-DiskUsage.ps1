@@ -12,11 +12,22 @@ The folder to measure.
 .PARAMETER Top
 How many of the largest entries to return.
 
+.EXAMPLE
+Get-DiskUsage -Path . -Top 3
+The current folder's total size and its three largest entries.
+
+.OUTPUTS
+System.Management.Automation.PSCustomObject
+    path     <string>    The folder measured, as a full path.
+    bytes    <long>      Its total size in bytes.
+    largest  <object[]>  The largest entries, biggest first: name and bytes of each.
+
 .NOTES
 ReadOnlyHint: Only reads file sizes; changes nothing.
 IdempotentHint: The same folder gives the same answer until its files change.
 #>
 [CmdletBinding()]
+[OutputType([pscustomobject])]
 param(
     [Parameter(Mandatory)]
     [string]$Path,
