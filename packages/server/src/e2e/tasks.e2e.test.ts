@@ -2,8 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  createTaskSessionFromClient,
+  resultFromTaskOutcome,
+} from '@modelcontextprotocol/ext-tasks/client';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -142,44 +145,6 @@ async function cancelAndCheckProcesses(client: Client, temp: string, serverPid: 
   await expect(tasks.cancel(task.taskId)).rejects.toMatchObject({ code: -32602 });
 }
 
-interface ExtTasksClient {
-  createTaskSessionFromClient(
-    client: Client,
-    options: { endpointId: string },
-  ): {
-    callTool(
-      name: string,
-      args: Record<string, unknown>,
-      options?: { task?: { preference?: 'allow' | 'prefer' | 'require' | 'forbid' } },
-    ): Promise<{ settle(): Promise<{ outcome: unknown }> }>;
-    close(): Promise<void>;
-  };
-  resultFromTaskOutcome(outcome: unknown): { content: { type: string; text?: string }[] };
-}
-
-/**
- * The ext-tasks requester ships with the Inspector, not as a dependency of ours: it is
- * loaded from the Inspector's own dependencies in the store.
- */
-async function loadExtTasksClient(): Promise<ExtTasksClient> {
-  const store = path.join(repo, 'node_modules', '.pnpm');
-  const folder = readdirSync(store).find((entry) =>
-    entry.startsWith('@modelcontextprotocol+ext-tasks@'),
-  );
-  if (folder === undefined) throw new Error('@modelcontextprotocol/ext-tasks is not in the store');
-  const entry = path.join(
-    store,
-    folder,
-    'node_modules',
-    '@modelcontextprotocol',
-    'ext-tasks',
-    'dist',
-    'client',
-    'index.js',
-  );
-  return (await import(pathToFileURL(entry).href)) as ExtTasksClient;
-}
-
 describe('long calls as MCP tasks over stdio (SDK client, 2025-11-25 tasks)', () => {
   let temp: string;
   let session: Awaited<ReturnType<typeof startStdioSession>>;
@@ -245,9 +210,8 @@ describe('long calls as MCP tasks over stdio (SDK client, 2025-11-25 tasks)', ()
   });
 
   it('runs a long tool through the ext-tasks requester (createTaskSessionFromClient)', async () => {
-    const ext = await loadExtTasksClient();
     const { tasks: before } = await taskRequests(session.client).list();
-    const tasks = ext.createTaskSessionFromClient(session.client, { endpointId: 'toolpack-e2e' });
+    const tasks = createTaskSessionFromClient(session.client, { endpointId: 'toolpack-e2e' });
     try {
       // For taskSupport optional the requester calls plainly unless told to use a task.
       const execution = await tasks.callTool(
@@ -256,7 +220,9 @@ describe('long calls as MCP tasks over stdio (SDK client, 2025-11-25 tasks)', ()
         { task: { preference: 'prefer' } },
       );
       const { outcome } = await execution.settle();
-      expect(textOf(ext.resultFromTaskOutcome(outcome))).toContain('report ready after 1 s');
+      expect(textOf(resultFromTaskOutcome(outcome) as Parameters<typeof textOf>[0])).toContain(
+        'report ready after 1 s',
+      );
     } finally {
       await tasks.close();
     }
