@@ -470,6 +470,7 @@ describe('the CLI installed from its tarball', () => {
     'packages/cli/src/commands/pack/pack-commands.e2e.test.ts',
     'packages/cli/src/commands/pack/server-json/server-json.e2e.test.ts',
     'packages/cli/src/commands/serve/serve-pack.e2e.test.ts',
+    'packages/cli/src/commands/eval-search/eval-search.e2e.test.ts',
     'packages/cli/src/internal-error.e2e.test.ts',
   ];
 
