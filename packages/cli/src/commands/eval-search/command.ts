@@ -13,6 +13,30 @@ interface EvalSearchFlags extends SourceFlagValues {
   seed?: string;
   queries?: number;
   json?: boolean;
+  misses?: boolean;
+}
+
+/** Misses printed per corpus in the table; --json lists them all. */
+const MISSES_SHOWN = 20;
+
+function renderMisses(report: EvalSearchReport): string {
+  const parts: string[] = [];
+  for (const result of report.results) {
+    const misses = result.findTools.misses ?? [];
+    if (misses.length === 0) continue;
+    parts.push(
+      `\n${result.corpus}, ${result.queries}: ${misses.length} queries did not find their tool first`,
+    );
+    for (const miss of misses.slice(0, MISSES_SHOWN)) {
+      const place = miss.place === null ? 'not in the first five' : `#${miss.place}`;
+      parts.push(
+        `  "${miss.query}" -> ${miss.expected} ${place}; ranked: ${miss.ranked.join(', ') || '(nothing)'}`,
+      );
+    }
+    if (misses.length > MISSES_SHOWN)
+      parts.push(`  ... ${misses.length - MISSES_SHOWN} more (--json lists them all)`);
+  }
+  return parts.length === 0 ? '' : `${parts.join('\n')}\n`;
 }
 
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
@@ -63,7 +87,11 @@ export function createEvalSearchCommand(io: CliIo, done: (code: number) => void)
       'measure at most n queries per corpus, spread evenly over its tools (default: all)',
       parseCount,
     )
-    .option('--json', 'print {"results": [...]} instead of a table');
+    .option('--json', 'print {"results": [...]} instead of a table')
+    .option(
+      '--misses',
+      "list the queries find_tools did not answer with their tool first, and what it ranked instead (to improve a tool's description)",
+    );
   addSourceFlags(command, sources);
   command.addHelpText(
     'after',
@@ -82,6 +110,7 @@ Examples:
   mcp eval-search                             # the tools of ./toolpack.yaml
   mcp -C ~/src/toolpack eval-search --corpus official --corpus generated --corpus official+generated
   mcp eval-search --corpus generated:10000 --queries 2000 --seed 7 --json
+  mcp eval-search --misses                    # which of my tools a search does not find first
 
 Exit codes: 0 measured, 1 a corpus has no tools, 2 bad flags.`,
   );
@@ -99,9 +128,14 @@ Exit codes: 0 measured, 1 a corpus has no tools, 2 bad flags.`,
       flags,
       seed,
       ...(flags.queries === undefined ? {} : { maxQueries: flags.queries }),
+      ...(flags.misses === true ? { misses: true } : {}),
       corpora: (flags.corpus ?? ['project']).map(parseCorpus),
     });
-    io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
+    io.stdout.write(
+      flags.json
+        ? `${JSON.stringify(report, null, 2)}\n`
+        : `${renderReport(report)}${renderMisses(report)}`,
+    );
     done(EXIT_OK);
   });
   return command;

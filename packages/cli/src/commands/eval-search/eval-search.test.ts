@@ -120,6 +120,34 @@ describe('evalSearch', () => {
     ]);
   });
 
+  it('lists the misses when asked: each query find_tools did not answer with its tool first', async () => {
+    const run = (misses: boolean) =>
+      evalSearch({
+        cwd: repo,
+        env: process.env,
+        sources: [],
+        flags: {},
+        seed: 1,
+        maxQueries: 200,
+        misses,
+        corpora: [parseCorpus('generated:300')],
+      });
+    const [result] = (await run(true)).results;
+    const misses = result?.findTools.misses ?? [];
+    expect(misses.length).toBe(Math.round((1 - (result?.findTools.recallAt1 ?? 1)) * 200));
+    expect(misses.length).toBeGreaterThan(0);
+    for (const miss of misses) {
+      expect(miss.ranked[0]).not.toBe(miss.expected);
+      expect(miss.place === null ? -1 : miss.ranked[miss.place - 1]).toBe(
+        miss.place === null ? -1 : miss.expected,
+      );
+    }
+    // Not asked: no list, and the naive floor never carries one.
+    const [plain] = (await run(false)).results;
+    expect(plain?.findTools.misses).toBeUndefined();
+    expect(result?.naive.misses).toBeUndefined();
+  });
+
   it('refuses an unknown corpus with the names it takes', () => {
     expect(() => parseCorpus('offical')).toThrow(/Unknown corpus "offical"/);
     expect(() => parseCorpus('project:5')).toThrow(/Unknown corpus/);

@@ -13,6 +13,8 @@ export interface EvalSearchOptions extends CommandContext {
   flags: SourceFlagValues;
   /** Measure at most this many queries per corpus, spread evenly over the tools. */
   maxQueries?: number;
+  /** List the queries find_tools did not answer with their tool first. */
+  misses?: boolean;
 }
 
 export interface CorpusResult extends SearchScores {
@@ -54,7 +56,7 @@ export async function evalSearch(options: EvalSearchOptions): Promise<EvalSearch
         queries: i === 0 ? `seed ${seed}` : `held out (seed ${seed})`,
         tools: tools.length,
         queryCount: queries.length,
-        ...measureSearch(tools, queries),
+        ...measureSearch(tools, queries, { misses: options.misses === true }),
       });
     }
   }
