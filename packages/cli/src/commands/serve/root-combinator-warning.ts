@@ -1,7 +1,8 @@
-import type { DiscoveredTool } from '@toolpack/core';
+import type { DiscoveredTool, ToolpackErrorCode } from '@toolpack/core';
 import { hasRootCombinator } from '@toolpack/server';
 
 const NAMED_AT_MOST = 5;
+const CODE: ToolpackErrorCode = 'W_ROOT_COMBINATOR';
 
 /**
  * The start-up line for tools listed with a root `oneOf`/`anyOf`/`allOf`. Said once at start:
@@ -21,7 +22,7 @@ export function renderRootCombinatorWarning(options: {
   const more = names.length > NAMED_AT_MOST ? ` and ${names.length - NAMED_AT_MOST} more` : '';
   const tools = names.length === 1 ? 'tool has' : 'tools have';
   return (
-    `W_ROOT_COMBINATOR ${names.length} ${tools} a oneOf/anyOf/allOf at the root of the input schema (${shown}${more}): ` +
+    `${CODE} ${names.length} ${tools} a oneOf/anyOf/allOf at the root of the input schema (${shown}${more}): ` +
     'Claude (Anthropic API, Bedrock, Vertex) and OpenAI strict mode refuse such a schema and with it every tool of the session. ' +
     'For those clients add --flat-schemas to the serve command (the parameter sets then go into the description).'
   );
