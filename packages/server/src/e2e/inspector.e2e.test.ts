@@ -1,56 +1,13 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
-import { afterAll, describe, expect, it } from 'vitest';
-import { childEnv, cliBin, examples, repo } from '../testing/index.ts';
+import { describe, expect, it } from 'vitest';
+import { examples, hasInspector, runInspectorCli } from '../testing/index.ts';
 
 // The official MCP Inspector's CLI mode, driving `mcp serve` over stdio as a third-party
 // client would. It is a devDependency, so it runs offline.
-const inspector = path.join(repo, 'packages', 'server', 'node_modules', '.bin', 'mcp-inspector');
-const hasInspector = existsSync(inspector);
-const home = mkdtempSync(path.join(os.tmpdir(), 'toolpack-inspector-home-'));
-
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-
-let runs = 0;
-
-/** Runs the Inspector CLI; the result is read from its --output file (stdout has banners). */
-function runInspector(
-  example: string,
-  method: string[],
-): { code: number | null; json: Record<string, unknown>; stderr: string } {
-  const env = childEnv({ HOME: home, USERPROFILE: home, APPDATA: home });
-  const output = path.join(home, `result-${(runs += 1)}.json`);
-  // The Inspector gives the server a minimal environment of its own: the source condition
-  // goes on the node command line instead.
-  const result = spawnSync(
-    inspector,
-    [
-      '--cli',
-      '--cwd',
-      path.join(examples, example),
-      process.execPath,
-      '--conditions=@toolpack/source',
-      cliBin,
-      'serve',
-      '--no-cache',
-      '--no-watch',
-      ...method,
-      '--output',
-      output,
-    ],
-    { env, encoding: 'utf8', timeout: 30_000 },
-  );
-  let json: Record<string, unknown>;
-  try {
-    json = JSON.parse(readFileSync(output, 'utf8')) as Record<string, unknown>;
-  } catch {
-    json = { unreadable: result.stdout };
-  }
-  return { code: result.status, json, stderr: result.stderr };
-}
+const runInspector = (example: string, method: string[]) =>
+  runInspectorCli({ cwd: path.join(examples, example), method });
 
 /** A result's text blocks and structured content, as one searchable string. */
 function contentOf(json: Record<string, unknown>): string {

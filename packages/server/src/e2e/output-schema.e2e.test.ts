@@ -1,12 +1,14 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { Server } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, cliBin, repo, startStdioSession, type StdioSession } from '../testing/index.ts';
+import {
+  hasInspector,
+  runInspectorCli,
+  startStdioSession,
+  type StdioSession,
+} from '../testing/index.ts';
 
 // One tool per runner kind, each with an output schema: a header script (process), a tool
 // folder's shell script (process), a tool folder's PowerShell script (pwsh) and a defineTool
@@ -158,46 +160,8 @@ describe('without the check', () => {
   });
 });
 
-const inspector = path.join(repo, 'packages', 'server', 'node_modules', '.bin', 'mcp-inspector');
-const hasInspector = existsSync(inspector);
-
 describe.skipIf(!hasInspector)('output schemas through the Inspector CLI [needs Inspector]', () => {
-  const home = mkdtempSync(path.join(os.tmpdir(), 'toolpack-inspector-output-'));
-  afterAll(() => rmSync(home, { recursive: true, force: true }));
-  let runs = 0;
-
-  function runInspector(method: string[]): { code: number | null; json: Record<string, unknown> } {
-    const output = path.join(home, `result-${(runs += 1)}.json`);
-    const result = spawnSync(
-      inspector,
-      [
-        '--cli',
-        '--cwd',
-        project,
-        process.execPath,
-        '--conditions=@toolpack/source',
-        cliBin,
-        'serve',
-        '--no-cache',
-        '--no-watch',
-        ...method,
-        '--output',
-        output,
-      ],
-      {
-        env: childEnv({ HOME: home, USERPROFILE: home, APPDATA: home }),
-        encoding: 'utf8',
-        timeout: 30_000,
-      },
-    );
-    let json: Record<string, unknown>;
-    try {
-      json = JSON.parse(readFileSync(output, 'utf8')) as Record<string, unknown>;
-    } catch {
-      json = { unreadable: `${result.stdout}\n${result.stderr}` };
-    }
-    return { code: result.status, json };
-  }
+  const runInspector = (method: string[]) => runInspectorCli({ cwd: project, method });
 
   it('shows each output schema in tools/list', () => {
     const { code, json } = runInspector(['--method', 'tools/list']);

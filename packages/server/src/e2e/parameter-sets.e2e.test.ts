@@ -1,10 +1,15 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, cliBin, repo, startStdioSession, type StdioSession } from '../testing/index.ts';
+import {
+  hasInspector,
+  runInspectorCli,
+  startStdioSession,
+  type StdioSession,
+} from '../testing/index.ts';
 
 // PowerShell scripts with several parameter sets over `mcp serve`: the client sees every
 // parameter and a oneOf branch per set; a call binds the set PowerShell binds (each script
@@ -189,70 +194,40 @@ describe('several parameter sets over mcp serve (SDK client)', () => {
 });
 
 // The official MCP Inspector's CLI mode (a devDependency, so offline) as a third-party client.
-const inspector = path.join(repo, 'packages', 'server', 'node_modules', '.bin', 'mcp-inspector');
+const runInspector = (method: string[]) => runInspectorCli({ cwd: project, method });
 
-function runInspector(method: string[]): { code: number | null; json: Record<string, unknown> } {
-  const output = path.join(work, `inspector-${method.join('-').replace(/[^\w-]/g, '_')}.json`);
-  const result = spawnSync(
-    inspector,
-    [
-      '--cli',
-      '--cwd',
-      project,
-      process.execPath,
-      '--conditions=@toolpack/source',
-      cliBin,
-      'serve',
-      '--no-cache',
-      '--no-watch',
-      ...method,
-      '--output',
-      output,
-    ],
-    {
-      env: childEnv({ HOME: work, USERPROFILE: work, APPDATA: work }),
-      encoding: 'utf8',
-      timeout: 30_000,
-    },
-  );
-  let json: Record<string, unknown>;
-  try {
-    json = JSON.parse(readFileSync(output, 'utf8')) as Record<string, unknown>;
-  } catch {
-    json = { unreadable: `${result.stdout}\n${result.stderr}` };
-  }
-  return { code: result.status, json };
-}
+describe.skipIf(!hasInspector)(
+  'several parameter sets in the Inspector CLI [needs Inspector]',
+  () => {
+    it('tools/list shows the oneOf with a branch per set', () => {
+      const { code, json } = runInspector(['--method', 'tools/list']);
+      expect(code).toBe(0);
+      const tools = json.tools as Array<{
+        name: string;
+        inputSchema: { oneOf?: Array<{ title: string }> };
+      }>;
+      const find = tools.find((tool) => tool.name === 'Find_Widget');
+      expect(find?.inputSchema.oneOf?.map((branch) => branch.title)).toEqual([
+        'ByName',
+        'ById',
+        'All',
+      ]);
+    });
 
-describe.skipIf(!existsSync(inspector))('several parameter sets in the Inspector CLI', () => {
-  it('tools/list shows the oneOf with a branch per set', () => {
-    const { code, json } = runInspector(['--method', 'tools/list']);
-    expect(code).toBe(0);
-    const tools = json.tools as Array<{
-      name: string;
-      inputSchema: { oneOf?: Array<{ title: string }> };
-    }>;
-    const find = tools.find((tool) => tool.name === 'Find_Widget');
-    expect(find?.inputSchema.oneOf?.map((branch) => branch.title)).toEqual([
-      'ByName',
-      'ById',
-      'All',
-    ]);
-  });
-
-  it.skipIf(!hasPwsh)(`${PWSH_TEST_TAG} tools/call binds the set its arguments fit`, () => {
-    const { code, json } = runInspector([
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'Find_Widget',
-      '--tool-arg',
-      'Id=7',
-    ]);
-    expect(code).toBe(0);
-    expect(json.structuredContent).toEqual({ ParameterSet: 'ById', Top: 10 });
-  });
-});
+    it.skipIf(!hasPwsh)(`${PWSH_TEST_TAG} tools/call binds the set its arguments fit`, () => {
+      const { code, json } = runInspector([
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'Find_Widget',
+        '--tool-arg',
+        'Id=7',
+      ]);
+      expect(code).toBe(0);
+      expect(json.structuredContent).toEqual({ ParameterSet: 'ById', Top: 10 });
+    });
+  },
+);
 
 describe('several parameter sets over mcp serve --flat-schemas (SDK client)', () => {
   let session: StdioSession;

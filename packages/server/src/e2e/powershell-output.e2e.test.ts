@@ -1,10 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, cliBin, repo, startStdioSession, type StdioSession } from '../testing/index.ts';
+import {
+  hasInspector,
+  runInspectorCli,
+  startStdioSession,
+  type StdioSession,
+} from '../testing/index.ts';
 
 // PowerShell's [OutputType()] with a class of the module, or a hashtable described under
 // .OUTPUTS, becomes the tool's output schema; what the pwsh runner really returns for them
@@ -98,42 +100,13 @@ describe.skipIf(!hasPwsh)('PowerShell output schemas over mcp serve (SDK client)
   });
 });
 
-const inspector = path.join(repo, 'packages', 'server', 'node_modules', '.bin', 'mcp-inspector');
-const hasInspector = existsSync(inspector);
-
 describe.skipIf(!hasInspector || !hasPwsh)(
   'PowerShell output schemas through the Inspector CLI [needs Inspector]',
   () => {
-    const home = mkdtempSync(path.join(os.tmpdir(), 'toolpack-inspector-ps-output-'));
-    afterAll(() => rmSync(home, { recursive: true, force: true }));
-    let runs = 0;
-
     function runInspector(method: string[]): Record<string, unknown> {
-      const output = path.join(home, `result-${(runs += 1)}.json`);
-      const result = spawnSync(
-        inspector,
-        [
-          '--cli',
-          '--cwd',
-          project,
-          process.execPath,
-          '--conditions=@toolpack/source',
-          cliBin,
-          'serve',
-          '--no-cache',
-          '--no-watch',
-          ...method,
-          '--output',
-          output,
-        ],
-        {
-          env: childEnv({ HOME: home, USERPROFILE: home, APPDATA: home }),
-          encoding: 'utf8',
-          timeout: 30_000,
-        },
-      );
-      expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-      return JSON.parse(readFileSync(output, 'utf8')) as Record<string, unknown>;
+      const result = runInspectorCli({ cwd: project, method });
+      expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+      return result.json;
     }
 
     it(`${PWSH_TEST_TAG} lists the class schema and calls the tool to a fitting class instance`, () => {

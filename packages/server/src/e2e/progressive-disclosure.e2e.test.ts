@@ -1,23 +1,14 @@
-import { spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  childEnv,
-  cliBin,
+  hasInspector,
   repo,
+  runInspectorCli,
   startStdioSession,
-  waitFor,
   type StdioSession,
+  waitFor,
 } from '../testing/index.ts';
 
 // A 1,000-tool catalogue (above the default maxTools, so every server here raises it) of near-duplicates (20 verbs x 50 nouns), in one JS module so that
@@ -194,51 +185,22 @@ describe('progressive disclosure (mcp serve --disclose-above, SDK client)', () =
 });
 
 // The official MCP Inspector's CLI mode, as a third-party client sees the disclosed list.
-const inspector = path.join(repo, 'packages', 'server', 'node_modules', '.bin', 'mcp-inspector');
-
 function listWithInspector(
   folder: string,
   module: string,
   discloseAbove: string,
 ): { name: string; _meta?: unknown }[] {
-  const output = path.join(folder, `list-${discloseAbove}.json`);
-  const result = spawnSync(
-    inspector,
-    [
-      '--cli',
-      '--cwd',
-      folder,
-      process.execPath,
-      '--conditions=@toolpack/source',
-      cliBin,
-      'serve',
-      '--module',
-      module,
-      '--max-tools',
-      '2000',
-      '--no-cache',
-      '--no-watch',
-      '--disclose-above',
-      discloseAbove,
-      '--method',
-      'tools/list',
-      '--output',
-      output,
-    ],
-    {
-      env: childEnv({ HOME: folder, USERPROFILE: folder, APPDATA: folder }),
-      encoding: 'utf8',
-      timeout: 60_000,
-    },
-  );
-  expect(result.status, result.stderr).toBe(0);
-  return (
-    JSON.parse(readFileSync(output, 'utf8')) as { tools: { name: string; _meta?: unknown }[] }
-  ).tools;
+  const result = runInspectorCli({
+    cwd: folder,
+    serveArgs: ['--module', module, '--max-tools', '2000', '--disclose-above', discloseAbove],
+    method: ['--method', 'tools/list'],
+  });
+  expect(result.code, result.stderr).toBe(0);
+  return (result.json as { tools: { name: string; _meta?: unknown }[] }).tools;
 }
 
-describe.skipIf(!existsSync(inspector))(
-  'progressive disclosure and input examples (Inspector CLI)',
+describe.skipIf(!hasInspector)(
+  'progressive disclosure and input examples (Inspector CLI) [needs Inspector]',
   () => {
     it('tools/list shows the three built-ins above the threshold, every tool with its examples below it', () => {
       const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-disclose-inspector-'));

@@ -3,7 +3,6 @@ import {
   existsSync,
   mkdtempSync,
   readFileSync,
-  readdirSync,
   rmSync,
   unlinkSync,
   writeFileSync,
@@ -15,10 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   examples,
   isAlive,
+  listDescendants,
   spawnServe,
   startStdioSession,
-  waitFor,
   type StdioSession,
+  waitFor,
 } from '../testing/index.ts';
 
 const fixtures = path.join(import.meta.dirname, 'fixtures');
@@ -378,32 +378,6 @@ describe('mcp serve lifecycle', () => {
       server.kill();
     }
   });
-
-  /** Every process below `root`, found through the parent pids in /proc. */
-  function listDescendants(root: number): number[] {
-    const parents = new Map<number, number>();
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-      } catch {
-        // Ended meanwhile.
-      }
-    }
-    const found: number[] = [];
-    const frontier = [root];
-    while (frontier.length > 0) {
-      const current = frontier.pop() as number;
-      for (const [pid, parent] of parents) {
-        if (parent === current && !found.includes(pid)) {
-          found.push(pid);
-          frontier.push(pid);
-        }
-      }
-    }
-    return found;
-  }
 
   for (const ending of ['stdin EOF', 'SIGTERM'] as const) {
     it(`exits cleanly on ${ending} and leaves no tool process behind`, async () => {

@@ -1,5 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -10,14 +9,14 @@ import {
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  childEnv,
-  cliBin,
+  hasInspector,
   isAlive,
-  repo,
+  listDescendants,
+  runInspectorCli,
+  type SpawnedServer,
   startHttpServe,
   startStdioSession,
   waitFor,
-  type SpawnedServer,
 } from '../testing/index.ts';
 
 const project = path.join(import.meta.dirname, 'fixtures', 'tasks-project');
@@ -41,31 +40,6 @@ const ToolResultSchema = z.looseObject({
 
 function textOf(result: { content: { type: string; text?: string }[] }): string {
   return result.content.map((block) => block.text ?? '').join('\n');
-}
-
-/** The processes below `root`, as this process sees them (a contained tool sees other pids). */
-function listDescendants(root: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // Ended meanwhile.
-    }
-  }
-  const found: number[] = [];
-  const frontier = [root];
-  while (frontier.length > 0) {
-    const current = frontier.pop() as number;
-    for (const [pid, parent] of parents)
-      if (parent === current && !found.includes(pid)) {
-        found.push(pid);
-        frontier.push(pid);
-      }
-  }
-  return found;
 }
 
 /** The tool's processes once it has written its pid file: alive, and found below the server. */
@@ -338,62 +312,37 @@ async function cancelAndCheckProcessesOf(client: Client, taskId: string, pids: n
 
 // The official Inspector's CLI mode: it has no task flags, so it shows what a client that
 // does not use tasks sees.
-describe('long-running tools in the Inspector CLI', () => {
-  const inspector = path.join(repo, 'packages', 'server', 'node_modules', '.bin', 'mcp-inspector');
+describe.skipIf(!hasInspector)('long-running tools in the Inspector CLI [needs Inspector]', () => {
   let home: string;
   beforeAll(() => {
     home = mkdtempSync(path.join(os.tmpdir(), 'toolpack-tasks-inspector-'));
   });
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-  let runs = 0;
-  const run = (args: string[], era: 'legacy' | 'modern' = 'legacy'): Record<string, unknown> => {
-    const output = path.join(home, `out-${(runs += 1)}.json`);
-    const result = spawnSync(
-      inspector,
-      [
-        '--cli',
-        '--protocol-era',
-        era,
-        '--cwd',
-        project,
-        process.execPath,
-        '--conditions=@toolpack/source',
-        cliBin,
-        'serve',
-        '--no-cache',
-        '--no-watch',
-        ...args,
-        '--output',
-        output,
-      ],
-      { env: childEnv({ HOME: home, USERPROFILE: home, APPDATA: home }), encoding: 'utf8' },
-    );
-    expect(result.status, result.stderr).toBe(0);
-    return JSON.parse(readFileSync(output, 'utf8')) as Record<string, unknown>;
+  const run = (method: string[], era: 'legacy' | 'modern' = 'legacy'): Record<string, unknown> => {
+    const result = runInspectorCli({ cwd: project, method, protocolEra: era });
+    expect(result.code, result.stderr).toBe(0);
+    return result.json;
   };
   const executionOf = (listed: Record<string, unknown>, name: string) =>
     (listed.tools as { name: string; execution?: unknown }[]).find((tool) => tool.name === name)
       ?.execution;
 
-  it.skipIf(!existsSync(inspector))(
-    'shows taskSupport in tools/list (2025-11-25), not to a 2026-07-28 client, and calls the tool plainly',
-    () => {
-      expect(executionOf(run(['--method', 'tools/list']), 'slow_report')).toEqual({
-        taskSupport: 'optional',
-      });
-      // 2026-07-28 removed execution.taskSupport (tasks became an extension): the SDK leaves it out.
-      expect(executionOf(run(['--method', 'tools/list'], 'modern'), 'slow_report')).toBeUndefined();
-      const called = run([
-        '--method',
-        'tools/call',
-        '--tool-name',
-        'slow_report',
-        '--tool-arg',
-        'seconds=0',
-        `pid_file=${path.join(home, 'pid')}`,
-      ]);
-      expect(JSON.stringify(called)).toContain('report ready after 0 s');
-    },
-  );
+  it('shows taskSupport in tools/list (2025-11-25), not to a 2026-07-28 client, and calls the tool plainly', () => {
+    expect(executionOf(run(['--method', 'tools/list']), 'slow_report')).toEqual({
+      taskSupport: 'optional',
+    });
+    // 2026-07-28 removed execution.taskSupport (tasks became an extension): the SDK leaves it out.
+    expect(executionOf(run(['--method', 'tools/list'], 'modern'), 'slow_report')).toBeUndefined();
+    const called = run([
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'slow_report',
+      '--tool-arg',
+      'seconds=0',
+      `pid_file=${path.join(home, 'pid')}`,
+    ]);
+    expect(JSON.stringify(called)).toContain('report ready after 0 s');
+  });
 });
