@@ -14,6 +14,7 @@ interface ConfigFlags {
   name?: string;
   project?: boolean;
   npx?: boolean;
+  flatSchemas?: boolean;
 }
 
 function parseClient(value: string): ConfigClient {
@@ -43,7 +44,11 @@ export function createConfigCommand(io: CliIo, done: (code: number) => void): Co
       parseName,
     )
     .option('--project', 'VS Code/Cursor: use the project’s .vscode/mcp.json or .cursor/mcp.json')
-    .option('--npx', 'start the server with `npx -y @toolpack/cli@<version>` (a config to share)');
+    .option('--npx', 'start the server with `npx -y @toolpack/cli@<version>` (a config to share)')
+    .option(
+      '--flat-schemas',
+      'serve with --flat-schemas: no root oneOf in input schemas, which Claude refuses (mcp serve warns when a tool has one)',
+    );
   command.addHelpText(
     'after',
     `
@@ -52,6 +57,7 @@ Examples:
   mcp config claude --write        # add it to claude_desktop_config.json
   mcp config vscode --project --write
   mcp -C ~/work/jira-tools config cursor --write --name jira
+  mcp config claude --write --flat-schemas   # PowerShell commands with several parameter sets
 
 Exit codes: 0 printed or written, 2 an unknown client or a config file that is not valid JSON.`,
   );
@@ -67,6 +73,7 @@ Exit codes: 0 printed or written, 2 an unknown client or a config file that is n
         ...(flags.name === undefined ? {} : { name: flags.name }),
         ...(flags.project ? { project: true } : {}),
         ...(flags.npx ? { npx: true } : {}),
+        ...(flags.flatSchemas ? { flatSchemas: true } : {}),
       });
     } catch (error) {
       // A config file that cannot be merged is the user's to fix: exit 2, not 1.

@@ -99,6 +99,19 @@ describe('mcp config', () => {
     );
   });
 
+  it('--flat-schemas adds the flag to the serve command, for clients that refuse a root oneOf', async () => {
+    const { code, stdout } = await mcp(['config', 'claude', '--flat-schemas']);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({
+      mcpServers: {
+        'toolpack-jira-tools': {
+          command: process.execPath,
+          args: [bin, '-C', project, 'serve', '--flat-schemas'],
+        },
+      },
+    });
+  });
+
   it('--write merges into a file with other servers and keys, keeping them all', async () => {
     mkdirSync(path.dirname(claudeFile()), { recursive: true });
     copyFileSync(path.join(fixtures, 'claude-with-other-servers.json'), claudeFile());

@@ -85,9 +85,16 @@ export function resolveServerLaunch(options: {
   /** This package's `mcp` bin (findCliPackage). */
   binPath: string;
   nodePath?: string;
+  /** Add `--flat-schemas` to the serve command (clients whose model API refuses a root oneOf). */
+  flatSchemas?: boolean;
 }): ServerLaunch {
   const { binPath } = options;
-  const serveArgs = ['-C', options.projectDir, 'serve'];
+  const serveArgs = [
+    '-C',
+    options.projectDir,
+    'serve',
+    ...(options.flatSchemas === true ? ['--flat-schemas'] : []),
+  ];
   const fromNpxCache = /[\\/]_npx[\\/]/.test(binPath);
   if (options.npx === true || fromNpxCache || !existsSync(binPath)) {
     return { command: 'npx', args: ['-y', `@toolpack/cli@${options.version}`, ...serveArgs] };
@@ -199,6 +206,8 @@ export interface ConfigureClientOptions extends CommandContext {
   project?: boolean;
   /** Start the server with `npx -y @toolpack/cli@<version>` (a config to share). */
   npx?: boolean;
+  /** Serve with `--flat-schemas`: no root oneOf/anyOf/allOf in the listed input schemas. */
+  flatSchemas?: boolean;
 }
 
 export interface ClientConfiguration {
@@ -223,6 +232,7 @@ export async function configureClient(
     version: cli.version,
     binPath: cli.binPath,
     ...(options.npx ? { npx: true } : {}),
+    ...(options.flatSchemas ? { flatSchemas: true } : {}),
   });
   const target = findClientConfig(options.client, {
     env: options.env,

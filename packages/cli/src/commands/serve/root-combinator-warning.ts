@@ -24,6 +24,6 @@ export function renderRootCombinatorWarning(options: {
   return (
     `${CODE} ${names.length} ${tools} a oneOf/anyOf/allOf at the root of the input schema (${shown}${more}): ` +
     'Claude (Anthropic API, Bedrock, Vertex) and OpenAI strict mode refuse such a schema and with it every tool of the session. ' +
-    'For those clients add --flat-schemas to the serve command (the parameter sets then go into the description).'
+    'For those clients add --flat-schemas to the serve command, e.g. mcp config claude --write --flat-schemas (the parameter sets then go into the description).'
   );
 }
