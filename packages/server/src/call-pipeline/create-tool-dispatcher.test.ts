@@ -34,6 +34,23 @@ describe('createToolDispatcher', () => {
     });
   });
 
+  it("checks a workflow's result against its outputSchema, as the runner checks a tool's", async () => {
+    const typed = await dispatcher.call('workflow_typed_shout', { name: 'ada' });
+    expect(typed.isError).toBeUndefined();
+    expect(typed.structuredContent).toEqual({ shouted: 'ADA', length: 3 });
+    expect(dispatcher.get('workflow_typed_shout')?.outputSchema?.required).toEqual([
+      'shouted',
+      'length',
+    ]);
+    const mistyped = await dispatcher.call('workflow_mistyped_shout', { name: 'ada' });
+    expect(mistyped.isError).toBe(true);
+    expect(mistyped.content[0]).toMatchObject({
+      text: expect.stringMatching(
+        /^E_OUTPUT_MISMATCH Tool "workflow_mistyped_shout" returned a result that does not fit its output schema: structuredContent\/shouted must be integer/,
+      ),
+    });
+  });
+
   it('reports workflow progress step by step', async () => {
     const progress: number[] = [];
     await dispatcher.call(

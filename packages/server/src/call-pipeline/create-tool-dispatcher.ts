@@ -1,6 +1,6 @@
 import type { DiscoveredTool, ToolCallResult } from '@toolpack/core';
 import { createToolSearchIndex, describeTool, suggestToolNames } from '@toolpack/discovery';
-import { checkToolArguments, type ToolRunner } from '@toolpack/runners';
+import { checkToolArguments, checkToolResult, type ToolRunner } from '@toolpack/runners';
 import { toCallResult } from './call-results.ts';
 import type { DispatchCallOptions, ToolDispatcher } from './dispatch-types.ts';
 import { runWorkflow } from './run-workflow.ts';
@@ -99,7 +99,7 @@ export function createToolDispatcher(options: CreateToolDispatcherOptions): Tool
         true,
       );
     }
-    return runWorkflow(tool, invocation.workflow, input, {
+    const result = await runWorkflow(tool, invocation.workflow, input, {
       call: async (stepName, stepArgs, stepOptions) => {
         const step = byName.get(stepName);
         if (step === undefined)
@@ -110,6 +110,8 @@ export function createToolDispatcher(options: CreateToolDispatcherOptions): Tool
       },
       options: callOptions,
     });
+    // The runner checks the results of the tools it runs; a workflow's is checked here.
+    return checkToolResult(tool, result) ?? result;
   };
 
   return {

@@ -84,6 +84,36 @@ describe('describeWorkflow: good workflows', () => {
     });
   });
 
+  it('serves an outputSchema, and refuses one that is not an object schema at its line', () => {
+    const content = (schema: string) =>
+      [
+        'description: Echoes.',
+        'steps:',
+        '  - id: one',
+        '    tool: echo',
+        'outputSchema:',
+        schema,
+      ].join('\n');
+    const good = describeWorkflow({
+      path: '/w/echo.yaml',
+      content: content('  type: object\n  properties: { text: { type: string } }'),
+    });
+    expect(good.diagnostics).toEqual([]);
+    expect(good.tools[0]?.outputSchema).toEqual({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+    });
+    const bad = describeWorkflow({
+      path: '/w/echo.yaml',
+      content: content('  type: array\n  items: { type: strin }'),
+    });
+    expect(bad.tools).toEqual([]);
+    expect(codesAndLines(bad)).toEqual([
+      ['E_OUTPUT_SCHEMA', 6],
+      ['E_OUTPUT_SCHEMA', 7],
+    ]);
+  });
+
   it('does not prefix a name that already starts with workflow_', () => {
     const result = describeFixture('good/cleanup.yaml');
     expect(result.diagnostics).toEqual([]);

@@ -14,6 +14,7 @@ import type {
   WorkflowSpec,
 } from '@toolpack/core';
 import type { SourceResult } from '../../types.ts';
+import { checkObjectSchema } from '../tool-folders/check-object-schema.ts';
 import { parseLocatedDocument } from '../tool-folders/yaml-document.ts';
 import { readWorkflowInputs } from './read-workflow-inputs.ts';
 import { readWorkflowSteps } from './read-workflow-steps.ts';
@@ -52,6 +53,9 @@ export interface DescribeWorkflowInput {
  * annotations: { readOnlyHint: true }   # optional MCP hints
  * timeout: 120                       # optional: seconds for the whole workflow
  * longRunning: true                  # optional: calls take long (tasks, for clients that have them)
+ * outputSchema:                      # optional: what the result is; a result that does not fit is an error
+ *   type: object
+ *   properties: { key: { type: string } }
  * ```
  *
  * An input is required unless it says `required: false` or declares a `default`.
@@ -125,6 +129,17 @@ export function describeWorkflow(input: DescribeWorkflowInput): SourceResult {
       report(error.code, error.message, ['input'], error.hint);
     }
   }
+  const outputSchema =
+    workflow.outputSchema === undefined
+      ? undefined
+      : checkObjectSchema({
+          value: workflow.outputSchema,
+          key: 'outputSchema',
+          input: false,
+          report: (severity, code, message, line, hint) =>
+            diagnostics.push(createDiagnostic(severity, code, message, { path, line }, hint)),
+          lineOf: (...segments) => lineOf(segments),
+        });
   if (name === undefined || schema === undefined || hasErrors(diagnostics))
     return { tools: [], diagnostics };
   if (renamed !== undefined) diagnostics.push(renamed);
@@ -152,6 +167,7 @@ export function describeWorkflow(input: DescribeWorkflowInput): SourceResult {
   if (workflow.timeout !== undefined)
     tool.timeoutMs = Math.max(1, Math.round(workflow.timeout * 1000));
   if (workflow.longRunning === true) tool.longRunning = true;
+  if (outputSchema !== undefined) tool.outputSchema = outputSchema;
   return { tools: [tool], diagnostics };
 }
 

@@ -66,6 +66,8 @@ export const workflowSchema = z.strictObject({
   input: z.record(z.string(), z.unknown()).nullish(),
   steps: z.array(stepSchema).min(1, 'a workflow needs at least one step'),
   output: z.unknown().optional(),
+  // Checked on its own (checkObjectSchema) so each problem is reported at its line.
+  outputSchema: z.unknown().optional(),
   annotations: z
     .strictObject({
       title: z.string().optional(),
