@@ -12,25 +12,10 @@ import {
   isSwitchType,
   mapPowerShellType,
 } from './map-powershell-type.ts';
+import { COMMON_PARAMETERS, SHOULD_PROCESS_PARAMETERS } from './common-parameters.ts';
 import { findRepeatedSets, readParameterSets } from './parameter-sets.ts';
 import type { PsAttribute, PsParameter } from './reader.ts';
 
-/** PowerShell's common parameters: added by PowerShell to every advanced script or function. */
-const COMMON_PARAMETERS = [
-  'Verbose',
-  'Debug',
-  'ErrorAction',
-  'WarningAction',
-  'InformationAction',
-  'ProgressAction',
-  'ErrorVariable',
-  'WarningVariable',
-  'InformationVariable',
-  'OutVariable',
-  'OutBuffer',
-  'PipelineVariable',
-];
-const SHOULD_PROCESS_PARAMETERS = ['WhatIf', 'Confirm'];
 /** The engine keeps a command's sets as bits of a 32-bit mask ("ParsingTooManyParameterSets"). */
 const MAX_PARAMETER_SETS = 32;
 
@@ -250,7 +235,7 @@ function checkCommonParameters(input: ConvertParametersInput, converter: Paramet
     binding !== undefined ||
     input.parameters.some((p) => p.attributes.some((a) => a.key === 'parameter'));
   if (!advanced) return;
-  const reserved = [...COMMON_PARAMETERS];
+  const reserved: string[] = [...COMMON_PARAMETERS];
   if (isTruthy(binding?.named.get('supportsshouldprocess')))
     reserved.push(...SHOULD_PROCESS_PARAMETERS);
   for (const parameter of input.parameters) {

@@ -9,6 +9,7 @@ import { createDiagnostic, validateArguments } from '@toolpack/core';
 import type { Diagnostic, JsonSchema, ObjectJsonSchema, ToolInputExample } from '@toolpack/core';
 import { coerceDeep, constantNumber } from './attribute-values.ts';
 import type { CommentHelp } from './comment-help.ts';
+import { isCommonParameterName } from './common-parameters.ts';
 import { evaluateConstant, parseNumberLiteral } from './constant-value.ts';
 import { isSwitchType } from './map-powershell-type.ts';
 import type { PsAttribute, PsParameter } from './reader.ts';
@@ -36,23 +37,6 @@ export interface ReadInputExamples {
 /** A prompt before the command, as Get-Help also drops it: `PS C:\>`, `PS>`. */
 const PROMPT = /^\s*PS(?:\s[^>]*)?>\s*/;
 const DASHES = /^[-\u2013\u2014\u2015]/;
-/** Common parameters change how a call runs, not what it does: no tool argument carries them. */
-const COMMON = new Set([
-  'verbose',
-  'debug',
-  'erroraction',
-  'warningaction',
-  'informationaction',
-  'progressaction',
-  'errorvariable',
-  'warningvariable',
-  'informationvariable',
-  'outvariable',
-  'outbuffer',
-  'pipelinevariable',
-  'whatif',
-  'confirm',
-]);
 
 /** Why an example cannot become an input example. `silent`: it was never meant as one. */
 class NotAnExample extends Error {
@@ -139,7 +123,7 @@ function findParameter(written: string, parameters: readonly ParameterInfo[]): P
   if (exact !== undefined) return exact;
   const matches = parameters.filter((p) => p.name.toLowerCase().startsWith(key));
   if (matches.length === 1) return matches[0] as ParameterInfo;
-  if (COMMON.has(key)) throw quiet();
+  if (isCommonParameterName(key)) throw quiet();
   throw new NotAnExample(
     matches.length === 0
       ? `it passes -${written}, which is not a parameter`

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '@toolpack/core';
+import { isCommonParameterName } from '../powershell-reader/common-parameters.ts';
 import type { OurCommand, PwshCommand } from './powershell-parity-compare.ts';
 
 /** What parity-collect.ps1 adds for issue 19: the OutputType names and each example's binding. */
@@ -13,24 +14,6 @@ export interface PwshCommandHelpFacts {
     bindingError: string | null;
   }>;
 }
-
-/** Parameters no tool argument carries: an example using one is help text only. */
-const COMMON = new Set([
-  'verbose',
-  'debug',
-  'erroraction',
-  'warningaction',
-  'informationaction',
-  'progressaction',
-  'errorvariable',
-  'warningvariable',
-  'informationvariable',
-  'outvariable',
-  'outbuffer',
-  'pipelinevariable',
-  'whatif',
-  'confirm',
-]);
 
 /**
  * Whether Toolpack's output schema agrees with the `OutputType` PowerShell reports: a schema
@@ -133,7 +116,7 @@ export function compareExamples(
     }
     if (example.bound === null) return;
     const entries = Object.entries(example.bound);
-    if (entries.some(([name, bound]) => !bound.constant || COMMON.has(name.toLowerCase()))) return;
+    if (entries.some(([name, bound]) => !bound.constant || isCommonParameterName(name))) return;
     if (ignored.some((d) => d.message.startsWith(`Example ${index + 1} of`))) return;
     expected.push(
       Object.fromEntries(
