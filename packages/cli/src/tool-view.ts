@@ -14,51 +14,28 @@ export function displayPath(file: string, cwd: string): string {
 }
 
 export function toToolView(tool: DiscoveredTool, cwd: string): ToolView {
-  const view: ToolView = {
+  // Every field of a view (the mapped type makes leaving one out a type error), in the order
+  // --json prints them; the JSON copy drops the undefined ones and shares nothing with the tool.
+  const view: { [K in keyof Required<ToolView>]: ToolView[K] | undefined } = {
     name: tool.name,
+    title: tool.title,
     description: tool.description,
     inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    inputExamples:
+      tool.inputExamples !== undefined && tool.inputExamples.length > 0
+        ? tool.inputExamples
+        : undefined,
+    parameterSets: tool.parameterSets,
+    annotations:
+      tool.annotations !== undefined && Object.keys(tool.annotations).length > 0
+        ? tool.annotations
+        : undefined,
+    longRunning: tool.longRunning === true ? true : undefined,
+    progressResetsTimeout: tool.progressResetsTimeout === true ? true : undefined,
     source: { ...tool.source, path: displayPath(tool.source.path, cwd) },
   };
-  if (tool.title !== undefined) view.title = tool.title;
-  if (tool.outputSchema !== undefined) view.outputSchema = tool.outputSchema;
-  if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0)
-    view.annotations = tool.annotations;
-  if (tool.inputExamples !== undefined && tool.inputExamples.length > 0)
-    view.inputExamples = tool.inputExamples;
-  if (tool.parameterSets !== undefined) view.parameterSets = tool.parameterSets;
-  if (tool.longRunning === true) view.longRunning = true;
-  if (tool.progressResetsTimeout === true) view.progressResetsTimeout = true;
-  // Key order of the printed object: name, title, description, schemas, examples, parameter
-  // sets, annotations, opt-ins, source.
-  const {
-    name,
-    title,
-    description,
-    inputSchema,
-    outputSchema,
-    inputExamples,
-    parameterSets,
-    annotations,
-    longRunning,
-    progressResetsTimeout,
-    source,
-  } = view;
-  return JSON.parse(
-    JSON.stringify({
-      name,
-      title,
-      description,
-      inputSchema,
-      outputSchema,
-      inputExamples,
-      parameterSets,
-      annotations,
-      longRunning,
-      progressResetsTimeout,
-      source,
-    }),
-  ) as ToolView;
+  return JSON.parse(JSON.stringify(view)) as ToolView;
 }
 
 export function toDiagnosticView(diagnostic: Diagnostic, cwd: string): Diagnostic {
