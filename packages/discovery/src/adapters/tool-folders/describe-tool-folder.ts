@@ -4,7 +4,8 @@ import type { Diagnostic, DiscoveredTool, ObjectJsonSchema } from '@toolpack/cor
 import type { SourceResult } from '../../types.ts';
 import { checkObjectSchema } from './check-object-schema.ts';
 import { type ToolFolderScripts, checkToolScript } from './check-tool-script.ts';
-import { type LineOf, type Report, describeValue } from './metadata-report.ts';
+import { describeValue } from './metadata-report.ts';
+import { pickMetadataKey } from './pick-metadata-key.ts';
 import { readToolFolderName } from './read-tool-folder-name.ts';
 import { reportUnknownKeys } from './report-unknown-keys.ts';
 import { readAnnotations } from './read-annotations.ts';
@@ -133,7 +134,7 @@ export async function describeToolFolder(input: DescribeToolFolderInput): Promis
       );
   }
 
-  const inputKey = pickKey(metadata, 'inputSchema', 'input_schema', report, lineOf);
+  const inputKey = pickMetadataKey(metadata, 'inputSchema', 'input_schema', report, lineOf);
   const inputSchema =
     inputKey === undefined
       ? ({ type: 'object', properties: {}, additionalProperties: false } satisfies ObjectJsonSchema)
@@ -144,7 +145,7 @@ export async function describeToolFolder(input: DescribeToolFolderInput): Promis
           report,
           lineOf,
         });
-  const outputKey = pickKey(metadata, 'outputSchema', 'output_schema', report, lineOf);
+  const outputKey = pickMetadataKey(metadata, 'outputSchema', 'output_schema', report, lineOf);
   const outputSchema =
     outputKey === undefined
       ? undefined
@@ -189,27 +190,4 @@ export async function describeToolFolder(input: DescribeToolFolderInput): Promis
   if (inputExamples.length > 0) tool.inputExamples = inputExamples;
   Object.assign(tool, optIns);
   return { tools: [tool], diagnostics };
-}
-
-/** Which of two spellings of a key the file uses (warning when it uses both). */
-function pickKey(
-  metadata: Record<string, unknown>,
-  preferred: string,
-  alternative: string,
-  report: Report,
-  lineOf: LineOf,
-): string | undefined {
-  const hasPreferred = metadata[preferred] !== undefined && metadata[preferred] !== null;
-  const hasAlternative = metadata[alternative] !== undefined && metadata[alternative] !== null;
-  if (hasPreferred && hasAlternative) {
-    report(
-      'warning',
-      'W_DUPLICATE_KEY',
-      `Both ${preferred} and ${alternative} are set; ${alternative} is ignored.`,
-      lineOf(alternative),
-      `Keep only ${preferred}.`,
-    );
-  }
-  if (hasPreferred) return preferred;
-  return hasAlternative ? alternative : undefined;
 }

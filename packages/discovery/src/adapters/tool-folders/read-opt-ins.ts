@@ -1,4 +1,5 @@
 import { type LineOf, type Report, describeValue } from './metadata-report.ts';
+import { pickMetadataKey } from './pick-metadata-key.ts';
 
 export interface OptIns {
   longRunning?: true;
@@ -21,18 +22,7 @@ export function readOptIns(
 ): OptIns {
   const optIns: OptIns = {};
   for (const [preferred, alternative] of FLAGS) {
-    const hasPreferred = metadata[preferred] !== undefined && metadata[preferred] !== null;
-    const hasAlternative = metadata[alternative] !== undefined && metadata[alternative] !== null;
-    if (hasPreferred && hasAlternative) {
-      report(
-        'warning',
-        'W_DUPLICATE_KEY',
-        `Both ${preferred} and ${alternative} are set; ${alternative} is ignored.`,
-        lineOf(alternative),
-        `Keep only ${preferred}.`,
-      );
-    }
-    const key = hasPreferred ? preferred : hasAlternative ? alternative : undefined;
+    const key = pickMetadataKey(metadata, preferred, alternative, report, lineOf);
     if (key === undefined) continue;
     const value = metadata[key];
     if (typeof value !== 'boolean') {
