@@ -287,12 +287,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     };
     // An opted-in tool's timeout bounds its silence, not its run: each report restarts it.
     const resetsOnProgress = tool.progressResetsTimeout === true;
-    let timer = setTimeout(() => stop('timeout'), timeoutMs);
-    const restartTimer = (): void => {
-      if (controller.signal.aborted) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => stop('timeout'), timeoutMs);
-    };
+    const timer = setTimeout(() => stop('timeout'), timeoutMs);
     const onCallerAbort = (): void => stop('cancelled');
     callOptions.signal?.addEventListener('abort', onCallerAbort, { once: true });
     stoppers.add(stop);
@@ -315,7 +310,8 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         // dropped, and restarts no timeout (the client's own timeout would not restart either).
         if (!Number.isFinite(progress.progress) || progress.progress <= lastProgress) return;
         lastProgress = progress.progress;
-        if (resetsOnProgress) restartTimer();
+        // refresh() restarts the same timer: no new one per report.
+        if (resetsOnProgress && !controller.signal.aborted) timer.refresh();
         throttle?.push(progress);
       },
       onLog(level, message) {
