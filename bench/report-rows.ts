@@ -12,6 +12,7 @@ export interface BenchOutputs {
   registry?: unknown;
   'registry-replicas'?: unknown;
   peers?: unknown;
+  startup?: unknown;
   sandbox?: unknown;
   'search-quality'?: unknown;
   'system-load'?: unknown;
@@ -497,6 +498,50 @@ function peerRows(out: unknown): ResultRow[] {
         note: null,
       }),
     );
+  return rows;
+}
+
+/** Start-up rows (bench/startup.ts): `mcp serve` against the bare SDK server in the same run. */
+function startupRows(out: unknown, loadAverage?: readonly number[]): ResultRow[] {
+  const bench = 'startup';
+  const servers = arrayAt(out, 'servers');
+  const byId = (id: string) => servers.find((s) => stringAt(s, 'id') === id);
+  const starts = numberAt(out, 'starts') ?? '?';
+  const rows: ResultRow[] = [];
+  const cases = [
+    ['examples', 'examplesFloor', "the README's examples/ folder (cache warm)"],
+    ['manyCached', 'manyFloor', 'PARAM-header scripts, discovery cache warm'],
+    ['manyCold', 'manyFloor', 'PARAM-header scripts, --no-cache'],
+  ] as const;
+  for (const [id, floorId, what] of cases) {
+    const ours = byId(id);
+    const floor = byId(floorId);
+    if (ours === undefined) continue;
+    const oursMs = numberAt(ours, 'toolsListMs.p50');
+    const floorMs = numberAt(floor, 'toolsListMs.p50');
+    const budget = floorMs === null ? null : floorMs + 100;
+    const targeted = id !== 'manyCold';
+    const met = !targeted || oursMs === null || budget === null ? null : oursMs <= budget;
+    rows.push(
+      row({
+        bench,
+        scenario: `mcp serve start-up: spawn -> tools/list answered, ${numberAt(ours, 'tools') ?? '?'} tools, ${what}, p50 of ${starts}`,
+        ours: ms(oursMs, 1),
+        oursValue: oursMs,
+        reference:
+          floor === undefined
+            ? null
+            : `${stringAt(floor, 'label') ?? 'bare SDK server'} ${ms(floorMs, 1)}`,
+        referenceValue: floorMs,
+        target: targeted ? '<= floor + 100 ms' : 'reported',
+        met,
+        note:
+          met === false
+            ? `${OPEN_NOTE_PREFIX} ${ms(oursMs === null || floorMs === null ? null : oursMs - floorMs, 1)} over the floor${loadNote(loadAverage)}.`
+            : null,
+      }),
+    );
+  }
   return rows;
 }
 
@@ -1009,6 +1054,8 @@ export function buildResultRows({ outputs, loadAverages = {} }: BuildRowsOptions
       ? [missing('peers', 'pnpm --filter @toolpack/bench bench:peers')]
       : peerRows(outputs.peers)),
   );
+  if (outputs.startup !== undefined)
+    rows.push(...startupRows(outputs.startup, loadAverages.startup));
   rows.push(
     ...(outputs['pack-add'] === undefined
       ? [missing('pack-add', 'pnpm --filter @toolpack/bench bench:pack-add')]
