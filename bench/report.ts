@@ -17,6 +17,7 @@ const names = [
   'server',
   'reload',
   'peers',
+  'startup',
   'pack-add',
   'registry',
   'registry-replicas',
