@@ -1,7 +1,12 @@
 // Runs in a child process: a tool module's top-level code (connections, timers, globals)
 // must never run inside the process that discovers it. Answers over the IPC channel so
 // whatever the module prints cannot be mistaken for the answer.
+import module from 'node:module';
 import { pathToFileURL } from 'node:url';
+
+// Every start of `mcp serve` or `mcp list` over a JS module waits on this child: V8's cached
+// code of @toolpack/core, zod and the module itself takes about 40 ms off its ~100 ms.
+module.enableCompileCache?.();
 
 const BRAND = Symbol.for('@toolpack/core/defined-tool');
 
@@ -28,13 +33,13 @@ function describe(exportName, value) {
 
 let answer;
 try {
-  const module = await import(pathToFileURL(modulePath).href);
+  const loaded = await import(pathToFileURL(modulePath).href);
   const tools = [];
-  for (const [exportName, value] of Object.entries(module)) {
+  for (const [exportName, value] of Object.entries(loaded)) {
     if (value !== null && typeof value === 'object' && value[BRAND] === true)
       tools.push(describe(exportName, value));
   }
-  answer = { tools, exportNames: Object.keys(module) };
+  answer = { tools, exportNames: Object.keys(loaded) };
 } catch (error) {
   answer = {
     error: {
