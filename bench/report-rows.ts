@@ -16,6 +16,7 @@ export interface BenchOutputs {
   sandbox?: unknown;
   'search-quality'?: unknown;
   'system-load'?: unknown;
+  bursts?: unknown;
 }
 
 export interface ResultRow {
@@ -965,6 +966,93 @@ function systemLoadRows(out: unknown): ResultRow[] {
   return rows;
 }
 
+/** The issue's target for a burst of mixed calls: every answer within this, p99. */
+const BURST_P99_TARGET_MS = 2_000;
+
+/**
+ * bench/bursts.ts: 1,000 mixed calls sent at once to `mcp serve` over stdio and HTTP, beside
+ * the floor of starting the burst's processes bare (and through the containment launcher)
+ * with the process runner's concurrency, in the same run.
+ */
+function burstRows(out: unknown, loadAverage?: readonly number[]): ResultRow[] {
+  const bench = 'bursts';
+  const calls = numberAt(out, 'calls');
+  const slots = numberAt(out, 'processConcurrency');
+  const mode = stringAt(out, 'containment') ?? '?';
+  const bare = record(record(out)?.floor)?.bare;
+  const contained = record(record(out)?.floor)?.contained;
+  const bareSeconds = numberAt(bare, 'seconds');
+  const bareP99 = numberAt(bare, 'latency.all.p99');
+  const containedSeconds = numberAt(contained, 'seconds');
+  const spawns = numberAt(bare, 'calls');
+  const floorLabel = `${spawns ?? '?'} bare spawns of the same bash/node scripts, ${slots ?? '?'} at a time`;
+  const rows: ResultRow[] = [
+    row({
+      bench,
+      scenario: `Burst floor: the same ${spawns ?? '?'} process starts through the containment launcher (${mode} mode), ${slots ?? '?'} at a time, to the last exit`,
+      ours: containedSeconds === null ? 'n/a' : `${containedSeconds} s`,
+      oursValue: containedSeconds,
+      reference: bareSeconds === null ? null : `bare spawns ${bareSeconds} s`,
+      referenceValue: bareSeconds,
+    }),
+  ];
+  for (const transport of ['stdio', 'http'] as const) {
+    const block = record(out)?.[transport];
+    if (block === undefined) continue;
+    const label = `${calls ?? '?'} concurrent calls mixed across runners (JS module, bash, node script) over ${transport}, all sent at once`;
+    const seconds = numberAt(block, 'seconds');
+    const p99 = numberAt(block, 'latency.all.p99');
+    const met = p99 === null ? null : p99 < BURST_P99_TARGET_MS;
+    const floorAboveTarget = bareP99 !== null && bareP99 >= BURST_P99_TARGET_MS;
+    rows.push(
+      row({
+        bench,
+        scenario: `${label}: time to the last answer (${numberAt(block, 'callsPerSecond') ?? '?'} calls/s; server CPU ${numberAt(block, 'serverCpuMs') ?? '?'} ms, tool processes ${numberAt(block, 'toolCpuMs') ?? '?'} ms; RSS ${numberAt(block, 'rssBeforeMb') ?? '?'} -> peak ${numberAt(block, 'rssPeakMb') ?? '?'} -> after ${numberAt(block, 'rssAfterMb') ?? '?'} MB)`,
+        ours: seconds === null ? 'n/a' : `${seconds} s`,
+        oursValue: seconds,
+        reference: bareSeconds === null ? null : `${floorLabel}: ${bareSeconds} s`,
+        referenceValue: bareSeconds,
+      }),
+      row({
+        bench,
+        scenario: `${label}: latency p99 (p50 ${ms(numberAt(block, 'latency.all.p50'), 0)}; JS-module calls p99 ${ms(numberAt(block, 'latency.echo_worker.p99'), 0)})`,
+        ours: ms(p99, 0),
+        oursValue: p99,
+        reference: bareP99 === null ? null : `${floorLabel}: p99 ${ms(bareP99, 0)}`,
+        referenceValue: bareP99,
+        target: `< ${BURST_P99_TARGET_MS} ms`,
+        met,
+        note:
+          met !== false
+            ? null
+            : floorAboveTarget
+              ? `Missed${loadNote(loadAverage)}: the target lies under this machine's floor. Without any server, starting the burst's ${spawns ?? '?'} bash and node processes ${slots ?? '?'} at a time on ${numberAt(out, 'cores') ?? '?'} cores took ${ms(bareP99, 0)} to the last exit in the same run (through the containment launcher ${containedSeconds ?? '?'} s). The tool processes' own CPU (${numberAt(block, 'toolCpuMs') ?? '?'} ms, mostly node's start-up) fills both cores, so the last process call cannot end sooner; the JS-module calls, which start no process, answered within ${ms(numberAt(block, 'latency.echo_worker.p99'), 0)} p99.`
+              : `${OPEN_NOTE_PREFIX} the bare floor's p99 was ${ms(bareP99, 0)}, under the target, and ours ${ms(p99, 0)}.`,
+      }),
+    );
+  }
+  const lost = numberAt(out, 'lost');
+  const wrong = numberAt(out, 'wrong');
+  const duplicated = numberAt(out, 'duplicated');
+  const failures =
+    lost === null || wrong === null || duplicated === null ? null : lost + wrong + duplicated;
+  rows.push(
+    row({
+      bench,
+      scenario: `Bursts: lost, wrong or duplicated answers over every round (${numberAt(out, 'rounds') ?? '?'} rounds, stdio and HTTP; lost ${lost ?? '?'}, wrong ${wrong ?? '?'}, duplicated ${duplicated ?? '?'})`,
+      ours: failures === null ? 'n/a' : String(failures),
+      oursValue: failures,
+      target: '0',
+      met: failures === null ? null : failures === 0,
+      note:
+        failures !== null && failures > 0
+          ? `${OPEN_NOTE_PREFIX} bench/bursts.ts counted ${failures} answers that were lost, wrong or came more than once.`
+          : null,
+    }),
+  );
+  return rows;
+}
+
 function searchQualityRows(out: unknown): ResultRow[] {
   const bench = 'search-quality';
   const target = numberAt(out, 'targetRecallAt5') ?? 0.9;
@@ -1082,5 +1170,6 @@ export function buildResultRows({ outputs, loadAverages = {} }: BuildRowsOptions
       : searchQualityRows(outputs['search-quality'])),
   );
   if (outputs['system-load'] !== undefined) rows.push(...systemLoadRows(outputs['system-load']));
+  if (outputs.bursts !== undefined) rows.push(...burstRows(outputs.bursts, loadAverages.bursts));
   return rows;
 }
