@@ -24,6 +24,7 @@ const names = [
   'sandbox',
   'search-quality',
   'system-load',
+  'bursts',
 ] as const satisfies readonly (keyof BenchOutputs)[];
 
 const outputs: BenchOutputs = {};
