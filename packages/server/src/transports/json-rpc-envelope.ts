@@ -1,4 +1,8 @@
-import { parseJSONRPCMessage, RELATED_TASK_META_KEY } from '@modelcontextprotocol/server';
+import {
+  parseJSONRPCMessage,
+  RELATED_TASK_META_KEY,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/server';
 import { isPlainObject } from '@toolpack/core';
 
 /** A JSON-RPC error answer for a message refused before it reaches the SDK. */
@@ -100,6 +104,39 @@ export function checkMessageDepth(
  * `MAX_MESSAGE_DEPTH`. Undefined when the message may go on to the SDK.
  */
 export function checkMessageEnvelope(value: unknown): RejectedMessage | undefined {
+  const read = readMessageEnvelope(value);
+  return 'rejected' in read ? read.rejected : undefined;
+}
+
+/**
+ * checkMessageEnvelope's checks, and for a message that passes them the SDK's own parse of it:
+ * the message exactly as the SDK's stdio transport would have read it from the line, so it can
+ * be handed on without being parsed and schema-checked a second time.
+ */
+export function readMessageEnvelope(
+  value: unknown,
+): { message: JSONRPCMessage } | { rejected: RejectedMessage } {
+  const rejected = checkMessageShape(value);
+  if (rejected !== undefined) return { rejected };
+  // Whatever else the SDK's schema refuses it would drop without a word: answer it here.
+  try {
+    return { message: parseJSONRPCMessage(value) };
+  } catch (error) {
+    const failure = describeSchemaFailure(error);
+    const isRequest = 'id' in (value as object) && 'method' in (value as object);
+    const invalidParams = isRequest && failure.inParams;
+    return {
+      rejected: {
+        id: readId(value),
+        code: invalidParams ? -32602 : -32600,
+        message: `${invalidParams ? 'Invalid params' : 'Invalid Request'}: ${failure.text}.`,
+      },
+    };
+  }
+}
+
+/** The envelope checks the SDK's schema does not answer for; undefined when all pass. */
+function checkMessageShape(value: unknown): RejectedMessage | undefined {
   if (typeof value !== 'object' || value === null) {
     return { id: null, code: -32600, message: 'Invalid Request: a message must be a JSON object.' };
   }
@@ -134,19 +171,5 @@ export function checkMessageEnvelope(value: unknown): RejectedMessage | undefine
     if (metaProblem !== undefined)
       return { id, code: -32602, message: `Invalid params: ${metaProblem}.` };
   }
-  const tooDeep = checkMessageDepth(message);
-  if (tooDeep !== undefined) return tooDeep;
-  // Whatever else the SDK's schema refuses it would drop without a word: answer it here.
-  try {
-    parseJSONRPCMessage(message);
-  } catch (error) {
-    const failure = describeSchemaFailure(error);
-    const invalidParams = isRequest && failure.inParams;
-    return {
-      id,
-      code: invalidParams ? -32602 : -32600,
-      message: `${invalidParams ? 'Invalid params' : 'Invalid Request'}: ${failure.text}.`,
-    };
-  }
-  return undefined;
+  return checkMessageDepth(message);
 }

@@ -5,16 +5,19 @@ import { JsonRpcLineGuard } from './json-rpc-line-guard.ts';
 async function run(
   input: (string | Buffer)[],
   maxLineBytes = 1024,
-): Promise<{ passed: string; rejected: RejectedMessage[] }> {
+): Promise<{ passed: unknown[]; rejected: RejectedMessage[] }> {
   const rejected: RejectedMessage[] = [];
-  const guard = new JsonRpcLineGuard({ maxLineBytes, reject: (r) => rejected.push(r) });
-  const chunks: Buffer[] = [];
-  guard.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const ended = new Promise((resolve) => guard.on('end', resolve));
+  const passed: unknown[] = [];
+  const guard = new JsonRpcLineGuard({
+    maxLineBytes,
+    deliver: (message) => passed.push(message),
+    reject: (r) => rejected.push(r),
+  });
+  const finished = new Promise((resolve) => guard.on('finish', resolve));
   for (const part of input) guard.write(part);
   guard.end();
-  await ended;
-  return { passed: Buffer.concat(chunks).toString('utf8'), rejected };
+  await finished;
+  return { passed, rejected };
 }
 
 describe('JsonRpcLineGuard', () => {
@@ -23,10 +26,22 @@ describe('JsonRpcLineGuard', () => {
       '{"jsonrpc":"2.0","id":1,',
       '"method":"ping"}\n{"jsonrpc":"2.0","method":"x"}\n',
     ]);
-    expect(passed).toBe(
-      '{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"x"}\n',
-    );
+    expect(passed).toEqual([
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', method: 'x' },
+    ]);
     expect(rejected).toEqual([]);
+  });
+
+  it('delivers each message as the SDK parsed it, params and _meta kept', async () => {
+    const line = {
+      jsonrpc: '2.0',
+      id: 'a',
+      method: 'tools/call',
+      params: { name: 'x', arguments: { n: [1, { deep: true }] }, _meta: { progressToken: 7 } },
+    };
+    const { passed } = await run([`${JSON.stringify(line)}\n`]);
+    expect(passed).toEqual([line]);
   });
 
   it('answers what the SDK would drop: not JSON, not an object, batches, wrong version, bad ids and params', async () => {
@@ -40,7 +55,7 @@ describe('JsonRpcLineGuard', () => {
       '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":"x"}\n',
       '\n  \n',
     ]);
-    expect(passed).toBe('');
+    expect(passed).toEqual([]);
     expect(rejected.map((r) => [r.id, r.code])).toEqual([
       [null, -32700],
       [null, -32600],
@@ -76,7 +91,7 @@ describe('JsonRpcLineGuard', () => {
       [null, -32700],
       [null, -32600],
     ]);
-    expect(passed).toBe('');
+    expect(passed).toEqual([]);
   });
 
   it('lets admit refuse a well-formed message', async () => {
@@ -84,14 +99,14 @@ describe('JsonRpcLineGuard', () => {
     const guard = new JsonRpcLineGuard({
       maxLineBytes: 1024,
       reject: (r) => rejected.push(r),
+      deliver: () => undefined,
       admit: (message) =>
         message.method === 'tools/call'
           ? { id: message.id as number, code: -32000, message: 'initialize first' }
           : undefined,
     });
-    guard.resume();
     guard.end('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}\n');
-    await new Promise((resolve) => guard.on('end', resolve));
+    await new Promise((resolve) => guard.on('finish', resolve));
     expect(rejected).toEqual([{ id: 1, code: -32000, message: 'initialize first' }]);
   });
 
@@ -108,12 +123,12 @@ describe('JsonRpcLineGuard', () => {
         message: 'Invalid Request: the message is longer than 1024 bytes.',
       },
     ]);
-    expect(passed).toBe('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    expect(passed).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
   });
 
   it('handles a last line without a newline', async () => {
-    expect((await run(['{"jsonrpc":"2.0","id":1,"method":"ping"}'])).passed).toBe(
-      '{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
-    );
+    expect((await run(['{"jsonrpc":"2.0","id":1,"method":"ping"}'])).passed).toEqual([
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+    ]);
   });
 });

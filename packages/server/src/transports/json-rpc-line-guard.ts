@@ -1,5 +1,6 @@
-import { Transform, type TransformCallback } from 'node:stream';
-import { checkMessageEnvelope, type RejectedMessage } from './json-rpc-envelope.ts';
+import { Writable } from 'node:stream';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { readMessageEnvelope, type RejectedMessage } from './json-rpc-envelope.ts';
 
 const NEWLINE = 0x0a;
 const BYTE_ORDER_MARK = '\uFEFF';
@@ -7,18 +8,24 @@ const JSON_WHITESPACE_ONLY = /^[ \t\r]*$/;
 
 export interface JsonRpcLineGuardOptions {
   maxLineBytes: number;
+  /** Each message that passed, parsed and checked against the SDK's message schema once. */
+  deliver(message: JSONRPCMessage): void;
   reject(rejected: RejectedMessage): void;
   /** A last say on a well-formed message (the MCP lifecycle); undefined lets it through. */
   admit?(message: Record<string, unknown>): RejectedMessage | undefined;
 }
 
 /**
- * Sits between stdin and the SDK's stdio transport, which drops lines that are not JSON and
+ * Reads stdin's lines for the SDK's stdio transport, which drops lines that are not JSON and
  * only logs invalid messages: here each such line gets its JSON-RPC error answer (-32700,
  * -32600, -32602) and is not passed on, so every request a client sends is answered. A
  * line over `maxLineBytes` is answered and skipped instead of ending the connection.
+ * A message that passes is delivered as parsed here: the transport would otherwise parse the
+ * same line and check it against the same schema again (two JSON parses and two schema checks
+ * per request). 'finish' comes after the last line was delivered.
  */
-export class JsonRpcLineGuard extends Transform {
+export class JsonRpcLineGuard extends Writable {
+  readonly #deliver: (message: JSONRPCMessage) => void;
   readonly #reject: (rejected: RejectedMessage) => void;
   readonly #admit: JsonRpcLineGuardOptions['admit'];
   readonly #maxLineBytes: number;
@@ -28,12 +35,13 @@ export class JsonRpcLineGuard extends Transform {
 
   constructor(options: JsonRpcLineGuardOptions) {
     super();
+    this.#deliver = options.deliver;
     this.#reject = options.reject;
     this.#admit = options.admit;
     this.#maxLineBytes = options.maxLineBytes;
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
     let start = 0;
     for (
       let newline = chunk.indexOf(NEWLINE);
@@ -48,7 +56,7 @@ export class JsonRpcLineGuard extends Transform {
     callback();
   }
 
-  override _flush(callback: TransformCallback): void {
+  override _final(callback: () => void): void {
     if (this.#pendingBytes > 0 || this.#discarding) this.#finishLine();
     callback();
   }
@@ -75,11 +83,16 @@ export class JsonRpcLineGuard extends Transform {
       });
       return;
     }
-    const line = Buffer.concat(this.#pending, this.#pendingBytes);
+    // A line that arrived in one chunk (the usual case) is read where it lies, not copied.
+    const [first] = this.#pending;
+    const line =
+      this.#pending.length === 1 && first !== undefined
+        ? first
+        : Buffer.concat(this.#pending, this.#pendingBytes);
     this.#pending = [];
     this.#pendingBytes = 0;
     // Not trimmed: String#trim also strips a byte-order mark and Unicode spaces, which the
-    // SDK's JSON.parse refuses; whatever passes here must parse there too.
+    // SDK's own line reader (JSON.parse of the line as it is) refuses: they are refused here too.
     const text = line.toString('utf8');
     if (JSON_WHITESPACE_ONLY.test(text)) return;
     if (text.startsWith(BYTE_ORDER_MARK)) {
@@ -97,11 +110,13 @@ export class JsonRpcLineGuard extends Transform {
       this.#reject({ id: null, code: -32700, message: `Parse error: ${(error as Error).message}` });
       return;
     }
-    const rejected = checkMessageEnvelope(value) ?? this.#admit?.(value as Record<string, unknown>);
+    const read = readMessageEnvelope(value);
+    const rejected =
+      'rejected' in read ? read.rejected : this.#admit?.(value as Record<string, unknown>);
     if (rejected !== undefined) {
       this.#reject(rejected);
       return;
     }
-    this.push(Buffer.concat([line, Buffer.from('\n')]));
+    this.#deliver((read as { message: JSONRPCMessage }).message);
   }
 }

@@ -40,8 +40,9 @@ export function startStdioServer(
   });
   // The SDK's transport aborts every request still in flight when its input ends, so a
   // client that writes its requests and closes stdin (`printf ... | mcp serve`) would lose
-  // the answers. The transport reads from a relay instead, which ends only once every
-  // request that got through has been answered (or cancelled).
+  // the answers. The transport listens to a relay instead, which ends only once every
+  // request that got through has been answered (or cancelled). The messages themselves do
+  // not travel through the relay: the guard hands each to the transport as it parsed it.
   const inFlight = createInFlightRequests();
   const relay = new PassThrough();
   let inputEnded = false;
@@ -55,6 +56,8 @@ export function startStdioServer(
     });
   };
   const lifecycleGate = createLifecycleGate();
+  const wire = new StdioServerTransport(relay, stdout);
+  let wireClosed = false;
   // Every line the SDK would drop silently (not JSON, not a JSON-RPC message, too long) is
   // answered here with its JSON-RPC error instead, so no client waits for an answer forever.
   const guard = new JsonRpcLineGuard({
@@ -64,29 +67,33 @@ export function startStdioServer(
       if (rejected === undefined) inFlight.noteIncoming(message);
       return rejected;
     },
+    deliver: (message) => {
+      if (wireClosed) return;
+      // As the SDK's transport does with each message it reads itself.
+      try {
+        wire.onmessage?.(message);
+      } catch (error) {
+        wire.onerror?.(error as Error);
+      }
+    },
     reject: ({ id, code, message }) => {
       if (stdout.writableEnded || stdout.destroyed) return;
       stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`);
     },
   });
-  // The guard's end comes after its last line was passed on, so every request is counted.
-  guard.once('end', onEnd);
+  // The guard finishes after its last line was delivered, so every request is counted.
+  guard.once('finish', onEnd);
   // A stdin destroyed without an end (an error) does not end the pipe: end it here.
   const onStdinClose = () => {
     if (!guard.writableEnded) guard.end();
   };
   stdin.once('close', onStdinClose);
-  stdin.pipe(guard).pipe(relay, { end: false });
-  // The SDK's 10 MiB line limit would refuse a 10 MB argument object. Not much more: the
-  // SDK's line buffer grows by copying, so its cost is quadratic in the line's length.
-  // The guard already refuses longer lines; the SDK's limit sits just above it.
-  const wire = new StdioServerTransport(relay, stdout, {
-    maxBufferSize: STDIO_MAX_LINE_BYTES + 1024,
-  });
-  // A line over the limit makes the transport close itself without ending stdin: without
-  // this the server would stay up but deaf, and the client would wait forever.
+  stdin.pipe(guard);
+  // The transport closes itself on a write error to stdout, without stdin ending: the
+  // server would stay up but deaf, and the client would wait forever.
   const closeWire = wire.close.bind(wire);
   wire.close = async () => {
+    wireClosed = true;
     await closeWire();
     resolveClosed();
   };
@@ -117,7 +124,7 @@ export function startStdioServer(
   return {
     closed,
     async close() {
-      guard.off('end', onEnd);
+      guard.off('finish', onEnd);
       stdin.off('close', onStdinClose);
       stdin.unpipe(guard);
       await handle.close();
