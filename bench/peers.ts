@@ -2,6 +2,8 @@
 // add_numbers JS tool over stdio and driven by the same raw JSON-RPC client
 // (bench/stdio-client.ts):
 //   - the bare SDK server (bench/bare-sdk-server.ts): the floor
+//   - the same bare SDK server with the tool in a child process (bare-sdk-server.ts --hop): the
+//     floor of any server that keeps a JS tool off the protocol thread, as Toolpack must (issue 14)
 //   - FastMCP (bench/peers/fastmcp-server.ts)
 //   - mcp-framework (bench/peers/mcp-framework/server.ts)
 // Measured: tools/call round trip p50/p99 (all servers up at once, calls in interleaved
@@ -36,7 +38,7 @@ const cli = path.resolve(values.cli ?? path.join(here, '..', 'packages', 'cli', 
 const cliArgs = cli.endsWith('.ts') ? ['--conditions=@toolpack/source', cli] : [cli];
 
 interface Contender {
-  id: 'toolpack' | 'bareSdk' | 'fastmcp' | 'mcpFramework';
+  id: 'toolpack' | 'bareSdk' | 'bareSdkHop' | 'fastmcp' | 'mcpFramework';
   label: string;
   args: string[];
   version: string;
@@ -90,6 +92,12 @@ const contenders: Contender[] = [
     id: 'bareSdk',
     label: 'bare SDK server (floor)',
     args: [path.join(here, 'bare-sdk-server.ts')],
+    version: `@modelcontextprotocol/server ${sdkVersion}`,
+  },
+  {
+    id: 'bareSdkHop',
+    label: 'bare SDK server, tool in a child process (floor with the hop)',
+    args: [path.join(here, 'bare-sdk-server.ts'), '--hop'],
     version: `@modelcontextprotocol/server ${sdkVersion}`,
   },
   {
