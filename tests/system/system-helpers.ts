@@ -66,7 +66,14 @@ export function spawnRawStdio(
   });
   const messages: JsonRpcMessage[] = [];
   const junk: string[] = [];
-  const waiters: (() => void)[] = [];
+  // Answers by id, and who waits for which id: a burst of 1,000 requests in flight must not
+  // make every incoming chunk wake every waiter to scan every message (quadratic client work
+  // that competed with the server for the same cores and inflated the load test's latencies).
+  const answersById = new Map<unknown, JsonRpcMessage[]>();
+  const waiters = new Map<unknown, Set<() => void>>();
+  const wake = (id: unknown): void => {
+    for (const waiter of waiters.get(id) ?? []) waiter();
+  };
   let stderr = '';
   let buffer = '';
   child.stderr.setEncoding('utf8');
@@ -82,27 +89,36 @@ export function spawnRawStdio(
       buffer = buffer.slice(newline + 1);
       newline = buffer.indexOf('\n');
       if (line === '') continue;
+      let message: JsonRpcMessage;
       try {
-        messages.push(JSON.parse(line) as JsonRpcMessage);
+        message = JSON.parse(line) as JsonRpcMessage;
       } catch {
         junk.push(line.slice(0, 200));
+        continue;
       }
+      messages.push(message);
+      if (!isAnswer(message)) continue;
+      const known = answersById.get(message.id);
+      if (known === undefined) answersById.set(message.id, [message]);
+      else known.push(message);
+      wake(message.id);
     }
-    for (const waiter of waiters.splice(0)) waiter();
   });
   // A server that died must not turn the next write into an unhandled EPIPE.
   child.stdin.on('error', () => undefined);
   const exited = once(child, 'exit').then(
     ([code, signal]) => (code as number | null) ?? String(signal),
   );
+  child.once('exit', () => {
+    for (const id of waiters.keys()) wake(id);
+  });
 
-  const answersFor = (id: unknown): JsonRpcMessage[] =>
-    messages.filter((message) => isAnswer(message) && message.id === id);
+  const answersFor = (id: unknown): JsonRpcMessage[] => [...(answersById.get(id) ?? [])];
 
   async function waitForAnswer(id: unknown, timeoutMs = 10_000): Promise<JsonRpcMessage> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = answersFor(id)[0];
+      const found = answersById.get(id)?.[0];
       if (found !== undefined) return found;
       const left = deadline - Date.now();
       if (left <= 0 || child.exitCode !== null || child.signalCode !== null)
@@ -110,11 +126,16 @@ export function spawnRawStdio(
           `No answer for id ${JSON.stringify(id)} within ${timeoutMs} ms.\nstderr:\n${stderr.slice(-3000)}`,
         );
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(left, 250));
-        waiters.push(() => {
+        const forId = waiters.get(id) ?? new Set<() => void>();
+        waiters.set(id, forId);
+        const done = (): void => {
           clearTimeout(timer);
+          forId.delete(done);
+          if (forId.size === 0) waiters.delete(id);
           resolve();
-        });
+        };
+        const timer = setTimeout(done, left);
+        forId.add(done);
       });
     }
   }
