@@ -842,26 +842,15 @@ function numericLeaves(value: unknown, prefix = ''): [string, number][] {
 /** tests/system/load.test.ts's bound: server RSS after the load, at most this far above before. */
 const RSS_SLACK_MB = 50;
 
+/**
+ * The load test's memory figures. Its speed figures are not rows: bench/bursts.ts measures the
+ * same burst beside its floor in the same run, and two p99s of one scenario would disagree.
+ */
 function loadBlockRows(transport: string, block: unknown): ResultRow[] {
   const bench = 'system-load';
   const calls = numberAt(block, 'calls');
   const label = `${calls} concurrent calls mixed across runners (JS module, bash, node script) over ${transport}`;
-  const p99 = numberAt(block, 'p99Ms');
-  const perSecond = numberAt(block, 'callsPerSecond');
-  const rows = [
-    row({
-      bench,
-      scenario: `${label}: throughput (${numberAt(block, 'seconds') ?? '?'} s in all)`,
-      ours: `${perSecond} calls/s`,
-      oursValue: perSecond,
-    }),
-    row({
-      bench,
-      scenario: `${label}: latency p99, all sent at once (p50 ${ms(numberAt(block, 'p50Ms'))}, max ${ms(numberAt(block, 'maxMs'))})`,
-      ours: ms(p99),
-      oursValue: p99,
-    }),
-  ];
+  const rows: ResultRow[] = [];
   const baseline = numberAt(block, 'rssBaselineMb');
   const after = numberAt(block, 'rssAfterMb');
   if (after !== null) {
