@@ -258,13 +258,14 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     });
     const system = rows.filter((r) => r.bench === 'system-load');
     const stdio = system.filter((r) => r.scenario.includes('over stdio'));
-    expect(stdio.map((r) => r.ours)).toEqual(['107 calls/s', '9178 ms', '208.6 MB']);
-    expect(stdio[2]?.ratio).toBeCloseTo(208.6 / 174.2, 5);
-    expect(stdio[2]?.met).toBe(true);
+    // Speed is bench/bursts.ts's (beside its floor); the load test reports memory.
+    expect(stdio.map((r) => r.ours)).toEqual(['208.6 MB']);
+    expect(stdio[0]?.ratio).toBeCloseTo(208.6 / 174.2, 5);
+    expect(stdio[0]?.met).toBe(true);
     const http = system.filter((r) => r.scenario.includes('over http'));
-    expect(http[2]?.met).toBe(false);
-    expect(http[2]?.note).toContain('116 MB above before');
-    expect(http[2]?.explained).toBe(false);
+    expect(http[0]?.met).toBe(false);
+    expect(http[0]?.note).toContain('116 MB above before');
+    expect(http[0]?.explained).toBe(false);
     expect(system.some((r) => /System load: (cores|node|date)/.test(r.scenario))).toBe(false);
 
     const soak = buildResultRows({
