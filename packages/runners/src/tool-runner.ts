@@ -320,46 +320,50 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       },
     };
 
-    const execution = runner
-      .execute(runnerCall)
-      .then((result) => {
-        const limited = limitToolResult(result, resultLimits, tool.name);
-        return checkToolResult(tool, limited) ?? limited;
-      })
-      .catch((error: unknown) =>
-        createErrorResult(
-          `Tool "${tool.name}" failed inside the runner: ${error instanceof Error ? error.message : String(error)}.`,
-        ),
-      );
-    executions.add(execution);
-    void execution.finally(() => executions.delete(execution));
-
-    const interrupted = new Promise<StopReason>((resolveStop) => {
+    // One promise per call, settled by whichever comes first: the tool's result, or the stop
+    // (timeout, cancellation, shutdown). Everything the call set up is undone in `finish`.
+    return new Promise<ToolCallResult>((settle) => {
+      const finish = (result: ToolCallResult): void => {
+        if (answered) return;
+        // The last report held back goes out before the answer that follows it.
+        throttle?.flush();
+        answered = true;
+        throttle?.cancel();
+        clearTimeout(timer);
+        callOptions.signal?.removeEventListener('abort', onCallerAbort);
+        stoppers.delete(stop);
+        settle(result);
+      };
       controller.signal.addEventListener(
         'abort',
-        () => resolveStop(describeStopReason(controller.signal.reason)),
-        {
-          once: true,
-        },
+        () =>
+          finish(
+            createInterruptedResult(
+              tool.name,
+              describeStopReason(controller.signal.reason),
+              timeoutMs,
+              resetsOnProgress,
+            ),
+          ),
+        { once: true },
       );
+      const execution = runner.execute(runnerCall).then(
+        (result) => {
+          const limited = limitToolResult(result, resultLimits, tool.name);
+          return checkToolResult(tool, limited) ?? limited;
+        },
+        (error: unknown) =>
+          createErrorResult(
+            `Tool "${tool.name}" failed inside the runner: ${error instanceof Error ? error.message : String(error)}.`,
+          ),
+      );
+      // Kept until it ends, stopped or not: close() waits for every execution.
+      executions.add(execution);
+      void execution.then((result) => {
+        executions.delete(execution);
+        finish(result);
+      });
     });
-    try {
-      const outcome = await Promise.race([
-        execution.then((result) => ({ result })),
-        interrupted.then((reason) => ({ reason })),
-      ]);
-      // The last report held back goes out before the answer that follows it.
-      throttle?.flush();
-      return 'result' in outcome
-        ? outcome.result
-        : createInterruptedResult(tool.name, outcome.reason, timeoutMs, resetsOnProgress);
-    } finally {
-      answered = true;
-      throttle?.cancel();
-      clearTimeout(timer);
-      callOptions.signal?.removeEventListener('abort', onCallerAbort);
-      stoppers.delete(stop);
-    }
   };
 
   if (options.warm === true) void pwshRunner.warm();

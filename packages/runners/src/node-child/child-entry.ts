@@ -27,6 +27,8 @@ const start = JSON.parse(process.argv[2] ?? '{}') as ChildStartData;
 const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
 const controllers = new Map<number, AbortController>();
 let loading: Promise<Record<string, unknown>> | undefined;
+/** The module once imported: calls after the first find their tool without an await. */
+let loaded: Record<string, unknown> | undefined;
 
 function post(message: FromChildMessage): void {
   let frame: Buffer;
@@ -44,10 +46,16 @@ function post(message: FromChildMessage): void {
 }
 
 function loadModule(): Promise<Record<string, unknown>> {
-  const specifier = isAbsolute(start.modulePath)
-    ? pathToFileURL(start.modulePath).href
-    : start.modulePath;
-  loading ??= import(specifier) as Promise<Record<string, unknown>>;
+  if (loading === undefined) {
+    const specifier = isAbsolute(start.modulePath)
+      ? pathToFileURL(start.modulePath).href
+      : start.modulePath;
+    loading = import(specifier) as Promise<Record<string, unknown>>;
+    loading.then(
+      (module) => (loaded = module),
+      () => undefined,
+    );
+  }
   return loading;
 }
 
@@ -146,7 +154,7 @@ async function runCall(message: Extract<ToChildMessage, { type: 'call' }>): Prom
   try {
     let module: Record<string, unknown>;
     try {
-      module = await loadModule();
+      module = loaded ?? (await loadModule());
     } catch (error) {
       post({
         type: 'error',
