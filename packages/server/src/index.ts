@@ -5,7 +5,7 @@ export type { ServerMetrics } from './metrics/server-metrics.ts';
 
 export { startStdioServer } from './transports/stdio.ts';
 export type { StartStdioServerOptions, StdioServerHandle } from './transports/stdio.ts';
-export { startHttpServer } from './transports/http.ts';
+export { startHttpServer } from './start-http-server.ts';
 export type { HttpServerHandle, StartHttpServerOptions } from './transports/http.ts';
 
 export { hasRootCombinator } from './flat-input-schema.ts';
