@@ -212,3 +212,48 @@ describe('the MCP server it makes', () => {
     }
   });
 });
+
+describe('warming the hosts', () => {
+  const jsModule = path.join(fixtures, 'js-module', 'add.mjs');
+  const startWith = (warm: boolean | 'after-list') =>
+    start({ discovery: { sources: [{ module: jsModule }], cwd: project, cache: false }, warm });
+
+  it('starts the module child at once with warm: true', async () => {
+    const s = await startWith(true);
+    expect(s.runner.stats().workers).toBe(1);
+  });
+
+  it("with warm: 'after-list', starts it once a client has its list, and the first call is answered", async () => {
+    const s = await startWith('after-list');
+    expect(s.runner.stats().workers).toBe(0);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await s.createMcpServer().connect(serverSide);
+    const client = new Client({ name: 'in-memory', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('add');
+      for (let i = 0; i < 100 && s.runner.stats().workers === 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(s.runner.stats().workers).toBe(1);
+      const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+      expect(result.structuredContent).toEqual({ sum: 5 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("with warm: 'after-list', a first call made without listing is answered", async () => {
+    const s = await startWith('after-list');
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await s.createMcpServer().connect(serverSide);
+    const client = new Client({ name: 'in-memory', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      const result = await client.callTool({ name: 'add', arguments: { a: 1, b: 1 } });
+      expect(result.structuredContent).toEqual({ sum: 2 });
+      expect(s.runner.stats().workers).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -60,8 +60,13 @@ export interface ToolpackServerOptions {
   flatSchemas?: boolean;
   /** Re-discover when files under the sources change, and tell clients. Default false. */
   watch?: boolean | { debounceMs?: number };
-  /** Start what the tools need (workers, the PowerShell host) right away. Default false. */
-  warm?: boolean;
+  /**
+   * Start what the tools need (workers, the PowerShell host) before the first call: `true` right
+   * away; `'after-list'` once a client has been answered its first tools/list (or sends its
+   * first call), so the hosts' own start-up does not compete for the CPU with the answers a
+   * client waits on at start. Default false.
+   */
+  warm?: boolean | 'after-list';
   /**
    * Keep Prometheus metrics (default true). `mcp serve` turns them off over stdio, where
    * nothing could scrape them, to spare the memory.
@@ -184,6 +189,17 @@ export async function createToolpackServer(
   served = serve(first.tools, first.diagnostics);
   diagnosticLog.report(first.diagnostics);
 
+  let warmPending = options.warm === true || options.warm === 'after-list';
+  const warmNow = () => {
+    if (!warmPending) return;
+    warmPending = false;
+    void runner.warm(served.allowed);
+  };
+  // After the current answer is written: the list a client waits on goes out first.
+  const warmSoon = () => {
+    if (warmPending) setImmediate(warmNow);
+  };
+
   const callTool = createCallPipeline({
     served: () => served,
     metrics,
@@ -201,9 +217,15 @@ export async function createToolpackServer(
     {
       info: { name, version },
       ...(instructions.length === 0 ? {} : { instructions: instructions.join('\n\n') }),
-      listTools: () => served.listed,
+      listTools: () => {
+        warmSoon();
+        return served.listed;
+      },
       outputSchemaOf: (toolName) => served.allByName.get(toolName)?.outputSchema,
-      callTool,
+      callTool: (toolName, args, callOptions) => {
+        warmSoon();
+        return callTool(toolName, args, callOptions);
+      },
     },
     log,
   );
@@ -242,7 +264,7 @@ export async function createToolpackServer(
   }
   const watching = watcher?.ready ?? Promise.resolve();
 
-  if (options.warm === true) void runner.warm(served.allowed);
+  if (options.warm === true) warmNow();
 
   let closing: Promise<void> | undefined;
   const close = () => {

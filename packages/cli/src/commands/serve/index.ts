@@ -295,7 +295,7 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
         ...(flags.flatSchemas === true ? { flatSchemas: true } : {}),
         // A served pack is an immutable copy in the cache: nothing to watch.
         watch: flags.watch !== false && resolved.origin !== 'packs',
-        warm: true,
+        warm: 'after-list',
         // Only HTTP has a /metrics endpoint; over stdio nothing could read them.
         metrics: flags.http !== undefined,
         collectWhenIdle: flags.idleGc !== false,
