@@ -8,11 +8,13 @@ const HEADER_BYTES = 4;
 const MAX_ENCODABLE_BYTES = 0xffff_ffff;
 
 export function encodeFrame(message: unknown): Buffer {
-  const body = Buffer.from(JSON.stringify(message), 'utf8');
-  if (body.length > MAX_ENCODABLE_BYTES) throw new RangeError('message too large for one frame');
-  const frame = Buffer.allocUnsafe(HEADER_BYTES + body.length);
-  frame.writeUInt32BE(body.length, 0);
-  body.copy(frame, HEADER_BYTES);
+  const json = JSON.stringify(message);
+  // The body is written straight after the header: one buffer per frame, not two and a copy.
+  const bodyBytes = Buffer.byteLength(json, 'utf8');
+  if (bodyBytes > MAX_ENCODABLE_BYTES) throw new RangeError('message too large for one frame');
+  const frame = Buffer.allocUnsafe(HEADER_BYTES + bodyBytes);
+  frame.writeUInt32BE(bodyBytes, 0);
+  frame.write(json, HEADER_BYTES, 'utf8');
   return frame;
 }
 

@@ -166,6 +166,16 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
     `--max-old-space-size=${options.maxHeapMb}`,
   ];
   const maxResidentBytes = options.maxResidentMb * 1024 * 1024;
+  // A tool's module path as the child is keyed by: resolved once per path, not per call.
+  const resolvedPaths = new Map<string, string>();
+  const resolveModulePath = (modulePath: string): string => {
+    let resolved = resolvedPaths.get(modulePath);
+    if (resolved === undefined) {
+      resolved = resolve(options.projectRoot, modulePath);
+      resolvedPaths.set(modulePath, resolved);
+    }
+    return resolved;
+  };
   let nextId = 1;
   let closed = false;
 
@@ -435,7 +445,7 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
       try {
         if (closed)
           return createErrorResult(`Tool "${call.tool.name}" was not run: the runner is closed.`);
-        const modulePath = resolve(options.projectRoot, invocation.modulePath);
+        const modulePath = resolveModulePath(invocation.modulePath);
         let handle = getChild(modulePath, call.confinement);
         // A call that ignored its stop may have the child stuck in a loop: wait until it ends
         // or the child is replaced, rather than queue behind a loop.
@@ -454,7 +464,7 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
       }
     },
     warm(modulePath, confinement) {
-      const handle = getChild(resolve(options.projectRoot, modulePath), confinement);
+      const handle = getChild(resolveModulePath(modulePath), confinement);
       handle.loaded ??= new Promise<void>((done) => {
         if (handle.dead) {
           done();

@@ -151,11 +151,13 @@ export function createMcpServerInstance(host: McpToolHost): Server {
     const progressToken = params._meta?.progressToken;
     // Notifications are sent asynchronously; the answer must not overtake them, or a client
     // drops the last progress updates (it stops listening once the call is answered).
-    const sending = new Set<Promise<unknown>>();
+    // Made with the first notification: most calls send none.
+    let sending: Set<Promise<unknown>> | undefined;
     let lastProgressAt = 0;
     const track = (promise: Promise<unknown>) => {
-      const settled = promise.catch(() => undefined).finally(() => sending.delete(settled));
-      sending.add(settled);
+      const pending = (sending ??= new Set());
+      const settled = promise.catch(() => undefined).finally(() => pending.delete(settled));
+      pending.add(settled);
     };
     const answer = await host.callTool(name, args, {
       signal: channels.signal,
@@ -188,7 +190,8 @@ export function createMcpServerInstance(host: McpToolHost): Server {
         `${message}${hint === undefined ? '' : ` ${hint}`}`,
       );
     }
-    if (sending.size > 0) await Promise.race([Promise.all(sending), delay(FLUSH_LIMIT_MS)]);
+    if (sending !== undefined && sending.size > 0)
+      await Promise.race([Promise.all(sending), delay(FLUSH_LIMIT_MS)]);
     // SDK clients run notification handlers a microtask later but settle a response at once,
     // and forget the call's progress handler with it: a last progress update that arrives in
     // the same read as the answer is dropped. Leave it a moment to be read on its own.

@@ -67,17 +67,33 @@ function describeSchemaFailure(error: unknown): { inParams: boolean; text: strin
   };
 }
 
-/** Whether `value` nests arrays/objects more than `limit` levels deep; walks without recursion. */
+/**
+ * Whether `value` nests arrays/objects more than `limit` levels deep; walks without recursion,
+ * and without an object per node (two parallel stacks): it runs on every message.
+ */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: { value: unknown; depth: number }[] = [{ value, depth: 1 }];
-  while (stack.length > 0) {
-    const { value: current, depth } = stack.pop()!;
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const current = values.pop();
+    const depth = depths.pop()!;
     if (typeof current !== 'object' || current === null) continue;
     if (depth > limit) return true;
-    const children = Array.isArray(current) ? current : Object.values(current);
-    for (const child of children) {
-      if (typeof child === 'object' && child !== null)
-        stack.push({ value: child, depth: depth + 1 });
+    if (Array.isArray(current)) {
+      for (const child of current) {
+        if (typeof child === 'object' && child !== null) {
+          values.push(child);
+          depths.push(depth + 1);
+        }
+      }
+      continue;
+    }
+    for (const key in current) {
+      const child = (current as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null && Object.hasOwn(current, key)) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
     }
   }
   return false;
