@@ -47,6 +47,28 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     );
   });
 
+  it('tells a missed JS call target against the floor with the hop to a child, from the same run', () => {
+    const peers = load('peers') as { servers: Record<string, unknown>[] };
+    const bare = peers.servers.find((s) => s.id === 'bareSdk')!;
+    const hop = { ...bare, id: 'bareSdkHop', label: 'bare SDK server, tool in a child process' };
+    hop.callMs = { p50: 0.5, p99: 3, samples: 60 };
+    const rows = buildResultRows({
+      outputs: { ...fullOutputs(), peers: { ...peers, servers: [...peers.servers, hop] } },
+      loadAverages: { peers: [1.5, 1, 1] },
+    }).filter((r) => r.bench === 'peers');
+    const floor = rows.find((r) => r.target === '<= 1.5x');
+    expect(floor).toMatchObject({ met: false, explained: true });
+    // 0.687 ms ours, 0.277 ms bare, 0.5 ms with the hop (the fixture's figures and the one above).
+    expect(floor?.note).toContain('took 0.500 ms p50 in the same run, 1.81x the bare SDK server');
+    expect(floor?.note).toContain('1.37x (+0.187 ms per call)');
+    expect(floor?.note).toContain('load average 1.50');
+    expect(rows.find((r) => r.reference?.startsWith('mcp-framework'))?.target).toBe(
+      '<= 1x (no slower)',
+    );
+    const hopRows = rows.filter((r) => r.reference?.includes('tool in a child process'));
+    expect(hopRows.map((r) => [r.target, r.met])).toEqual([['reported', null]]);
+  });
+
   it('puts PostgreSQL search beside SQLite on one catalogue, and replicas beside one', () => {
     const rows = buildResultRows({
       outputs: {
