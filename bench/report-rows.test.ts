@@ -50,8 +50,12 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
   it('tells a missed JS call target against the floor with the hop to a child, from the same run', () => {
     const peers = load('peers') as { servers: Record<string, unknown>[] };
     const bare = peers.servers.find((s) => s.id === 'bareSdk')!;
-    const hop = { ...bare, id: 'bareSdkHop', label: 'bare SDK server, tool in a child process' };
-    hop.callMs = { p50: 0.5, p99: 3, samples: 60 };
+    const hop = {
+      ...bare,
+      id: 'bareSdkHop',
+      label: 'bare SDK server, tool in a child process',
+      callMs: { p50: 0.5, p99: 3, samples: 60 },
+    };
     const rows = buildResultRows({
       outputs: { ...fullOutputs(), peers: { ...peers, servers: [...peers.servers, hop] } },
       loadAverages: { peers: [1.5, 1, 1] },
