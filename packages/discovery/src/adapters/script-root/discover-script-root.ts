@@ -1,4 +1,5 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolpackError } from '@toolpack/core';
 import { describeBasicScript } from '../basic/index.ts';
@@ -51,19 +52,22 @@ export async function discoverScriptRoot(
   const extensions = new Set<string>([...SCRIPT_EXTENSIONS, ...(options.extraExtensions ?? [])]);
   const files = entries
     .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && !NOT_A_TOOL.test(entry.name))
-    .map((entry) => entry.name)
-    .filter((name) => extensions.has(path.extname(name).toLowerCase()))
-    .sort();
+    .filter((entry) => extensions.has(path.extname(entry.name).toLowerCase()))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
   const results = await Promise.all(
-    files.map(async (name): Promise<SourceResult> => {
+    files.map(async (entry): Promise<SourceResult> => {
+      const { name } = entry;
       const file = path.join(root, name);
       try {
-        if (!(await stat(file)).isFile()) return { tools: [], diagnostics: [] };
+        // The listing already says what a plain file is: only a link needs a stat. Reads are
+        // synchronous, as in the cache (file-parse-cache.ts says why).
+        if (entry.isSymbolicLink() && !statSync(file).isFile())
+          return { tools: [], diagnostics: [] };
         const extension = path.extname(name).toLowerCase();
         const describe = (contents: string[]) => describeScript(file, extension, contents[0] ?? '');
         return options.cache === undefined
-          ? await describe([await readFile(file, 'utf8')])
+          ? await describe([readFileSync(file, 'utf8')])
           : await options.cache.read(
               `script${extension}@${SCRIPT_PARSER_VERSION}`,
               [file],

@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { ToolpackError, createDiagnostic } from '@toolpack/core';
@@ -169,7 +170,8 @@ async function discoverFolder(
   try {
     const result =
       cache === undefined
-        ? await describe(await Promise.all(files.map((file) => readFile(file, 'utf8'))))
+        ? // Synchronous reads: file-parse-cache.ts says why.
+          await describe(files.map((file) => readFileSync(file, 'utf8')))
         : await cache.read(TOOL_FOLDER_PARSER, files, describe);
     return { tools: result.tools, diagnostics: [...diagnostics, ...result.diagnostics] };
   } catch (error) {
