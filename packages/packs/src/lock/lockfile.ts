@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import semver from 'semver';
+import { loadSemver } from '../lazy-dependencies.ts';
 import { z } from 'zod';
 import {
   createDiagnostic,
@@ -208,7 +208,9 @@ export function findLockDrift(
         kind: 'other-pack',
         message: `${dependency.alias} is ${dependency.name} in toolpack.yaml but ${entry.name} in toolpack.lock`,
       });
-    } else if (!semver.satisfies(entry.version, dependency.range, { includePrerelease: true })) {
+    } else if (
+      !loadSemver().satisfies(entry.version, dependency.range, { includePrerelease: true })
+    ) {
       drift.push({
         alias: dependency.alias,
         kind: 'out-of-range',

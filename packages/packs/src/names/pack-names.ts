@@ -1,4 +1,4 @@
-import semver from 'semver';
+import { loadSemver } from '../lazy-dependencies.ts';
 import { normalizeToolName, ToolpackError } from '@toolpack/core';
 
 /**
@@ -29,12 +29,14 @@ export function defaultAlias(name: string): string {
  */
 export function isValidRange(range: string): boolean {
   return (
-    range.trim() !== '' && !/[\^~]\s*(?![\s0-9])/.test(range) && semver.validRange(range) !== null
+    range.trim() !== '' &&
+    !/[\^~]\s*(?![\s0-9])/.test(range) &&
+    loadSemver().validRange(range) !== null
   );
 }
 
 export function isValidVersion(version: string): boolean {
-  return semver.valid(version) !== null && semver.clean(version) === version;
+  return loadSemver().valid(version) !== null && loadSemver().clean(version) === version;
 }
 
 export interface PackSpecifier {

@@ -1,4 +1,4 @@
-import semver from 'semver';
+import { loadSemver } from '../lazy-dependencies.ts';
 import { ToolpackError } from '@toolpack/core';
 import type { PackDoc } from '../registry/registry-types.ts';
 
@@ -9,11 +9,11 @@ import type { PackDoc } from '../registry/registry-types.ts';
  * names one still installs it.
  */
 export function selectVersion(pack: PackDoc, range?: string): string {
-  const all = Object.keys(pack.versions).filter((v) => semver.valid(v) !== null);
+  const all = Object.keys(pack.versions).filter((v) => loadSemver().valid(v) !== null);
   const available = all.filter((v) => pack.versions[v]?.yanked !== true);
   if (range === undefined) {
     if (pack.latest !== undefined && available.includes(pack.latest)) return pack.latest;
-    const highest = semver.maxSatisfying(available, '*');
+    const highest = loadSemver().maxSatisfying(available, '*');
     if (highest !== null) return highest;
     throw new ToolpackError(
       'E_NO_MATCHING_VERSION',
@@ -23,25 +23,27 @@ export function selectVersion(pack: PackDoc, range?: string): string {
       available.length === 0
         ? {}
         : {
-            hint: `Ask for one by name, e.g. mcp pack add ${pack.name}@${semver.rsort([...available])[0]}.`,
+            hint: `Ask for one by name, e.g. mcp pack add ${pack.name}@${loadSemver().rsort([...available])[0]}.`,
           },
     );
   }
-  const match = semver.maxSatisfying(available, range);
+  const match = loadSemver().maxSatisfying(available, range);
   if (match !== null) return match;
-  const yanked = all.filter((v) => pack.versions[v]?.yanked === true && semver.satisfies(v, range));
+  const yanked = all.filter(
+    (v) => pack.versions[v]?.yanked === true && loadSemver().satisfies(v, range),
+  );
   throw new ToolpackError(
     'E_NO_MATCHING_VERSION',
     `No version of ${pack.name} matches ${range}${yanked.length > 0 ? ` (${yanked.join(', ')} ${yanked.length === 1 ? 'was' : 'were'} yanked)` : ''}; available: ${describeVersions(available)}.`,
     {
-      hint: `Pick a range that includes one of them, e.g. ${pack.name}@^${semver.maxSatisfying(available, '*') ?? available[0] ?? '1.0.0'}.`,
+      hint: `Pick a range that includes one of them, e.g. ${pack.name}@^${loadSemver().maxSatisfying(available, '*') ?? available[0] ?? '1.0.0'}.`,
     },
   );
 }
 
 function describeVersions(versions: readonly string[]): string {
   if (versions.length === 0) return 'none';
-  const sorted = semver.rsort([...versions]);
+  const sorted = loadSemver().rsort([...versions]);
   return sorted.length > 8
     ? `${sorted.slice(0, 8).join(', ')} and ${sorted.length - 8} more`
     : sorted.join(', ');
@@ -52,12 +54,12 @@ export function findLatestVersion(
   versions: Record<string, { yanked?: boolean }>,
 ): string | undefined {
   const available = Object.keys(versions).filter(
-    (v) => semver.valid(v) !== null && versions[v]?.yanked !== true,
+    (v) => loadSemver().valid(v) !== null && versions[v]?.yanked !== true,
   );
-  return semver.maxSatisfying(available, '*') ?? undefined;
+  return loadSemver().maxSatisfying(available, '*') ?? undefined;
 }
 
 /** Newest first. */
 export function sortVersionsDescending(versions: readonly string[]): string[] {
-  return semver.rsort(versions.filter((v) => semver.valid(v) !== null));
+  return loadSemver().rsort(versions.filter((v) => loadSemver().valid(v) !== null));
 }

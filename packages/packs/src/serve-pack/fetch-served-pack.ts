@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import semver from 'semver';
+import { loadSemver } from '../lazy-dependencies.ts';
 import {
   ToolpackError,
   isToolpackError,
@@ -318,12 +318,12 @@ async function serveOffline(
     if (
       record?.name === name &&
       record.registry === registry.location &&
-      semver.valid(record.version) !== null &&
+      loadSemver().valid(record.version) !== null &&
       entry === versionFolderName(record)
     )
       candidates.push({ folder, record });
   }
-  const version = semver.maxSatisfying(
+  const version = loadSemver().maxSatisfying(
     candidates.map((c) => c.record.version),
     range ?? '*',
   );

@@ -1,4 +1,4 @@
-import semver from 'semver';
+import { loadSemver } from '../lazy-dependencies.ts';
 import { describePermissions, ToolpackError } from '@toolpack/core';
 import type { VersionDoc } from '../registry/registry-types.ts';
 import { toServerName } from './server-names.ts';
@@ -93,7 +93,7 @@ export interface ServerJson {
  * `environmentVariables`. Throws E_USAGE for a CLI version that is not an exact version.
  */
 export function toServerJson(doc: VersionDoc, options: ServerJsonOptions): ServerJson {
-  if (semver.valid(options.cliVersion) !== options.cliVersion) {
+  if (loadSemver().valid(options.cliVersion) !== options.cliVersion) {
     throw new ToolpackError(
       'E_USAGE',
       `"${options.cliVersion}" is not an exact @toolpack/cli version; server.json needs one (no ranges, no "latest").`,

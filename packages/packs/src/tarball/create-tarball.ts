@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { Header, Pax } from 'tar';
+import { loadTar } from '../lazy-dependencies.ts';
 import { createDiagnostic, type Diagnostic } from '@toolpack/core';
 import { computeIntegrity } from '../integrity/integrity.ts';
 import { MANIFEST_FILE, readManifest } from '../manifest/parse-manifest.ts';
@@ -139,9 +139,10 @@ export function encodeFileEntry(entryPath: string, body: Buffer): Buffer[] {
     mtime: PACK_MTIME,
     type: 'File' as const,
   };
-  const header = new Header(data);
+  const header = new (loadTar().Header)(data);
   const blocks: Buffer[] = [];
-  if (header.encode()) blocks.push(new Pax({ path: entryPath, mtime: PACK_MTIME }).encode());
+  if (header.encode())
+    blocks.push(new (loadTar().Pax)({ path: entryPath, mtime: PACK_MTIME }).encode());
   blocks.push(header.block as Buffer);
   if (body.length > 0) {
     blocks.push(body);

@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
-import { Parser, type ReadEntry } from 'tar';
+import type { ReadEntry } from 'tar';
+import { loadTar } from '../lazy-dependencies.ts';
 import { createDiagnostic, ToolpackError, type Diagnostic } from '@toolpack/core';
 import {
   NAME_CHARACTERS_RULE,
@@ -102,7 +103,7 @@ export function inspectTarball(
   let entries = 0;
   let total = 0;
   let stopped = false;
-  const parser = new Parser({
+  const parser = new (loadTar().Parser)({
     brotli: false,
     zstd: false,
     maxMetaEntrySize: 64 * 1024,
