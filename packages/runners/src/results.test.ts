@@ -5,6 +5,7 @@ import {
   createResultFromOutput,
   createResultFromValue,
   limitToolResult,
+  noteParsedJsonBytes,
   sliceUtf8,
   truncateText,
 } from './results.ts';
@@ -126,5 +127,39 @@ describe('limitToolResult', () => {
     expect(
       limitToolResult({ content: [{ type: 'text', text: '€'.repeat(40) }] }, limits, 't').isError,
     ).toBeUndefined();
+  });
+
+  it('takes the size of the JSON a result was parsed from as its bound, and measures it near the cap', () => {
+    const small = { content: [{ type: 'text' as const, text: 'ok' }] };
+    noteParsedJsonBytes(small, 40);
+    expect(limitToolResult(small, limits, 't')).toBe(small);
+    // 3 x 70 bytes could pass the cap of 200: measured, and the noted size is not trusted.
+    const text = JSON.stringify({ content: [{ type: 'text', text: 'y'.repeat(250) }] });
+    const parsed = JSON.parse(text) as { content: { type: 'text'; text: string }[] };
+    noteParsedJsonBytes(parsed, 70);
+    expect(limitToolResult(parsed, limits, 't').isError).toBe(true);
+  });
+
+  it('never serializes parsed JSON to more than 3x its UTF-8 bytes, whatever the bytes', () => {
+    fc.assert(
+      fc.property(
+        fc.json(),
+        fc.uint8Array({ maxLength: 40 }),
+        fc.constantFrom('1e21', '-1E400', '1.0e-7', '0'),
+        (json, raw, number) => {
+          // Bytes of any kind inside a string (invalid UTF-8 included), and numbers that grow.
+          const bytes = Buffer.concat([
+            Buffer.from(`{"v":${json},"n":${number},"s":"`),
+            Buffer.from(raw.filter((b) => b !== 0x22 && b !== 0x5c && b >= 0x20)),
+            Buffer.from('"}'),
+          ]);
+          const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
+          expect(Buffer.byteLength(JSON.stringify(parsed), 'utf8')).toBeLessThanOrEqual(
+            bytes.length * 3,
+          );
+        },
+      ),
+      { numRuns: fuzzRuns(500) },
+    );
   });
 });

@@ -110,6 +110,20 @@ export interface ResultLimits {
   maxBytes: number;
 }
 
+/** Results whose JSON is known to be at most so many bytes, by whoever parsed them. */
+const jsonBytesAtMost = new WeakMap<ToolCallResult, number>();
+
+/**
+ * Records that `result` was parsed from `textBytes` bytes of UTF-8 JSON text, so
+ * `limitToolResult` need not serialize it again to measure it while it is well under the cap.
+ * Serialized again, parsed JSON grows by at most 3x its bytes: a byte that is not valid UTF-8
+ * is read as U+FFFD (3 bytes), and a number such as 1e21 comes back as 1e+21 (5 bytes for 4);
+ * everything else comes back the same size or smaller (escapes, spaces).
+ */
+export function noteParsedJsonBytes(result: ToolCallResult, textBytes: number): void {
+  jsonBytesAtMost.set(result, textBytes * 3);
+}
+
 /**
  * The result as it is, or an error result saying which cap it broke. One result is refused
  * whole rather than cut, so a model never reads a partial list as the full answer.
@@ -126,7 +140,11 @@ export function limitToolResult(
         'Return fewer, larger items or page through the data, or raise maxResultItems in the runner options.',
     );
   }
-  const bytes = measureJsonBytes(result, limits.maxBytes);
+  const bound = jsonBytesAtMost.get(result);
+  const bytes =
+    bound !== undefined && bound <= limits.maxBytes
+      ? bound
+      : measureJsonBytes(result, limits.maxBytes);
   if (bytes > limits.maxBytes) {
     return createErrorResult(
       `Tool "${toolName}" returned a result of more than ${limits.maxBytes} bytes as JSON; ` +

@@ -21,7 +21,8 @@ export function encodeFrame(message: unknown): Buffer {
 export interface FrameReaderOptions {
   /** Largest body accepted; a longer frame is refused from its header alone. */
   maxFrameBytes: number;
-  onMessage(message: unknown): void;
+  /** `bytes`: the length of the frame's JSON text, an upper bound for any value within it. */
+  onMessage(message: unknown, bytes: number): void;
   /** The stream is unusable from here on: the reader ignores everything after. */
   onViolation(problem: { kind: 'oversize'; bytes: number } | { kind: 'malformed' }): void;
 }
@@ -71,7 +72,7 @@ export function createFrameReader(options: FrameReaderOptions): (chunk: Buffer) 
         options.onViolation({ kind: 'malformed' });
         return;
       }
-      options.onMessage(message);
+      options.onMessage(message, body.length);
     }
   };
 }

@@ -342,6 +342,30 @@ describe('node child runner against a hostile module (issue 14)', () => {
     }
   });
 
+  it('holds a result the child answered past its own caps to the result cap in the server', async () => {
+    // Small, so the forged frame fits the socket's buffer in one synchronous write.
+    const cap = 4096;
+    const forged = async (size: number) => {
+      // A fresh runner each time: the forged frame answers call 1.
+      const runner = createToolRunner({
+        projectRoot: fixtures,
+        worker: workerOptions,
+        maxResultBytes: cap,
+      });
+      try {
+        return await runner.call(hostile('forged_result'), { size }, { timeoutMs: 20_000 });
+      } finally {
+        await runner.close();
+      }
+    };
+    // A forged small result is taken as the answer: the frame reaches the server unchecked by the child.
+    expect(firstText(await forged(10))).toBe('x'.repeat(10));
+    // Over the cap by less than the frame's own allowance: the server measures it and refuses it.
+    const over = await forged(cap + 1_000);
+    expect(over.isError).toBe(true);
+    expect(firstText(over)).toContain(`the limit is ${cap} bytes per result`);
+  });
+
   it('refuses a frame over the cap from its header, kills the child, and starts afresh', async () => {
     const runner = createToolRunner({ projectRoot: fixtures, worker: workerOptions });
     try {

@@ -11,7 +11,7 @@ import {
 } from '@toolpack/core';
 import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
 import { createSandboxPlanner } from '../plan-call-sandbox.ts';
-import { createErrorResult } from '../results.ts';
+import { createErrorResult, noteParsedJsonBytes } from '../results.ts';
 import type { CallConfinement, KindRunner, RunnerCall } from '../runner-types.ts';
 import { describeStopReason } from '../runner-types.ts';
 import { findInstallFolder } from '@toolpack/containment';
@@ -278,7 +278,7 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
     child.stdout?.on('data', forwardConsole('info'));
     child.stderr?.on('data', forwardConsole('warning'));
 
-    const onMessage = (message: FromChildMessage): void => {
+    const onMessage = (message: FromChildMessage, bytes: number): void => {
       if (message.type === 'crash') {
         handle.crash = clip(String(message.message));
         return;
@@ -289,6 +289,9 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
       switch (message.type) {
         case 'result':
           handle.pending.delete(message.id);
+          // Parsed from this frame: the result caps need not serialize it again to measure it.
+          if (typeof message.result === 'object' && message.result !== null)
+            noteParsedJsonBytes(message.result, bytes);
           pending.settle(message.result);
           retireIfIdle(handle);
           break;
@@ -313,12 +316,12 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
       'data',
       createFrameReader({
         maxFrameBytes: options.maxResultBytes + FRAME_ENVELOPE_BYTES,
-        onMessage(message) {
+        onMessage(message, bytes) {
           if (typeof message !== 'object' || message === null) return;
           const typed = message as FromChildMessage;
           if (typed.type === 'loaded' || typed.type === 'load-error')
             for (const waiter of handle.loadWaiters.splice(0)) waiter();
-          onMessage(typed);
+          onMessage(typed, bytes);
         },
         onViolation(problem) {
           // Refused from the header: the frame's body is never read, let alone parsed.
