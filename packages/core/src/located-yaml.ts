@@ -1,5 +1,13 @@
-import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import type { Document, Node } from 'yaml';
+
+// Required on the first parse, not with @toolpack/core: yaml's 72 files (~8 ms) are loaded by
+// every command otherwise, and a start that reads no YAML (scripts given as flags) needs none.
+// yaml's Node build is CommonJS, so this is the very module an `import` of it would give.
+const require = createRequire(import.meta.url);
+let yaml: typeof Yaml | undefined;
+const loadYaml = (): typeof Yaml => (yaml ??= require('yaml') as typeof Yaml);
 
 /**
  * Why a YAML text could not be read: `unreadable` when the parser itself threw, `syntax` for
@@ -36,10 +44,14 @@ export interface LocatedYaml {
  * registry's pack, a downloaded tool) cannot expand without end.
  */
 export function parseLocatedYaml(text: string): LocatedYaml {
-  const lineCounter = new LineCounter();
+  const lineCounter = new (loadYaml().LineCounter)();
   let document: Document.Parsed;
   try {
-    document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
+    document = loadYaml().parseDocument(text, {
+      lineCounter,
+      uniqueKeys: true,
+      prettyErrors: true,
+    });
   } catch (error) {
     return {
       value: undefined,
@@ -56,15 +68,17 @@ export function parseLocatedYaml(text: string): LocatedYaml {
     let node: unknown = document.contents;
     let line = lineAt(node);
     for (const segment of path) {
-      if (isMap(node)) {
+      if (loadYaml().isMap(node)) {
         const pair = node.items.find(
           (item) =>
-            isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment),
+            loadYaml().isPair(item) &&
+            loadYaml().isScalar(item.key) &&
+            String(item.key.value) === String(segment),
         );
         if (pair === undefined) return { node: undefined, line };
         line = lineAt(pair.key) ?? lineAt(pair.value) ?? line;
         node = pair.value;
-      } else if (isSeq(node) && typeof segment === 'number') {
+      } else if (loadYaml().isSeq(node) && typeof segment === 'number') {
         const item = node.items[segment];
         if (item === undefined) return { node: undefined, line };
         line = lineAt(item) ?? line;
@@ -78,9 +92,9 @@ export function parseLocatedYaml(text: string): LocatedYaml {
   const lineOf = (path: readonly PropertyKey[]) => walk(path).line;
   const keysOf = (path: readonly PropertyKey[]) => {
     const { node } = walk(path);
-    if (!isMap(node)) return [];
+    if (!loadYaml().isMap(node)) return [];
     return node.items.flatMap((item) => {
-      if (!isPair(item) || !isScalar(item.key)) return [];
+      if (!loadYaml().isPair(item) || !loadYaml().isScalar(item.key)) return [];
       const line = lineAt(item.key);
       return [{ key: String(item.key.value), ...(line === undefined ? {} : { line }) }];
     });
