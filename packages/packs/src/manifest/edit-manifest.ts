@@ -1,15 +1,6 @@
-import {
-  isMap,
-  isPair,
-  isScalar,
-  parseDocument,
-  stringify,
-  type Document,
-  type Node,
-  type Pair,
-  type YAMLMap,
-} from 'yaml';
+import type { Document, Node, Pair, YAMLMap } from 'yaml';
 import { ToolpackError } from '@toolpack/core';
+import { loadYaml } from '../lazy-dependencies.ts';
 import { writePackDependency, type PackDependency } from '../names/pack-names.ts';
 
 /**
@@ -25,7 +16,8 @@ export function setManifestPack(
   options: { replaceKey?: string } = {},
 ): string {
   const { key, value } = writePackDependency(dependency);
-  if (text === undefined || text.trim() === '') return stringify({ packs: { [key]: value } });
+  if (text === undefined || text.trim() === '')
+    return loadYaml().stringify({ packs: { [key]: value } });
   let source = text;
   if (options.replaceKey !== undefined && options.replaceKey !== key)
     source = removeManifestPack(source, options.replaceKey).text;
@@ -33,13 +25,13 @@ export function setManifestPack(
   const packs = document.get('packs', true) as unknown;
   if (packs === undefined) {
     const separator = source.endsWith('\n') ? '' : '\n';
-    return `${source}${separator}${stringify({ packs: { [key]: value } })}`;
+    return `${source}${separator}${loadYaml().stringify({ packs: { [key]: value } })}`;
   }
-  if (!isMap(packs) || packs.flow === true || packs.items.length === 0)
+  if (!loadYaml().isMap(packs) || packs.flow === true || packs.items.length === 0)
     return editWithDocument(document, (map) => map.set(key, value));
   const existing = findPair(packs, key);
   const valueNode = existing?.value as Node | null | undefined;
-  if (existing !== undefined && isScalar(valueNode) && valueNode.range) {
+  if (existing !== undefined && loadYaml().isScalar(valueNode) && valueNode.range) {
     return `${source.slice(0, valueNode.range[0])}${formatScalar(value)}${source.slice(valueNode.range[1])}`;
   }
   const last = packs.items.at(-1) as Pair<Node, Node | null>;
@@ -62,7 +54,7 @@ export function removeManifestPack(text: string, key: string): { text: string; e
   const document = parseEditable(text);
   const packs = document.get('packs', true) as unknown;
   let result = text;
-  if (isMap(packs)) {
+  if (loadYaml().isMap(packs)) {
     const pair = findPair(packs, key);
     const keyNode = pair?.key as Node | undefined;
     const valueNode = pair?.value as Node | null | undefined;
@@ -78,20 +70,20 @@ export function removeManifestPack(text: string, key: string): { text: string; e
   const contents = after.contents;
   const left = after.get('packs', true) as unknown;
   const onlyPacks =
-    isMap(contents) &&
+    loadYaml().isMap(contents) &&
     contents.items.length === 1 &&
-    isScalar(contents.items[0]?.key) &&
+    loadYaml().isScalar(contents.items[0]?.key) &&
     (contents.items[0].key as { value: unknown }).value === 'packs';
   const packsEmpty =
     left === null ||
-    (isScalar(left) && left.value === null) ||
-    (isMap(left) && left.items.length === 0);
+    (loadYaml().isScalar(left) && left.value === null) ||
+    (loadYaml().isMap(left) && left.items.length === 0);
   const hasComments = /(^|\s)#/.test(result);
   return { text: result, empty: onlyPacks && packsEmpty && !hasComments };
 }
 
 function parseEditable(text: string): Document.Parsed {
-  const document = parseDocument(text);
+  const document = loadYaml().parseDocument(text);
   if (document.errors.length > 0) {
     throw new ToolpackError(
       'E_MANIFEST',
@@ -101,7 +93,7 @@ function parseEditable(text: string): Document.Parsed {
       },
     );
   }
-  if (document.contents !== null && !isMap(document.contents))
+  if (document.contents !== null && !loadYaml().isMap(document.contents))
     throw new ToolpackError(
       'E_MANIFEST',
       'toolpack.yaml is not a mapping of keys, so it was not changed.',
@@ -111,7 +103,7 @@ function parseEditable(text: string): Document.Parsed {
 
 function editWithDocument(document: Document.Parsed, edit: (map: YAMLMap) => void): string {
   let packs = document.get('packs', true) as unknown;
-  if (!isMap(packs)) {
+  if (!loadYaml().isMap(packs)) {
     document.set('packs', document.createNode({}));
     packs = document.get('packs', true);
   }
@@ -121,12 +113,13 @@ function editWithDocument(document: Document.Parsed, edit: (map: YAMLMap) => voi
 
 function findPair(map: YAMLMap, key: string): Pair | undefined {
   return map.items.find(
-    (item) => isPair(item) && isScalar(item.key) && String(item.key.value) === key,
+    (item) =>
+      loadYaml().isPair(item) && loadYaml().isScalar(item.key) && String(item.key.value) === key,
   ) as Pair | undefined;
 }
 
 function formatScalar(value: string): string {
-  return stringify(value).replace(/\n$/, '');
+  return loadYaml().stringify(value).replace(/\n$/, '');
 }
 
 function lineStart(text: string, offset: number): number {
