@@ -281,12 +281,29 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     if (callOptions.signal?.aborted)
       return createInterruptedResult(tool.name, 'cancelled', timeoutMs);
 
+    // One promise per call, settled by whichever comes first: the tool's result, or the stop
+    // (timeout, cancellation, shutdown). Everything the call set up is undone in `finish`.
+    let settle!: (result: ToolCallResult) => void;
+    const answer = new Promise<ToolCallResult>((resolveAnswer) => {
+      settle = resolveAnswer;
+    });
     const controller = new AbortController();
-    const stop = (reason: StopReason): void => {
-      if (!controller.signal.aborted) controller.abort(reason);
-    };
     // An opted-in tool's timeout bounds its silence, not its run: each report restarts it.
     const resetsOnProgress = tool.progressResetsTimeout === true;
+    // The one place a call is stopped: the runner hears it through the signal, and the caller
+    // gets its answer here, without a listener of our own on the signal.
+    const stop = (reason: StopReason): void => {
+      if (controller.signal.aborted) return;
+      controller.abort(reason);
+      finish(
+        createInterruptedResult(
+          tool.name,
+          describeStopReason(controller.signal.reason),
+          timeoutMs,
+          resetsOnProgress,
+        ),
+      );
+    };
     const timer = setTimeout(() => stop('timeout'), timeoutMs);
     const onCallerAbort = (): void => stop('cancelled');
     callOptions.signal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -320,50 +337,34 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       },
     };
 
-    // One promise per call, settled by whichever comes first: the tool's result, or the stop
-    // (timeout, cancellation, shutdown). Everything the call set up is undone in `finish`.
-    return new Promise<ToolCallResult>((settle) => {
-      const finish = (result: ToolCallResult): void => {
-        if (answered) return;
-        // The last report held back goes out before the answer that follows it.
-        throttle?.flush();
-        answered = true;
-        throttle?.cancel();
-        clearTimeout(timer);
-        callOptions.signal?.removeEventListener('abort', onCallerAbort);
-        stoppers.delete(stop);
-        settle(result);
-      };
-      controller.signal.addEventListener(
-        'abort',
-        () =>
-          finish(
-            createInterruptedResult(
-              tool.name,
-              describeStopReason(controller.signal.reason),
-              timeoutMs,
-              resetsOnProgress,
-            ),
-          ),
-        { once: true },
-      );
-      const execution = runner.execute(runnerCall).then(
-        (result) => {
-          const limited = limitToolResult(result, resultLimits, tool.name);
-          return checkToolResult(tool, limited) ?? limited;
-        },
-        (error: unknown) =>
-          createErrorResult(
-            `Tool "${tool.name}" failed inside the runner: ${error instanceof Error ? error.message : String(error)}.`,
-          ),
-      );
-      // Kept until it ends, stopped or not: close() waits for every execution.
-      executions.add(execution);
-      void execution.then((result) => {
-        executions.delete(execution);
-        finish(result);
-      });
+    function finish(result: ToolCallResult): void {
+      if (answered) return;
+      // The last report held back goes out before the answer that follows it.
+      throttle?.flush();
+      answered = true;
+      throttle?.cancel();
+      clearTimeout(timer);
+      callOptions.signal?.removeEventListener('abort', onCallerAbort);
+      stoppers.delete(stop);
+      settle(result);
+    }
+    const execution = runner.execute(runnerCall).then(
+      (result) => {
+        const limited = limitToolResult(result, resultLimits, tool.name);
+        return checkToolResult(tool, limited) ?? limited;
+      },
+      (error: unknown) =>
+        createErrorResult(
+          `Tool "${tool.name}" failed inside the runner: ${error instanceof Error ? error.message : String(error)}.`,
+        ),
+    );
+    // Kept until it ends, stopped or not: close() waits for every execution.
+    executions.add(execution);
+    void execution.then((result) => {
+      executions.delete(execution);
+      finish(result);
     });
+    return answer;
   };
 
   if (options.warm === true) void pwshRunner.warm();
