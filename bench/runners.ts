@@ -1,6 +1,7 @@
 // Benchmark: per-call latency through @toolpack/runners (p50/p99) for a JS module tool, a bash
 // script tool and, where pwsh exists, a PowerShell script and module tool, side by side with
-// their floors measured in the same run: a bare `bash echo_script.sh` spawn and a bare
+// their floors measured in the same run: a long-lived child echoing the call's frame (JS calls
+// and echoes alternate in batches), a bare `bash echo_script.sh` spawn and a bare
 // `pwsh -NoProfile -File` per call; plus 8 parallel PowerShell script calls against one. Also
 // recorded for the notes: spawn to first answered PowerShell call, 8 parallel calls of a tool
 // that waits 100 ms against one, and 8 bare pipelines in one pwsh process against one (the CPU
@@ -9,6 +10,7 @@
 //
 //   pnpm build && pnpm --filter @toolpack/bench bench:runners [--calls 200]
 import { spawn, spawnSync } from 'node:child_process';
+import type { Duplex } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -105,6 +107,62 @@ async function measureBareRoundTrips(n: number): Promise<{ worker: number[]; chi
   return { worker: workerSamples, child: childSamples };
 }
 
+/**
+ * The floor of a JS tool call, as the runner makes one: a long-lived child that answers each
+ * length-prefixed JSON frame on a socket (fd 3) with a frame, and does nothing else.
+ */
+function startFramedEcho(): { roundTrip(): Promise<void>; close(): void } {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      "const s = new (require('node:net').Socket)({ fd: 3, readable: true, writable: true }); s.on('data', (c) => s.write(c)); s.on('end', () => process.exit(0));",
+    ],
+    { stdio: ['ignore', 'ignore', 'ignore', 'pipe'] },
+  );
+  const channel = child.stdio[3] as Duplex;
+  let id = 0;
+  return {
+    roundTrip: () =>
+      new Promise<void>((resolve) => {
+        channel.once('data', () => resolve());
+        id += 1;
+        const body = Buffer.from(
+          JSON.stringify({
+            type: 'call',
+            id,
+            exportName: 'echo',
+            toolName: 'echo',
+            args: { text: 'hi' },
+          }),
+        );
+        const frame = Buffer.allocUnsafe(4 + body.length);
+        frame.writeUInt32BE(body.length, 0);
+        body.copy(frame, 4);
+        channel.write(frame);
+      }),
+    close: () => channel.end(),
+  };
+}
+
+/** Ours and its floor in alternating batches, so both see the same state of a shared machine. */
+async function measureInterleaved(
+  n: number,
+  ours: () => Promise<unknown>,
+  floor: () => Promise<unknown>,
+  batch = 50,
+): Promise<{ ours: number[]; floor: number[] }> {
+  const samples = { ours: [] as number[], floor: [] as number[] };
+  await measure(Math.min(batch, n), ours);
+  await measure(Math.min(batch, n), floor);
+  for (let done = 0; done < n; done += batch) {
+    const size = Math.min(batch, n - done);
+    samples.ours.push(...(await measure(size, ours)));
+    samples.floor.push(...(await measure(size, floor)));
+  }
+  return samples;
+}
+
 const hasPwsh = pwshEngine !== undefined;
 // A tool that waits (Thread.Sleep in short steps) and reports its clock: the runners' tests'
 // script, copied so the bench reads no other package's files, and in a folder of its own so
@@ -183,7 +241,14 @@ const rows: {
   containedFloorP50?: number;
 }[] = [];
 try {
-  const js = await measure(calls, () => runner.call(jsTool, { text: 'hi' }));
+  const echo = startFramedEcho();
+  const interleaved = await measureInterleaved(
+    calls,
+    () => runner.call(jsTool, { text: 'hi' }),
+    echo.roundTrip,
+  );
+  echo.close();
+  const js = interleaved.ours;
   const bareRoundTrips = await measureBareRoundTrips(calls);
   extras.jsFloors = {
     workerRoundTripP50: percentile(bareRoundTrips.worker, 50),
@@ -193,8 +258,8 @@ try {
     scenario: 'JS module tool (child process per module)',
     p50: percentile(js, 50),
     p99: percentile(js, 99),
-    floor: 'bare JSON line echoed by a long-lived child process',
-    floorP50: percentile(bareRoundTrips.child, 50),
+    floor: 'bare JSON frame echoed by a long-lived child process (alternating batches)',
+    floorP50: percentile(interleaved.floor, 50),
     target: 'reported',
   });
 
