@@ -1034,7 +1034,7 @@ function burstRows(out: unknown, loadAverage?: readonly number[]): ResultRow[] {
     rows.push(
       row({
         bench,
-        scenario: `${label}: time to the last answer (${numberAt(block, 'callsPerSecond') ?? '?'} calls/s; server CPU ${numberAt(block, 'serverCpuMs') ?? '?'} ms, tool processes ${numberAt(block, 'toolCpuMs') ?? '?'} ms; RSS ${numberAt(block, 'rssBeforeMb') ?? '?'} -> peak ${numberAt(block, 'rssPeakMb') ?? '?'} -> after ${numberAt(block, 'rssAfterMb') ?? '?'} MB)`,
+        scenario: `${label}: time to the last answer (${numberAt(block, 'callsPerSecond') ?? '?'} calls/s; the same starts through the containment launcher ${containedSeconds ?? '?'} s; server CPU ${numberAt(block, 'serverCpuMs') ?? '?'} ms, tool processes ${numberAt(block, 'toolCpuMs') ?? '?'} ms; RSS ${numberAt(block, 'rssBeforeMb') ?? '?'} -> peak ${numberAt(block, 'rssPeakMb') ?? '?'} -> after ${numberAt(block, 'rssAfterMb') ?? '?'} MB)`,
         ours: seconds === null ? 'n/a' : `${seconds} s`,
         oursValue: seconds,
         reference: bareSeconds === null ? null : `${floorLabel}: ${bareSeconds} s`,
@@ -1058,6 +1058,21 @@ function burstRows(out: unknown, loadAverage?: readonly number[]): ResultRow[] {
       }),
     );
   }
+  const jsStdio = record(record(out)?.jsOnly)?.stdio;
+  const jsHttp = record(record(out)?.jsOnly)?.http;
+  const jsHttpSeconds = numberAt(jsHttp, 'seconds');
+  const jsStdioSeconds = numberAt(jsStdio, 'seconds');
+  if (jsHttp !== undefined)
+    rows.push(
+      row({
+        bench,
+        scenario: `${calls ?? '?'} concurrent JS-module calls alone (no process starts), HTTP against stdio: time to the last answer (p99 ${ms(numberAt(jsHttp, 'latency.all.p99'), 0)} vs ${ms(numberAt(jsStdio, 'latency.all.p99'), 0)}; server CPU ${numberAt(jsHttp, 'serverCpuMs') ?? '?'} vs ${numberAt(jsStdio, 'serverCpuMs') ?? '?'} ms; peak RSS ${numberAt(jsHttp, 'rssPeakMb') ?? '?'} vs ${numberAt(jsStdio, 'rssPeakMb') ?? '?'} MB)`,
+        ours: jsHttpSeconds === null ? 'n/a' : `${jsHttpSeconds} s`,
+        oursValue: jsHttpSeconds,
+        reference: jsStdioSeconds === null ? null : `the same calls over stdio ${jsStdioSeconds} s`,
+        referenceValue: jsStdioSeconds,
+      }),
+    );
   const lost = numberAt(out, 'lost');
   const wrong = numberAt(out, 'wrong');
   const duplicated = numberAt(out, 'duplicated');
@@ -1066,7 +1081,7 @@ function burstRows(out: unknown, loadAverage?: readonly number[]): ResultRow[] {
   rows.push(
     row({
       bench,
-      scenario: `Bursts: lost, wrong or duplicated answers over every round (${numberAt(out, 'rounds') ?? '?'} rounds, stdio and HTTP; lost ${lost ?? '?'}, wrong ${wrong ?? '?'}, duplicated ${duplicated ?? '?'})`,
+      scenario: `Bursts: lost, wrong or duplicated answers over every burst (${numberAt(out, 'rounds') ?? '?'} rounds, stdio and HTTP, mixed and JS alone; lost ${lost ?? '?'}, wrong ${wrong ?? '?'}, duplicated ${duplicated ?? '?'})`,
       ours: failures === null ? 'n/a' : String(failures),
       oursValue: failures,
       target: '0',
