@@ -10,8 +10,12 @@
 // node echo-node.mjs, the JSON on stdin) with the process runner's default concurrency, once
 // bare and once through the containment launcher every tool process gets (spawnContained),
 // so "latency" there is the burst's start -> that process's close, as for the server.
+// Each round also sends 1,000 JS-module calls alone over each transport: no process starts,
+// so what is left is the transport's and the pipeline's own per-call cost.
 // The clients index answers by id (a Map), so the client's own cost stays flat per answer; its
 // event-loop delay and CPU time are reported so that a slow client would show.
+// Diagnosis: --only stdio|http runs one mixed burst (BURSTS_MIX=js: JS calls alone) and prints
+// it; --node-arg passes flags to the server's node (--cpu-prof --cpu-prof-dir=<dir>).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -347,7 +351,11 @@ interface BurstFigures {
   clientLoopDelayP99Ms: number;
 }
 
-async function runBurst(transport: 'stdio' | 'http'): Promise<BurstFigures> {
+/**
+ * `mixed`: the mix above, then the idle collection before "after" RSS is read. `js`: every
+ * call to the JS module (no process starts), which isolates the transport's per-call cost.
+ */
+async function runBurst(transport: 'stdio' | 'http', mix: 'mixed' | 'js'): Promise<BurstFigures> {
   const client = transport === 'stdio' ? await startStdio() : await startHttp();
   try {
     // Warm every runner, so the module's child runs and the caches are filled.
@@ -372,7 +380,7 @@ async function runBurst(transport: 'stdio' | 'http'): Promise<BurstFigures> {
     await Promise.all(
       Array.from({ length: CALLS }, async (_, index) => {
         const id = 10_000 + index;
-        const tool = TOOLS[index % TOOLS.length] as Tool;
+        const tool = mix === 'js' ? 'echo_worker' : (TOOLS[index % TOOLS.length] as Tool);
         const sentAt = performance.now();
         try {
           const answer = await client.call(id, tool);
@@ -390,14 +398,14 @@ async function runBurst(transport: 'stdio' | 'http'): Promise<BurstFigures> {
     loop.disable();
     const clientCpu = process.cpuUsage(clientCpuBefore);
     const cpuAfter = readCpuMs(client.pid);
-    await sleep(IDLE_COLLECTION_MS);
+    if (mix === 'mixed') await sleep(IDLE_COLLECTION_MS);
     clearInterval(sampler);
     const rssAfter = residentMb(client.pid) ?? Number.NaN;
     let duplicated = 0;
     for (let index = 0; index < CALLS; index++)
       if ((client.answerCounts.get(10_000 + index) ?? 0) > 1) duplicated++;
     return {
-      seconds: round(seconds * 100) / 100,
+      seconds: Math.round(seconds * 1000) / 1000,
       callsPerSecond: Math.round(CALLS / seconds),
       latency: {
         all: summarize(latencies.all),
@@ -425,7 +433,7 @@ function describeFloor(run: { seconds: number; latencies: Latencies }) {
   const calls = run.latencies.all.length;
   return {
     calls,
-    seconds: round(run.seconds * 100) / 100,
+    seconds: Math.round(run.seconds * 1000) / 1000,
     spawnsPerSecond: Math.round(calls / run.seconds),
     latency: {
       all: summarize(run.latencies.all),
@@ -440,6 +448,20 @@ function pickMedian<T>(runs: T[], key: (run: T) => number): T {
   return [...runs].sort((a, b) => key(a) - key(b))[Math.floor(runs.length / 2)] as T;
 }
 
+function sumOver(
+  all: {
+    stdio: BurstFigures;
+    http: BurstFigures;
+    jsOnly: { stdio: BurstFigures; http: BurstFigures };
+  }[],
+  pick: (burst: BurstFigures) => number,
+): number {
+  return all.reduce(
+    (sum, r) => sum + pick(r.stdio) + pick(r.http) + pick(r.jsOnly.stdio) + pick(r.jsOnly.http),
+    0,
+  );
+}
+
 const containment = describeContainment();
 const loadBefore = os.loadavg();
 const rounds: {
@@ -447,23 +469,26 @@ const rounds: {
   contained: ReturnType<typeof describeFloor>;
   stdio: BurstFigures;
   http: BurstFigures;
+  jsOnly: { stdio: BurstFigures; http: BurstFigures };
 }[] = [];
 // Interleaved, so that the floors and the server share the machine's state in each round.
 if (values.only === 'stdio' || values.only === 'http') {
-  const figures = await runBurst(values.only);
+  const figures = await runBurst(values.only, process.env.BURSTS_MIX === 'js' ? 'js' : 'mixed');
   console.log(JSON.stringify(figures, null, 1));
   process.exit(0);
 }
 for (let index = 0; index < ROUNDS; index++) {
   const bare = describeFloor(await runFloor(startBare));
   const contained = describeFloor(await runFloor(startContained));
-  const stdio = await runBurst('stdio');
-  const http = await runBurst('http');
-  rounds.push({ bare, contained, stdio, http });
+  const stdio = await runBurst('stdio', 'mixed');
+  const http = await runBurst('http', 'mixed');
+  const jsOnly = { stdio: await runBurst('stdio', 'js'), http: await runBurst('http', 'js') };
+  rounds.push({ bare, contained, stdio, http, jsOnly });
   console.log(
     `round ${index + 1}: floor bare ${bare.seconds} s (p99 ${bare.latency.all.p99} ms), contained ${contained.seconds} s; ` +
       `stdio ${stdio.seconds} s p99 ${stdio.latency.all.p99} ms (worker p99 ${stdio.latency.echo_worker.p99} ms, lost ${stdio.lost}); ` +
-      `http ${http.seconds} s p99 ${http.latency.all.p99} ms (worker p99 ${http.latency.echo_worker.p99} ms, lost ${http.lost})`,
+      `http ${http.seconds} s p99 ${http.latency.all.p99} ms (worker p99 ${http.latency.echo_worker.p99} ms, lost ${http.lost}); ` +
+      `JS calls alone: stdio ${jsOnly.stdio.seconds} s, http ${jsOnly.http.seconds} s`,
   );
 }
 const result = {
@@ -489,10 +514,20 @@ const result = {
     rounds.map((r) => r.http),
     (r) => r.seconds,
   ),
-  // Every round's lost, wrong and duplicated answers, not only the median round's.
-  lost: rounds.reduce((sum, r) => sum + r.stdio.lost + r.http.lost, 0),
-  wrong: rounds.reduce((sum, r) => sum + r.stdio.wrong + r.http.wrong, 0),
-  duplicated: rounds.reduce((sum, r) => sum + r.stdio.duplicated + r.http.duplicated, 0),
+  jsOnly: {
+    stdio: pickMedian(
+      rounds.map((r) => r.jsOnly.stdio),
+      (r) => r.seconds,
+    ),
+    http: pickMedian(
+      rounds.map((r) => r.jsOnly.http),
+      (r) => r.seconds,
+    ),
+  },
+  // Every burst's lost, wrong and duplicated answers, not only the median round's.
+  lost: sumOver(rounds, (b) => b.lost),
+  wrong: sumOver(rounds, (b) => b.wrong),
+  duplicated: sumOver(rounds, (b) => b.duplicated),
   allRounds: rounds,
   cores: os.availableParallelism(),
   node: process.version,
@@ -503,5 +538,9 @@ const out = path.join(import.meta.dirname, 'out');
 mkdirSync(out, { recursive: true });
 writeFileSync(path.join(out, 'bursts.json'), `${JSON.stringify(result, null, 2)}\n`);
 console.log(
-  JSON.stringify({ floor: result.floor, stdio: result.stdio, http: result.http }, null, 1),
+  JSON.stringify(
+    { floor: result.floor, stdio: result.stdio, http: result.http, jsOnly: result.jsOnly },
+    null,
+    1,
+  ),
 );
