@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -34,6 +34,35 @@ describe('FileParseCache', () => {
     expect(await second.read('k@1', [file], parse)).toEqual({ parsed: 'one', n: 1 });
     expect(second.stats).toEqual({ hits: 1, misses: 0 });
     expect(parses).toBe(1);
+  });
+
+  it('does not rewrite the cache file when a run only hits entries', async () => {
+    const file = path.join(dir, 'a.ps1');
+    await writeFile(file, 'one');
+    await age(file);
+    const cacheDir = path.join(dir, 'cache');
+    const cacheFile = path.join(cacheDir, 'discovery-v1.json');
+    const parse = ([content]: string[]) => content;
+
+    const first = new FileParseCache({ dir: cacheDir });
+    await first.read('k@1', [file], parse);
+    await first.flush();
+    const written = (await stat(cacheFile)).ino;
+
+    // flush replaces the file by a rename, so a rewrite shows as a new inode.
+    const second = new FileParseCache({ dir: cacheDir });
+    await second.read('k@1', [file], parse);
+    await second.flush();
+    expect(second.stats).toEqual({ hits: 1, misses: 0 });
+    expect((await stat(cacheFile)).ino).toBe(written);
+
+    // A miss still writes: the same check sees that rewrite.
+    const other = path.join(dir, 'b.ps1');
+    await writeFile(other, 'two');
+    const third = new FileParseCache({ dir: cacheDir });
+    await third.read('k@1', [other], parse);
+    await third.flush();
+    expect((await stat(cacheFile)).ino).not.toBe(written);
   });
 
   it('never serves a stale value after an edit, even one that keeps size and mtime', async () => {
