@@ -218,14 +218,25 @@ async function startStdio(): Promise<Client> {
       pending.delete(message.id);
     }
   });
+  // A server that dies fails the run at once instead of at every call's timeout.
+  const failures = new Map<unknown, (error: Error) => void>();
+  child.once('exit', (code, signal) => {
+    for (const fail of failures.values())
+      fail(new Error(`mcp serve exited (${code ?? signal}); stderr:\n${stderr}`));
+  });
   const send = (id: unknown, method: string, params: unknown): Promise<Answer> =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`no answer for ${String(id)}; stderr:\n${stderr}`)),
         120_000,
       );
+      failures.set(id, (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
       pending.set(id, (answer) => {
         clearTimeout(timer);
+        failures.delete(id);
         resolve(answer);
       });
       child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
