@@ -9,6 +9,7 @@ import {
 } from '@toolpack/core';
 import { buildToolEnvironment, describeSandbox } from '@toolpack/containment';
 import { createConfinementResolver } from './call-confinement.ts';
+import { createCallDeadlines } from './call-deadlines.ts';
 import { checkToolArguments } from './check-tool-arguments.ts';
 import { checkToolResult } from './check-tool-result.ts';
 import { createNodeChildRunner } from './node-child/node-child-runner.ts';
@@ -211,6 +212,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       DEFAULT_PWSH_START_TIMEOUT_MS,
   });
 
+  const deadlines = createCallDeadlines();
   const stoppers = new Set<(reason: StopReason) => void>();
   const executions = new Set<Promise<unknown>>();
   let closed = false;
@@ -304,7 +306,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         ),
       );
     };
-    const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    const deadline = deadlines.start(timeoutMs, () => stop('timeout'));
     const onCallerAbort = (): void => stop('cancelled');
     callOptions.signal?.addEventListener('abort', onCallerAbort, { once: true });
     stoppers.add(stop);
@@ -327,8 +329,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         // dropped, and restarts no timeout (the client's own timeout would not restart either).
         if (!Number.isFinite(progress.progress) || progress.progress <= lastProgress) return;
         lastProgress = progress.progress;
-        // refresh() restarts the same timer: no new one per report.
-        if (resetsOnProgress && !controller.signal.aborted) timer.refresh();
+        if (resetsOnProgress && !controller.signal.aborted) deadline.refresh();
         throttle?.push(progress);
       },
       onLog(level, message) {
@@ -343,7 +344,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       throttle?.flush();
       answered = true;
       throttle?.cancel();
-      clearTimeout(timer);
+      deadline.cancel();
       callOptions.signal?.removeEventListener('abort', onCallerAbort);
       stoppers.delete(stop);
       settle(result);
