@@ -1034,7 +1034,7 @@ function burstRows(out: unknown, loadAverage?: readonly number[]): ResultRow[] {
     rows.push(
       row({
         bench,
-        scenario: `${label}: time to the last answer (${numberAt(block, 'callsPerSecond') ?? '?'} calls/s; the same starts through the containment launcher ${containedSeconds ?? '?'} s; server CPU ${numberAt(block, 'serverCpuMs') ?? '?'} ms, tool processes ${numberAt(block, 'toolCpuMs') ?? '?'} ms; RSS ${numberAt(block, 'rssBeforeMb') ?? '?'} -> peak ${numberAt(block, 'rssPeakMb') ?? '?'} -> after ${numberAt(block, 'rssAfterMb') ?? '?'} MB)`,
+        scenario: `${label}: time to the last answer (${numberAt(block, 'callsPerSecond') ?? '?'} calls/s; the same starts through the containment launcher ${containedSeconds ?? '?'} s; server CPU ${numberAt(block, 'serverCpuMs') ?? '?'} ms; RSS ${numberAt(block, 'rssBeforeMb') ?? '?'} -> peak ${numberAt(block, 'rssPeakMb') ?? '?'} -> after ${numberAt(block, 'rssAfterMb') ?? '?'} MB)`,
         ours: seconds === null ? 'n/a' : `${seconds} s`,
         oursValue: seconds,
         reference: bareSeconds === null ? null : `${floorLabel}: ${bareSeconds} s`,
@@ -1053,7 +1053,7 @@ function burstRows(out: unknown, loadAverage?: readonly number[]): ResultRow[] {
           met !== false
             ? null
             : floorAboveTarget
-              ? `Missed${loadNote(loadAverage)}: the target lies under this machine's floor. Without any server, starting the burst's ${spawns ?? '?'} bash and node processes ${slots ?? '?'} at a time on ${numberAt(out, 'cores') ?? '?'} cores took ${ms(bareP99, 0)} to the last exit in the same run (through the containment launcher ${containedSeconds ?? '?'} s). The tool processes' own CPU (${numberAt(block, 'toolCpuMs') ?? '?'} ms, mostly node's start-up) fills both cores, so the last process call cannot end sooner; the JS-module calls, which start no process, answered within ${ms(numberAt(block, 'latency.echo_worker.p99'), 0)} p99.`
+              ? `Missed${loadNote(loadAverage)}: the target lies under this machine's floor. Without any server, starting the burst's ${spawns ?? '?'} bash and node processes ${slots ?? '?'} at a time on ${numberAt(out, 'cores') ?? '?'} cores took ${ms(bareP99, 0)} to the last exit in the same run (through the containment launcher ${containedSeconds ?? '?'} s). Those processes alone used ${numberAt(bare, 'cpuMs') ?? '?'} ms of CPU (mostly node's start-up), which fills both cores, so the last process call cannot end sooner; the JS-module calls, which start no process, answered within ${ms(numberAt(block, 'latency.echo_worker.p99'), 0)} p99.`
               : `${OPEN_NOTE_PREFIX} the bare floor's p99 was ${ms(bareP99, 0)}, under the target, and ours ${ms(p99, 0)}.`,
       }),
     );
