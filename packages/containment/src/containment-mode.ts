@@ -59,7 +59,7 @@ export function readContainmentRequest(
  *   namespace could otherwise unmount the fresh /proc and read the host's again. Other users
  *   lose their capabilities at exec anyway.
  */
-function buildNamespacePrefix(setpriv: string, unshare: string, sh: string): string[] {
+export function buildNamespacePrefix(setpriv: string, unshare: string, sh: string): string[] {
   const prefix = [
     setpriv,
     '--pdeathsig',
