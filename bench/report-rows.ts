@@ -138,7 +138,7 @@ function explainBash(entry: unknown, loadAverage: readonly number[] | undefined)
     "the runner's own work per spawn (JSON on stdin, stdout/stderr capture with caps, a timeout watch)";
   if (p50 === null || contained === null || mode === null)
     return `Missed${loadNote(loadAverage)}: a process per call is what contention hurts most, and the rest is ${runnerWork}.`;
-  return `Missed${loadNote(loadAverage)}: every tool process starts contained (${mode} mode: ${mode === 'namespace' ? 'setpriv, unshare and an init shell before bash, so nothing the tool starts outlives it or sees the server' : 'its own process group, watched'}), which the bare spawn does not pay. In the same run the bare spawn through the same launcher took ${ms(contained)} p50, so against that floor the runner is ${(p50 / contained).toFixed(2)}x: the rest is ${runnerWork}.`;
+  return `Missed${loadNote(loadAverage)}: every tool process starts contained (${mode} mode: ${mode === 'namespace' ? 'a user and PID namespace launcher before bash (bubblewrap where it is installed, else setpriv, unshare and an init shell), so nothing the tool starts outlives it or sees the server' : 'its own process group, watched'}), which the bare spawn does not pay. In the same run the bare spawn through the same launcher took ${ms(contained)} p50, so against that floor the runner is ${(p50 / contained).toFixed(2)}x: the rest is ${runnerWork}.`;
 }
 
 function loadNote(loadAverage: readonly number[] | undefined): string {
