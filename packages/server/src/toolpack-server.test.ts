@@ -1,4 +1,12 @@
-import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
@@ -168,6 +176,37 @@ describe('createToolpackServer', () => {
     copyFileSync(path.join(edits, 'wave.sh'), path.join(project, 'scripts', 'wave.sh'));
     await changed;
     expect(names(s)).toContain('wave');
+  });
+});
+
+describe('watching a PowerShell module found on PSModulePath', () => {
+  it('covers its folder from `watching` on, though the folder is known only after discovery', async () => {
+    const modules = path.join(project, 'psmodules');
+    cpSync(
+      path.join(import.meta.dirname, '..', '..', '..', 'examples', 'powershell-module', 'Widgets'),
+      path.join(modules, 'Widgets'),
+      { recursive: true },
+    );
+    const s = await start({
+      discovery: {
+        sources: [{ module: 'Widgets' }],
+        cwd: project,
+        cache: false,
+        psModulePath: modules,
+      },
+      watch: { debounceMs: 50 },
+    });
+    await s.watching;
+    const describeGet = () => s.tools.find((t) => t.name.endsWith('Get_Widget'))?.description;
+    expect(describeGet()).toMatch(/^Lists the widgets/);
+    const changed = new Promise<void>((resolve) => s.onToolsChanged(resolve));
+    const psm1 = path.join(modules, 'Widgets', 'Widgets.psm1');
+    writeFileSync(
+      psm1,
+      readFileSync(psm1, 'utf8').replace('Lists the widgets in the store', 'Counts the widgets'),
+    );
+    await changed;
+    expect(describeGet()).toMatch(/^Counts the widgets/);
   });
 });
 

@@ -148,21 +148,58 @@ export async function createToolpackServer(
   const { cwd, sources } = options.discovery;
   const diagnosticLog = createDiagnosticLog(cwd, log);
 
-  const first = await discoverTools(options.discovery);
-  const refusal = findRefusal(first.diagnostics);
-  if (refusal !== undefined) {
-    throw new ToolpackError(refusal.code, `Refusing to start: ${refusal.message}`, {
-      ...(refusal.hint === undefined ? {} : { hint: refusal.hint }),
+  // Watching starts before discovery: chokidar's load and first scan overlap it (a JS
+  // module's listing child leaves this process idle), and a change made while discovery
+  // reads the files is reported (and reloaded once the server exists) instead of missed.
+  const watchOptions = options.watch === true ? {} : options.watch || undefined;
+  const changedEarly: string[] = [];
+  let onSourcesChanged = (paths: string[]): void => {
+    changedEarly.push(...paths);
+  };
+  const startWatching = (tools: readonly DiscoveredTool[]) =>
+    watchSources({
+      sources,
+      cwd,
+      tools,
+      ...(watchOptions?.debounceMs === undefined ? {} : { debounceMs: watchOptions.debounceMs }),
+      onChange: (paths) => onSourcesChanged(paths),
+      log,
     });
-  }
+  let watcher: SourceWatcher | undefined =
+    watchOptions === undefined ? undefined : startWatching([]);
 
-  const resources = await openServerResources(options, log);
+  let first: Awaited<ReturnType<typeof discoverTools>>;
+  let resources: Awaited<ReturnType<typeof openServerResources>>;
+  try {
+    first = await discoverTools(options.discovery);
+    const refusal = findRefusal(first.diagnostics);
+    if (refusal !== undefined) {
+      throw new ToolpackError(refusal.code, `Refusing to start: ${refusal.message}`, {
+        ...(refusal.hint === undefined ? {} : { hint: refusal.hint }),
+      });
+    }
+    resources = await openServerResources(options, log);
+  } catch (error) {
+    await watcher?.close();
+    throw error;
+  }
   const { runner, metrics } = resources;
+
+  // A PowerShell module found on PSModulePath has its folder known only now: watching that
+  // began without it (or did not begin, having no folder) starts again with it, so `watching`
+  // still covers every folder.
+  if (watchOptions !== undefined) {
+    const before = findWatchRoots({ sources, cwd });
+    const after = findWatchRoots({ sources, cwd, moduleFiles: findModuleFiles(first.tools) });
+    if (after.some((root) => !before.includes(root))) {
+      await watcher?.close();
+      watcher = startWatching(first.tools);
+    }
+  }
   const name = options.name ?? 'toolpack';
   const version = options.version ?? readOwnVersion();
 
   const verdictOf = createPolicyFilter(options.policy);
-  let watcher: SourceWatcher | undefined;
   let served: ServedTools;
   const serve = (tools: DiscoveredTool[], diagnostics: Diagnostic[]): ServedTools => {
     served = serveTools({
@@ -247,21 +284,12 @@ export async function createToolpackServer(
     return report;
   });
 
-  if (options.watch !== undefined && options.watch !== false) {
-    const debounceMs = typeof options.watch === 'object' ? options.watch.debounceMs : undefined;
-    watcher = watchSources({
-      sources,
-      cwd,
-      tools: served.all,
-      ...(debounceMs === undefined ? {} : { debounceMs }),
-      onChange: (paths) => {
-        reload(paths).catch((error: unknown) =>
-          log(`reload failed: ${(error as Error)?.message ?? String(error)}`),
-        );
-      },
-      log,
-    });
-  }
+  onSourcesChanged = (paths) => {
+    reload(paths).catch((error: unknown) =>
+      log(`reload failed: ${(error as Error)?.message ?? String(error)}`),
+    );
+  };
+  if (changedEarly.length > 0) onSourcesChanged(changedEarly.splice(0));
   const watching = watcher?.ready ?? Promise.resolve();
 
   if (options.warm === true) warmNow();
