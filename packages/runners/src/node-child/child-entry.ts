@@ -3,6 +3,7 @@
 // tool prints or writes to fd 1 can reach the server's protocol channel. Self-contained on
 // purpose: it is bundled as its own entry, and it must load fast and without @toolpack/core
 // (which would pull in ajv and zod before the user's module even starts).
+import module from 'node:module';
 import { Socket } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +23,11 @@ const TOOL_BRAND = Symbol.for('@toolpack/core/defined-tool');
 interface RunnableTool {
   run(args: unknown, context: ToolRunContext): Promise<unknown>;
 }
+
+// A JS tool's first call waits on this child's start: V8's cached code of the user's module
+// and what it imports (often @toolpack/core and zod) spares recompiling them on every start,
+// as the CLI (bin.ts) and the listing child (list-module-tools.mjs) already do.
+module.enableCompileCache?.();
 
 const start = JSON.parse(process.argv[2] ?? '{}') as ChildStartData;
 const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
