@@ -302,6 +302,7 @@ function serverRows(out: unknown, runners: unknown, loadAverage?: readonly numbe
   const bareList = numberAt(out, 'bareSdkListMs.p50');
   const callP50 = numberAt(out, 'callMs.toolpack.p50');
   const bareCall = numberAt(out, 'callMs.bareSdk.p50');
+  const hopCall = numberAt(out, 'callMs.bareSdkHop.p50');
   const ratioTarget = numberAt(out, 'targets.callRatio') ?? 1.2;
   const rssBusy = numberAt(out, 'residentMb');
   const bareRssBusy = numberAt(out, 'bareSdkResidentMb');
@@ -347,7 +348,9 @@ function serverRows(out: unknown, runners: unknown, loadAverage?: readonly numbe
       met: callMet,
       note:
         callMet === false
-          ? `mcp serve does more per call than the floor, by design: the policy verdict, argument validation against the tool's JSON Schema, metrics and the per-call timeout, and the hop to the module's own child process (one long-lived process per JS/TS module, so a tool cannot block, crash, out-grow or write into the protocol channel: issue 14); the floor runs the tool inline on the protocol thread. The runner's call to the module's process alone is ${ms(workerP50, 3)} p50 (bench/runners.ts; when the change landed, 3000 interleaved calls each: 0.021 ms p50 on the old worker thread, 1.37x a bare worker postMessage echo, against 0.033 ms in the child process, 2.17x a bare pipe echo to a child: +0.011 ms per call). In absolute terms it adds ${ms((callP50 ?? 0) - (bareCall ?? 0), 3)} per call${loadNote(loadAverage)}.`
+          ? hopCall === null
+            ? `mcp serve does more per call than the floor, by design: the policy verdict, argument validation against the tool's JSON Schema, metrics and the per-call timeout, and the hop to the module's own child process (one long-lived process per JS/TS module, so a tool cannot block, crash, out-grow or write into the protocol channel: issue 14); the floor runs the tool inline on the protocol thread. The runner's call to the module's process alone is ${ms(workerP50, 3)} p50 (bench/runners.ts). In absolute terms it adds ${ms((callP50 ?? 0) - (bareCall ?? 0), 3)} per call${loadNote(loadAverage)}.`
+            : `Missed${loadNote(loadAverage)}: the floor runs the tool inline on the protocol thread; mcp serve runs a JS tool in its module's own child process (issue 14: a tool cannot block, crash, out-grow or write into the protocol channel) and checks the policy, the arguments against the tool's JSON Schema, the per-call timeout, the result and its caps, and records metrics. The same bare SDK server with the same ${count - 1} tools sending each call to a child process (one framed JSON message each way, nothing else) took ${ms(hopCall, 3)} p50 in the same run, ${(hopCall / (bareCall ?? hopCall)).toFixed(2)}x the bare server; against it mcp serve is ${((callP50 ?? 0) / hopCall).toFixed(2)}x (+${ms((callP50 ?? 0) - hopCall, 3)} per call). The runner's call to the module's process alone is ${ms(workerP50, 3)} p50 (bench/runners.ts).`
           : null,
     }),
     row({

@@ -1,7 +1,9 @@
 // Benchmark: `mcp serve` over stdio against its floor.
 //   - tools/list round trip with 1,000 tools (target: p50 under 5 ms)
 //   - tools/call round trip of a JS tool, `mcp serve` vs a bare SDK server registering the
-//     same tool by hand (bench/bare-sdk-server.ts; target: p50 ratio within 1.2x)
+//     same tool by hand (bench/bare-sdk-server.ts; target: p50 ratio within 1.5x), and vs
+//     the same bare server sending each call to a child process (--hop: the floor of keeping
+//     the tool off the protocol thread in its own process)
 //   - the server's resident memory with 1,000 tools at rest, REST_MS after its last request
 //     (target: under 150 MB), and right after the calls (reported)
 // Both servers are driven by the same raw JSON-RPC client over their stdin/stdout, so the
@@ -105,9 +107,23 @@ try {
   const floorMemoryAtRest = rssOf(floor);
   await floor.close();
 
+  // The cheapest server that keeps the tool in another process, as mcp serve must (issue 14):
+  // the bare SDK server with the same tools, sending each call to a long-lived child.
+  const hop = createStdioClient({
+    child: spawn(process.execPath, [bare, '--tools', String(count - 1), '--hop'], {
+      cwd: work,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }),
+  });
+  clients.push(hop);
+  await hop.initialize();
+  const hopCalls = await measureCalls(hop);
+  await hop.close();
+
   const listP50 = percentile(listSamples, 50);
   const callP50 = percentile(toolpackCalls, 50);
   const floorP50 = percentile(floorCalls, 50);
+  const hopP50 = percentile(hopCalls, 50);
   const ratio = callP50 / floorP50;
   const rows = [
     {
@@ -138,6 +154,13 @@ try {
       target: '',
       ok: true,
     },
+    {
+      metric: 'tools/call add_numbers, bare SDK server with the tool in a child process',
+      p50: hopP50,
+      p95: percentile(hopCalls, 95),
+      target: '',
+      ok: true,
+    },
   ];
   const fmt = (n: number) => n.toFixed(3);
   console.log(
@@ -150,7 +173,7 @@ try {
       `| ${row.metric} | ${fmt(row.p50)} | ${fmt(row.p95)} | ${row.target} | ${row.target ? (row.ok ? 'ok' : 'MISSED') : ''} |`,
     );
   console.log(
-    `| call overhead ratio (p50 mcp serve / bare SDK) | ${ratio.toFixed(2)}x | | <= 1.2x | ${ratio <= 1.2 ? 'ok' : 'MISSED'} |`,
+    `| call overhead ratio (p50 mcp serve / bare SDK) | ${ratio.toFixed(2)}x | | <= 1.5x | ${ratio <= 1.5 ? 'ok' : 'MISSED'} |`,
   );
   console.log(
     `| resident memory at rest, ${listed.length} tools | ${memoryAtRest.toFixed(1)} MB | | < 150 MB | ${memoryAtRest < 150 ? 'ok' : 'MISSED'} |`,
@@ -175,6 +198,7 @@ try {
         callMs: {
           toolpack: { p50: callP50, p95: percentile(toolpackCalls, 95) },
           bareSdk: { p50: floorP50, p95: percentile(floorCalls, 95) },
+          bareSdkHop: { p50: hopP50, p95: percentile(hopCalls, 95) },
           samples: calls,
           ratio,
         },
@@ -187,7 +211,7 @@ try {
         residentAtRestMb: memoryAtRest,
         bareSdkResidentAtRestMb: floorMemoryAtRest,
         restMs: REST_MS,
-        targets: { listP50Ms: 5, callRatio: 1.2, residentMb: 150 },
+        targets: { listP50Ms: 5, callRatio: 1.5, residentMb: 150 },
       },
       null,
       2,
