@@ -6,6 +6,7 @@ import {
   createResultFromValue,
   limitToolResult,
   noteParsedJsonBytes,
+  PARSED_JSON_GROWTH,
   sliceUtf8,
   truncateText,
 } from './results.ts';
@@ -133,29 +134,38 @@ describe('limitToolResult', () => {
     const small = { content: [{ type: 'text' as const, text: 'ok' }] };
     noteParsedJsonBytes(small, 40);
     expect(limitToolResult(small, limits, 't')).toBe(small);
-    // 3 x 70 bytes could pass the cap of 200: measured, and the noted size is not trusted.
+    // 6 x 70 bytes could pass the cap of 200: measured, and the noted size is not trusted.
     const text = JSON.stringify({ content: [{ type: 'text', text: 'y'.repeat(250) }] });
     const parsed = JSON.parse(text) as { content: { type: 'text'; text: string }[] };
     noteParsedJsonBytes(parsed, 70);
     expect(limitToolResult(parsed, limits, 't').isError).toBe(true);
   });
 
-  it('never serializes parsed JSON to more than 3x its UTF-8 bytes, whatever the bytes', () => {
+  it('never serializes parsed JSON to more than PARSED_JSON_GROWTH times its UTF-8 bytes, whatever the bytes', () => {
+    // The worst case known: 1e20 prints as its 21 digits, 4 bytes written, 21 read back.
+    for (const text of ['1e20', `[${Array(100).fill('1e20').join(',')}]`]) {
+      const grown = Buffer.byteLength(JSON.stringify(JSON.parse(text)), 'utf8');
+      expect(grown).toBeGreaterThan(text.length * 4);
+      expect(grown).toBeLessThanOrEqual(text.length * PARSED_JSON_GROWTH);
+    }
     fc.assert(
       fc.property(
         fc.json(),
         fc.uint8Array({ maxLength: 40 }),
-        fc.constantFrom('1e21', '-1E400', '1.0e-7', '0'),
-        (json, raw, number) => {
+        // Numbers that print longer than written: 1e20 prints as 21 digits.
+        fc.array(fc.constantFrom('1e20', '-1E20', '1e21', '-1E400', '1.0e-7', '1e-6', '0'), {
+          maxLength: 60,
+        }),
+        (json, raw, numbers) => {
           // Bytes of any kind inside a string (invalid UTF-8 included), and numbers that grow.
           const bytes = Buffer.concat([
-            Buffer.from(`{"v":${json},"n":${number},"s":"`),
+            Buffer.from(`{"v":${json},"n":[${numbers.join(',')}],"s":"`),
             Buffer.from(raw.filter((b) => b !== 0x22 && b !== 0x5c && b >= 0x20)),
             Buffer.from('"}'),
           ]);
           const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
           expect(Buffer.byteLength(JSON.stringify(parsed), 'utf8')).toBeLessThanOrEqual(
-            bytes.length * 3,
+            bytes.length * PARSED_JSON_GROWTH,
           );
         },
       ),

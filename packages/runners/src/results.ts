@@ -114,14 +114,19 @@ export interface ResultLimits {
 const jsonBytesAtMost = new WeakMap<ToolCallResult, number>();
 
 /**
+ * How much larger parsed JSON can come out when serialized again, per byte it was parsed
+ * from: a number below 1e21 prints in full (`1e20`, 4 bytes, comes back as 21 digits), a byte
+ * that is not valid UTF-8 is read as U+FFFD (3 bytes); everything else comes back the same
+ * size or smaller (escapes, spaces, `1e21` as `1e+21` is 5 for 4). 21 / 4 rounded up.
+ */
+export const PARSED_JSON_GROWTH = 6;
+
+/**
  * Records that `result` was parsed from `textBytes` bytes of UTF-8 JSON text, so
  * `limitToolResult` need not serialize it again to measure it while it is well under the cap.
- * Serialized again, parsed JSON grows by at most 3x its bytes: a byte that is not valid UTF-8
- * is read as U+FFFD (3 bytes), and a number such as 1e21 comes back as 1e+21 (5 bytes for 4);
- * everything else comes back the same size or smaller (escapes, spaces).
  */
 export function noteParsedJsonBytes(result: ToolCallResult, textBytes: number): void {
-  jsonBytesAtMost.set(result, textBytes * 3);
+  jsonBytesAtMost.set(result, textBytes * PARSED_JSON_GROWTH);
 }
 
 /**
