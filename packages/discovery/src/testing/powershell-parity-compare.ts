@@ -133,7 +133,8 @@ function coerceDefault(value: unknown, schema: JsonSchema): unknown {
   return value;
 }
 
-function canonical(value: unknown): string {
+/** JSON with every object's keys sorted, so two values compare by content. */
+export function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(

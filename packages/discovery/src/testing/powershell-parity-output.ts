@@ -1,6 +1,6 @@
 import type { JsonSchema } from '@toolpack/core';
 import { isCommonParameterName } from '../powershell-reader/common-parameters.ts';
-import type { OurCommand, PwshCommand } from './powershell-parity-compare.ts';
+import { canonical, type OurCommand, type PwshCommand } from './powershell-parity-compare.ts';
 
 /** What parity-collect.ps1 adds for issue 19: the OutputType names and each example's binding. */
 export interface PwshCommandHelpFacts {
@@ -52,16 +52,6 @@ function coerce(value: unknown, schema: JsonSchema | undefined): unknown {
   }
   if (schema?.type === 'string' && typeof value === 'number') return String(value);
   return value;
-}
-
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
-        )
-      : v,
-  );
 }
 
 /** .NET parameter types whose values a JSON Schema checks exactly: no conversion PowerShell may refuse. */
