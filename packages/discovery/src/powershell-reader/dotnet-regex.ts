@@ -252,7 +252,9 @@ class PatternConverter {
 }
 
 function escapeClassChar(ch: string): string {
-  return ch === ']' || ch === '\\' || ch === '[' || ch === '^' ? `\\${ch}` : ch;
+  // A literal `-` is escaped wherever it stands: at the end of a class the other-case letters
+  // appended after it would otherwise turn it into a range (`[ -]` + `D` = `[ -D]`).
+  return ch === ']' || ch === '\\' || ch === '[' || ch === '^' || ch === '-' ? `\\${ch}` : ch;
 }
 
 /** The other-case counterpart of the ASCII letters inside a range. */
