@@ -6,9 +6,38 @@ import { readPowerShell } from './reader.ts';
 import type { PowerShellDocument, PsClass, PsFunction } from './reader.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
 
+/**
+ * Whether reading a module's files accounted for everything PowerShell would load and export.
+ * `exact: false` lists each construct the reader could not resolve (a dot-source through an
+ * unknown command, a computed `Export-ModuleMember` argument, a file it could not read...), with
+ * where it is: the cue for asking the real engine which functions the module exports.
+ */
+export interface StaticReading {
+  exact: boolean;
+  unresolved: StaticReadingGap[];
+}
+
+export interface StaticReadingGap {
+  /** The file holding the construct. */
+  path: string;
+  line: number;
+  /** What could not be resolved, as written or described: `. $helper.Path`, `Export-ModuleMember -Function $names`. */
+  construct: string;
+}
+
 /** Files a run-time dot-sourcing loop might load: read at most this many. */
 const MAX_SCANNED_FILES = 500;
 const MAX_DOT_SOURCE_DEPTH = 4;
+
+/**
+ * Whether the static reading accounts for every export and every loaded file exactly. When it
+ * does not, `unresolved` says which construct of which file:line it could not follow, and
+ * discovery asks the real engine (engine-exports.ts) which functions the module exports.
+ */
+export interface StaticReading {
+  exact: boolean;
+  unresolved: Array<{ path: string; line: number; construct: string }>;
+}
 
 export interface LoadedFunction {
   fn: PsFunction;
@@ -30,11 +59,24 @@ export class ModuleLoader {
   failed = false;
   /** The classes of every file read, for output schemas that name them. */
   readonly classes: Array<{ definition: PsClass; path: string }> = [];
+  readonly staticReading: StaticReading = { exact: true, unresolved: [] };
+  /** What the reading could not resolve; empty when it is exact. */
+  readonly unresolved: StaticReadingGap[] = [];
   private readonly read: (path: string) => Promise<string>;
   private readonly loaded = new Set<string>();
 
   constructor(read: (path: string) => Promise<string>) {
     this.read = read;
+  }
+
+  /** Records a construct the static reading cannot follow: the module then needs the engine. */
+  markUnresolved(path: string, line: number, construct: string): void {
+    this.staticReading.exact = false;
+    this.staticReading.unresolved.push({ path, line, construct });
+  }
+
+  get staticReading(): StaticReading {
+    return { exact: this.unresolved.length === 0, unresolved: [...this.unresolved] };
   }
 
   async readText(
@@ -89,8 +131,10 @@ export class ModuleLoader {
     if (kind === 'psm1' && document.exports.length > 0) {
       result.exportPatterns = document.exports.flatMap((exported) => exported.patterns);
       for (const exported of document.exports) {
-        for (const text of exported.dynamic)
+        for (const text of exported.dynamic) {
           result.dynamicExports.push({ text, line: exported.line, path });
+          this.markUnresolved(path, exported.line, `Export-ModuleMember -Function ${text}`);
+        }
       }
     }
     return result;
@@ -123,6 +167,7 @@ export class ModuleLoader {
       await this.loadDotSourced(target, { path, line: dotSource.line }, into, depth);
     }
     if (dynamicLine === undefined) return;
+    this.markUnresolved(path, dynamicLine, 'a dot-source of a path known only at run time');
     const files = await listScripts(directory);
     const pending = files.filter((file) => !this.loaded.has(resolve(file)));
     this.diagnostics.push(
