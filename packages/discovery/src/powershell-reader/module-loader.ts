@@ -29,16 +29,6 @@ export interface StaticReadingGap {
 const MAX_SCANNED_FILES = 500;
 const MAX_DOT_SOURCE_DEPTH = 4;
 
-/**
- * Whether the static reading accounts for every export and every loaded file exactly. When it
- * does not, `unresolved` says which construct of which file:line it could not follow, and
- * discovery asks the real engine (engine-exports.ts) which functions the module exports.
- */
-export interface StaticReading {
-  exact: boolean;
-  unresolved: Array<{ path: string; line: number; construct: string }>;
-}
-
 export interface LoadedFunction {
   fn: PsFunction;
   document: PowerShellDocument;
@@ -59,7 +49,6 @@ export class ModuleLoader {
   failed = false;
   /** The classes of every file read, for output schemas that name them. */
   readonly classes: Array<{ definition: PsClass; path: string }> = [];
-  readonly staticReading: StaticReading = { exact: true, unresolved: [] };
   /** What the reading could not resolve; empty when it is exact. */
   readonly unresolved: StaticReadingGap[] = [];
   private readonly read: (path: string) => Promise<string>;
@@ -71,8 +60,7 @@ export class ModuleLoader {
 
   /** Records a construct the static reading cannot follow: the module then needs the engine. */
   markUnresolved(path: string, line: number, construct: string): void {
-    this.staticReading.exact = false;
-    this.staticReading.unresolved.push({ path, line, construct });
+    this.unresolved.push({ path, line, construct });
   }
 
   get staticReading(): StaticReading {
