@@ -3,6 +3,7 @@ import {
   findFunctionHelp,
   findParameterComments,
   findScriptHelp,
+  joinHelpDescription,
   parseCommentHelp,
 } from './comment-help.ts';
 import { readPowerShell } from './reader.ts';
@@ -175,5 +176,37 @@ describe('findParameterComments', () => {
       '',
       'about a?',
     ]);
+  });
+});
+
+describe('joinHelpDescription', () => {
+  it('joins a synopsis and a description with a blank line', () => {
+    expect(joinHelpDescription('Gets a widget.', 'Reads the store.')).toBe(
+      'Gets a widget.\n\nReads the store.',
+    );
+    expect(joinHelpDescription(undefined, 'Reads the store.')).toBe('Reads the store.');
+    expect(joinHelpDescription('Gets a widget.', '  ')).toBe('Gets a widget.');
+  });
+
+  it('does not repeat a synopsis the description opens with', () => {
+    expect(joinHelpDescription('Gets a widget.', 'Gets a widget. From the store.')).toBe(
+      'Gets a widget. From the store.',
+    );
+    expect(joinHelpDescription('Gets a widget', 'Gets a widget.\nFrom the store.')).toBe(
+      'Gets a widget.\nFrom the store.',
+    );
+    expect(joinHelpDescription('Gets  a widget.', 'Gets a widget\n\nMore.')).toBe(
+      'Gets a widget\n\nMore.',
+    );
+    expect(joinHelpDescription('Gets a widget.', 'Gets a widget.')).toBe('Gets a widget.');
+  });
+
+  it('keeps a synopsis that is only the start of a longer sentence', () => {
+    expect(joinHelpDescription('Gets a widget', 'Gets a widget and its parts.')).toBe(
+      'Gets a widget\n\nGets a widget and its parts.',
+    );
+    expect(joinHelpDescription('Gets a widget.', 'Gets a widgets list.')).toBe(
+      'Gets a widget.\n\nGets a widgets list.',
+    );
   });
 });

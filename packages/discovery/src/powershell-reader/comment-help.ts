@@ -401,3 +401,32 @@ export function findParameterComments(
     return tidy(readSection(collectCommentLines(comments), -1).text.replace(/^[ \t\u00A0]+/gm, ''));
   });
 }
+
+/** Runs of spaces and tabs as one space, each line trimmed: how two help texts are compared. */
+function flattenSpaces(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.replace(/[ \t]+/g, ' ').trim())
+    .join('\n')
+    .trim();
+}
+
+/**
+ * A command's description from its help: the synopsis, a blank line, the description. When the
+ * description opens with the synopsis's sentence (help written as "summary, then the summary
+ * again with more"), the synopsis is not repeated: the description alone says it all.
+ */
+export function joinHelpDescription(
+  synopsis: string | undefined,
+  description: string | undefined,
+): string {
+  const summary = synopsis?.trim() ?? '';
+  const body = description?.trim() ?? '';
+  if (summary === '' || body === '') return summary === '' ? body : summary;
+  const sentence = flattenSpaces(summary).replace(/[.!?]+$/, '');
+  const flatBody = flattenSpaces(body);
+  // The same sentence: what follows it in the description ends it (punctuation, a line break, the end).
+  if (flatBody.startsWith(sentence) && /^(?:[.!?:]|\n|$)/.test(flatBody.slice(sentence.length)))
+    return body;
+  return `${summary}\n\n${body}`;
+}

@@ -12,7 +12,7 @@ import {
   isSwitchType,
   mapPowerShellType,
 } from './map-powershell-type.ts';
-import { COMMON_PARAMETERS, SHOULD_PROCESS_PARAMETERS } from './common-parameters.ts';
+import { listCommonParameters } from './common-parameters.ts';
 import { findRepeatedSets, readParameterSets } from './parameter-sets.ts';
 import type { PsAttribute, PsParameter } from './reader.ts';
 
@@ -230,14 +230,7 @@ export function convertParameters(input: ConvertParametersInput): ConvertedParam
 }
 
 function checkCommonParameters(input: ConvertParametersInput, converter: ParameterConverter): void {
-  const binding = input.blockAttributes.find((attribute) => attribute.key === 'cmdletbinding');
-  const advanced =
-    binding !== undefined ||
-    input.parameters.some((p) => p.attributes.some((a) => a.key === 'parameter'));
-  if (!advanced) return;
-  const reserved: string[] = [...COMMON_PARAMETERS];
-  if (isTruthy(binding?.named.get('supportsshouldprocess')))
-    reserved.push(...SHOULD_PROCESS_PARAMETERS);
+  const reserved = listCommonParameters(input);
   for (const parameter of input.parameters) {
     const clash = reserved.find((name) => name.toLowerCase() === parameter.name.toLowerCase());
     if (clash === undefined) continue;

@@ -9,8 +9,9 @@ import {
   parseHints,
 } from '@toolpack/core';
 import type { Diagnostic, DiscoveredTool, ToolInvocation } from '@toolpack/core';
-import { findParameterComments } from './comment-help.ts';
+import { findParameterComments, joinHelpDescription } from './comment-help.ts';
 import type { HelpSearch } from './comment-help.ts';
+import { listCommonParameters } from './common-parameters.ts';
 import { convertParameters } from './convert-parameters.ts';
 import { describeOutput } from './describe-output.ts';
 import { readInputExamples } from './read-input-examples.ts';
@@ -133,13 +134,16 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
   }
 
   const help = input.help.help;
-  const description = [help?.synopsis, help?.description]
-    .filter((part) => part !== undefined && part !== '')
-    .join('\n\n');
+  const description = joinHelpDescription(help?.synopsis, help?.description);
   if (description === '') diagnostics.push(describeMissingHelp(input));
 
   if (help !== undefined) {
-    const declared = new Set(input.parameters.map((parameter) => parameter.name.toLowerCase()));
+    // Help may document the common parameters the engine adds (-WhatIf on a ShouldProcess function).
+    const declared = new Set(
+      [...input.parameters.map((parameter) => parameter.name), ...listCommonParameters(input)].map(
+        (name) => name.toLowerCase(),
+      ),
+    );
     for (const documented of Object.keys(help.parameters)) {
       if (declared.has(documented)) continue;
       diagnostics.push(

@@ -255,6 +255,22 @@ describe('describePowerShellScript', () => {
     expect(problems(result)).toEqual(['warning W_UNKNOWN_PARAMETER_HELP 5']);
   });
 
+  it('takes help for the common parameters a command has, and does not repeat the synopsis', async () => {
+    const result = await describeFixture('repeated-synopsis.ps1');
+    // -WhatIf and -Confirm (SupportsShouldProcess) and -Verbose (advanced) are the engine's own.
+    expect(problems(result)).toEqual([]);
+    expect(result.tools[0]?.description).toBe(
+      'Removes stale widgets. A widget is stale when nobody has read it\nfor the given number of days.',
+    );
+    expect(Object.keys(properties(result))).toEqual(['Days']);
+  });
+
+  it('still warns about help for a common parameter the command does not have', async () => {
+    const result = await describeFixture('whatif-help-simple.ps1');
+    expect(problems(result)).toEqual(['warning W_UNKNOWN_PARAMETER_HELP 7']);
+    expect(result.tools[0]?.description).toBe('Removes stale widgets, without ShouldProcess.');
+  });
+
   it.each([
     ['parse-error.ps1', 7, 'no closing quote'],
     ['missing-brace.ps1', 7, '"{" is never closed'],
