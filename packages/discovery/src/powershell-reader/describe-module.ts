@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
 import { ToolpackError } from '@toolpack/core';
-import type { DiscoveredTool } from '@toolpack/core';
+import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
 import type { SourceResult } from '../types.ts';
 import { findFunctionHelp } from './comment-help.ts';
 import { describeCommand } from './describe-command.ts';
@@ -9,7 +9,7 @@ import { createFileDiagnostic } from './file-diagnostic.ts';
 import { parsePowerShellManifest } from './parse-module-manifest.ts';
 import type { PowerShellManifest } from './parse-module-manifest.ts';
 import { ModuleLoader, findModuleFile } from './module-loader.ts';
-import type { LoadedModuleFile } from './module-loader.ts';
+import type { LoadedFunction, LoadedModuleFile, StaticReading } from './module-loader.ts';
 import { selectExports } from './select-exports.ts';
 
 export interface DescribeModuleInput {
@@ -19,12 +19,26 @@ export interface DescribeModuleInput {
   readFile?: (path: string) => Promise<string>;
 }
 
+/** A module as its files tell it, and how far that reading can be trusted. */
+export interface ModuleReading extends SourceResult {
+  /** Not exact: the engine must say which functions the module exports (engine-exports.ts). */
+  staticReading: StaticReading;
+  /** The diagnostics about the module itself (manifest, files, exports), none of one function. */
+  moduleDiagnostics: Diagnostic[];
+}
+
 /**
  * The tools of a PowerShell module: one per exported function (the manifest's
  * `FunctionsToExport`, the module's `Export-ModuleMember`, or every top-level function),
  * each described by its comment-based help and param block. Files are read, never run.
  */
 export async function describePowerShellModule(input: DescribeModuleInput): Promise<SourceResult> {
+  const { tools, diagnostics } = await readPowerShellModule(input);
+  return { tools, diagnostics };
+}
+
+/** describePowerShellModule, with whether the reading was exact (discovery's engine fallback). */
+export async function readPowerShellModule(input: DescribeModuleInput): Promise<ModuleReading> {
   const extension = extname(input.path).toLowerCase();
   if (extension !== '.psd1' && extension !== '.psm1') {
     throw new ToolpackError(
@@ -40,14 +54,21 @@ export async function describePowerShellModule(input: DescribeModuleInput): Prom
   const diagnostics = loader.diagnostics;
   const moduleFiles: LoadedModuleFile[] = [];
   let manifest: PowerShellManifest | undefined;
+  let moduleDiagnostics: Diagnostic[] | undefined;
+  const finish = (tools: DiscoveredTool[]): ModuleReading => ({
+    tools,
+    diagnostics,
+    staticReading: loader.staticReading,
+    moduleDiagnostics: moduleDiagnostics ?? [...diagnostics],
+  });
 
   if (extension === '.psd1') {
     const content = await loader.readText(input.path, 'the module manifest');
-    if (content === undefined) return { tools: [], diagnostics };
+    if (content === undefined) return finish([]);
     const parsed = parsePowerShellManifest({ path: input.path, content });
     diagnostics.push(...parsed.diagnostics);
     if (parsed.manifest === undefined || parsed.diagnostics.some((d) => d.severity === 'error'))
-      return { tools: [], diagnostics };
+      return finish([]);
     manifest = parsed.manifest;
     const directory = dirname(input.path);
     const parts: Array<{ name: string; key: string; nested: boolean }> = [];
@@ -85,7 +106,7 @@ export async function describePowerShellModule(input: DescribeModuleInput): Prom
             'Fix the file name in the manifest; paths are relative to the .psd1 file.',
           ),
         );
-        return { tools: [], diagnostics };
+        return finish([]);
       }
       const fileExtension = extname(file).toLowerCase();
       if (fileExtension === '.psm1' || fileExtension === '.ps1') {
@@ -111,27 +132,13 @@ export async function describePowerShellModule(input: DescribeModuleInput): Prom
     const loaded = await loader.loadScriptFile(input.path, 'psm1');
     if (loaded !== undefined) moduleFiles.push(loaded);
   }
-  if (loader.failed) return { tools: [], diagnostics };
+  if (loader.failed) return finish([]);
 
   const exported = selectExports(input.path, moduleFiles, manifest, diagnostics);
+  moduleDiagnostics = [...diagnostics];
   const tools: DiscoveredTool[] = [];
-  for (const { fn, document, path } of exported) {
-    const what = `the function ${fn.name}`;
-    const parameters = fn.paramBlock?.parameters ?? fn.shortParameters?.parameters ?? [];
-    const described = describeCommand({
-      document,
-      path,
-      sourceKind: 'ps-module',
-      originalName: fn.name,
-      what,
-      line: fn.line,
-      help: findFunctionHelp(document, fn),
-      parameters,
-      blockAttributes: fn.paramBlock?.attributes ?? [],
-      invocation: { runner: 'pwsh', mode: 'module', modulePath: input.path, functionName: fn.name },
-      helpHint: `Put <# .SYNOPSIS (next line) One sentence about what it does. #> right before "function ${fn.name}" or first inside its body.`,
-      moduleClasses: loader.classes,
-    });
+  for (const loaded of exported) {
+    const described = describeModuleFunction(loaded, input.path, loader.classes);
     diagnostics.push(...described.diagnostics);
     if (described.tool !== undefined) tools.push(described.tool);
   }
@@ -145,5 +152,31 @@ export async function describePowerShellModule(input: DescribeModuleInput): Prom
       ),
     );
   }
-  return { tools, diagnostics };
+  return finish(tools);
+}
+
+/**
+ * One exported function as a tool, from its definition: the one description both the static
+ * reading and the engine's answer (which only says where each export is defined) go through.
+ */
+export function describeModuleFunction(
+  { fn, document, path }: LoadedFunction,
+  modulePath: string,
+  moduleClasses: ModuleLoader['classes'],
+): { tool?: DiscoveredTool; diagnostics: Diagnostic[] } {
+  const parameters = fn.paramBlock?.parameters ?? fn.shortParameters?.parameters ?? [];
+  return describeCommand({
+    document,
+    path,
+    sourceKind: 'ps-module',
+    originalName: fn.name,
+    what: `the function ${fn.name}`,
+    line: fn.line,
+    help: findFunctionHelp(document, fn),
+    parameters,
+    blockAttributes: fn.paramBlock?.attributes ?? [],
+    invocation: { runner: 'pwsh', mode: 'module', modulePath, functionName: fn.name },
+    helpHint: `Put <# .SYNOPSIS (next line) One sentence about what it does. #> right before "function ${fn.name}" or first inside its body.`,
+    moduleClasses,
+  });
 }
