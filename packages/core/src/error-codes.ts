@@ -87,6 +87,11 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'Namespace containment was required but this system cannot provide it.',
     exit: 'failure',
   },
+  E_CREDENTIAL_UNSET: {
+    meaning:
+      "A credential the server binds for a tool (toolpack.yaml credentials:) has no value: its environment variable is unset or its secrets file can't be read.",
+    exit: 'failure',
+  },
   E_DECLARATION_SYNTAX: {
     meaning: 'A header-script declaration line cannot be parsed.',
     exit: 'failure',

@@ -5,6 +5,8 @@ import * as entry from './index.ts';
 // made on purpose, never a side effect of exporting something for a neighbour inside.
 it('@toolpack/core exports exactly these runtime names', () => {
   expect(Object.keys(entry).sort()).toEqual([
+    'CREDENTIAL_TYPES',
+    'ENUM_IGNORE_CASE_KEYWORD',
     'ERROR_CODES',
     'LEAST_PERMISSIONS',
     'MAX_REPORTED_ARGUMENT_ERRORS',
@@ -20,9 +22,11 @@ it('@toolpack/core exports exactly these runtime names', () => {
     'createDiagnostic',
     'createIssueDiagnostics',
     'defineTool',
+    'credentialBindingSchema',
     'describeErrorCode',
     'describePermissions',
     'editDistance',
+    'describeSecretSource',
     'findClosestName',
     'findFilesystemRootProblem',
     'findParameterProblems',
@@ -47,6 +51,7 @@ it('@toolpack/core exports exactly these runtime names', () => {
     'readNodeOptionsConditionFlags',
     'sourceSpecSchema',
     'splitWords',
+    'secretSourceSchema',
     'toInvokeFunctionName',
     'toKebabCase',
     'toPascalCase',

@@ -68,6 +68,19 @@ export {
   LEAST_PERMISSIONS,
   describePermissions,
   findFilesystemRootProblem,
+export {
+  CREDENTIAL_TYPES,
+  credentialBindingSchema,
+  describeSecretSource,
+  secretSourceSchema,
+} from './credential-binding.ts';
+export type {
+  BoundCredential,
+  CredentialBinding,
+  CredentialParameter,
+  CredentialType,
+  SecretSource,
+} from './credential-binding.ts';
   findPermissionWidening,
   normalizePermissions,
   packPermissionsSchema,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CredentialBinding } from './credential-binding.ts';
 import { packPermissionsSchema, type PackPermissions } from './pack-permissions.ts';
 
 /** Wildcards (`Get-*`, `jira_*`), as `include:`, `exclude:` and a policy's `allow:`/`deny:` take them. */
@@ -30,6 +31,17 @@ export interface SourceOptions {
    * installed pack (its whole folder); otherwise the source's own folder.
    */
   sandboxRoot?: string;
+  /**
+   * `credentials:` of the toolpack.yaml the source belongs to (the project's, or its pack's),
+   * set by the project loader: which credential parameters its tools get from server secrets.
+   */
+  credentials?: readonly CredentialBinding[];
+  /**
+   * `tools:` sources only: PowerShell modules (`.psd1`/`.psm1`/`.dll`) to import and scripts
+   * (`.ps1`) to dot-source into the runspace before a tool's `script.ps1`, relative to the
+   * project root (docs/dotbot-tool-folders.md).
+   */
+  preload?: readonly string[];
 }
 
 /** One place tools come from: exactly one location, plus its settings. */

@@ -1,3 +1,4 @@
+import type { BoundCredential, CredentialParameter } from './credential-binding.ts';
 import type { PackPermissions } from './pack-permissions.ts';
 
 /** A JSON Schema (2020-12) document. Kept structural: any keyword may appear. */
@@ -136,16 +137,54 @@ export interface Tool extends ToolDefinition {
 }
 
 /**
+ * What a PowerShell runspace holds before a tool-folder script is dot-sourced: a source's
+ * `preload:` list, or the session dotbot's own MCP server gives its tools. Imports happen once
+ * per runspace (a runspace only ever serves one session); variables and environment are set
+ * again before every call, as a reset runspace has lost them.
+ */
+export interface PwshSession {
+  /** Why the session exists, for messages: `preload` (toolpack.yaml) or `dotbot`. */
+  origin: 'preload' | 'dotbot';
+  /**
+   * Absolute paths, in order: a `.psd1`/`.psm1`/`.dll` is imported (`-Global`), a `.ps1` is
+   * dot-sourced into the global scope.
+   */
+  imports: readonly string[];
+  /** Global variables; a text value takes the type the variable already has (`Stop` for `$ErrorActionPreference`). */
+  variables?: Readonly<Record<string, string>>;
+  /** Environment variables of the process while the call runs. */
+  environment?: Readonly<Record<string, string>>;
+}
+
+/**
  * How a runner executes a discovered tool. Discovery decides it once, at load time, so a
  * runner never has to re-read the source to know what to call.
  */
 export type ToolInvocation =
-  /** dotbot tool folder: dot-source `scriptPath`, call `functionName -Arguments <hashtable>`. */
-  | { runner: 'pwsh'; mode: 'tool-folder'; scriptPath: string; functionName: string }
-  /** A `.ps1` in a script root: run the script with named parameters. */
-  | { runner: 'pwsh'; mode: 'script'; scriptPath: string }
+  /**
+   * dotbot tool folder: dot-source `scriptPath`, call `functionName -Arguments <hashtable>`,
+   * in a runspace that holds `session` first when the source names one.
+   */
+  | {
+      runner: 'pwsh';
+      mode: 'tool-folder';
+      scriptPath: string;
+      functionName: string;
+      session?: PwshSession;
+    }
+  /**
+   * A `.ps1` in a script root: run the script with named parameters. `credentials`: parameters
+   * the host fills in from server-side secrets (toolpack.yaml `credentials:`), never the model.
+   */
+  | { runner: 'pwsh'; mode: 'script'; scriptPath: string; credentials?: BoundCredential[] }
   /** A function exported by a PowerShell module (`.psd1`/`.psm1` path or a module name). */
-  | { runner: 'pwsh'; mode: 'module'; modulePath: string; functionName: string }
+  | {
+      runner: 'pwsh';
+      mode: 'module';
+      modulePath: string;
+      functionName: string;
+      credentials?: BoundCredential[];
+    }
   /** A process per call, arguments as JSON on stdin (sh, py, js, mjs, ts, bas, configured interpreters). */
   | { runner: 'process'; scriptPath: string; extension: string }
   /** An exported `defineTool` value of a JS/TS module, run in that module's worker. */
@@ -180,4 +219,10 @@ export interface DiscoveredTool extends ToolDefinition {
    * normalisation); `include`/`exclude` patterns match it as well as the final name.
    */
   originalName: string;
+  /**
+   * Its `[pscredential]`/`[securestring]` parameters, as the PowerShell reader found them (none
+   * is in the input schema). Discovery binds each to a `credentials:` entry (into
+   * `invocation.credentials`) or refuses what needs it.
+   */
+  credentialParameters?: CredentialParameter[];
 }

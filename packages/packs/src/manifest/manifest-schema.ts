@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import {
+  credentialBindingSchema,
   packPermissionsSchema,
   sourceSpecSchema,
   toolPolicySchema,
   wildcardListSchema,
+  type CredentialBinding,
   type PackPermissions,
   type SourceSpec,
   type ToolPolicy,
@@ -59,6 +61,7 @@ export const manifestSchema = z.looseObject({
     .default([]),
   sources: z.array(sourceSpecSchema).default([]),
   env: z.array(envSchema).default([]),
+  credentials: z.array(credentialBindingSchema).default([]),
   permissions: packPermissionsSchema.optional(),
   packs: z
     .record(z.string(), z.string({ error: 'a pack range is a string such as "^1.2.0"' }))
@@ -126,6 +129,12 @@ export interface Manifest {
   /** As written: never with `pack:` (only an installed pack's sources get one). */
   sources: SourceSpec[];
   env: EnvRequirement[];
+  /**
+   * `credentials:`: the `[pscredential]`/`[securestring]` parameters the server binds from
+   * secrets, each with its `origin` (`toolpack.yaml:<line>`); `parseManifest` always sets it. A pack's read only its own
+   * declared secret env; a project's secrets files lie outside the project.
+   */
+  credentials?: CredentialBinding[];
   /**
    * What a pack's tools may touch (`permissions:`, normalised), with the names of `env:`
    * merged in (a pack's env entries are what it reads); `LEAST_PERMISSIONS` plus those names

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import {
   LEAST_PERMISSIONS,
@@ -9,8 +10,10 @@ import {
   getSourceLocation,
   normalizePermissions,
   parseLocatedYaml,
+  type CredentialBinding,
   type Diagnostic,
   type LocatedYaml,
+  type SecretSource,
 } from '@toolpack/core';
 import { readPackDependency, type PackDependency } from '../names/pack-names.ts';
 import {
@@ -128,6 +131,18 @@ export function parseManifest(text: string, options: ParseManifestOptions): Mani
       .filter((d): d is PackDependency => typeof d !== 'string'),
   } as Manifest;
   if (options.kind === 'pack') diagnostics.push(...checkPackManifest(manifest, at));
+  manifest.credentials = (manifest.credentials ?? []).map((binding, index) => {
+    const line = located.lineOf(['credentials', index]);
+    return { ...binding, origin: line === undefined ? MANIFEST_FILE : `${MANIFEST_FILE}:${line}` };
+  });
+  diagnostics.push(
+    ...checkCredentials(manifest, {
+      at,
+      // A folder with name: and version: is a pack's own, served by its author while writing it.
+      asPack: options.kind === 'pack' || manifest.name !== undefined,
+      projectDir: path.dirname(path.resolve(file)),
+    }),
+  );
   const failed = diagnostics.some((d) => d.severity === 'error');
   const policyLine = manifest.policy === undefined ? undefined : located.lineOf(['policy']);
   return {
@@ -192,6 +207,8 @@ function describeKnownKeys(path: readonly PropertyKey[]): string {
   if (path[0] === 'sources')
     return ' (a source is one of tools:, scripts:, module:, workflows:, with include:, exclude:, prefix:)';
   if (path[0] === 'env') return ' (an env entry has name:, required:, secret:, description:)';
+  if (path[0] === 'credentials')
+    return ' (a credentials entry has parameters:, tools:, username:, password:)';
   if (path[0] === 'policy') return ' (a policy has allow:, deny:, readOnly:)';
   return '';
 }
@@ -207,6 +224,8 @@ function hintForKey(path: readonly PropertyKey[]): string | undefined {
       return 'A policy is { allow: [wildcards], deny: [wildcards], readOnly: true|false }, e.g. policy: { deny: ["*_delete*"] }.';
     case 'env':
       return 'An env entry is { name: VAR_NAME, required: true|false, secret: true|false, description: text }.';
+    case 'credentials':
+      return 'A credentials entry is { parameters: [Credential], tools: [wildcards], username: { env: USER_VAR } or a name, password: { env: SECRET_VAR } or { file: /path/outside/the/project } } (docs/powershell-scripts.md#credentials).';
     case 'packs':
       return 'Each pack entry is `name: range` (e.g. jira: ^1.2.0) or `alias: name@range`.';
     case 'interpreters':
@@ -393,4 +412,84 @@ export function findPackPathProblem(location: string, isModule: boolean): string
   if (isModule && !/\.(psd1|psm1|[cm]?[jt]s)$/i.test(location))
     return 'is not a module file (.psd1, .psm1, .js, .mjs, .ts): a module name would be looked up outside the pack';
   return undefined;
+}
+
+/** The home folder a `~/` secrets path starts from. */
+export function expandSecretPath(file: string, home: string = os.homedir()): string {
+  return file === '~' || file.startsWith('~/') ? path.join(home, file.slice(1)) : file;
+}
+
+/**
+ * `credentials:` entries a manifest may not hold. A secrets file must be named absolutely (or
+ * from `~/`) and lie outside the project: a file inside it would be served, packed or committed
+ * with it. A pack reads secrets only from the env it declares (`secret: true` for a password),
+ * so installing it grants it no other secret of the user's, and never from a file.
+ */
+function checkCredentials(
+  manifest: Manifest,
+  options: {
+    at: (segments: readonly PropertyKey[]) => { path: string; line?: number };
+    asPack: boolean;
+    projectDir: string;
+  },
+): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const declared = new Map(manifest.env.map((env) => [env.name, env]));
+  const problem = (segments: readonly PropertyKey[], message: string, hint: string) =>
+    diagnostics.push(
+      createDiagnostic(
+        'error',
+        'E_MANIFEST_FIELD',
+        `${segments.join('.')}: ${message}`,
+        options.at(segments),
+        hint,
+      ),
+    );
+  (manifest.credentials ?? []).forEach((binding: CredentialBinding, index) => {
+    const secrets: [string, SecretSource][] = [['password', binding.password]];
+    if (typeof binding.username === 'object') secrets.push(['username', binding.username]);
+    for (const [key, source] of secrets) {
+      const segments = ['credentials', index, key, 'env' in source ? 'env' : 'file'];
+      if ('file' in source) {
+        if (options.asPack) {
+          problem(
+            segments,
+            'a pack cannot read a secrets file; it binds credentials only from the env it declares.',
+            `Declare the secret in env: ({ name: MYPACK_PASSWORD, secret: true }) and use password: { env: MYPACK_PASSWORD }.`,
+          );
+          continue;
+        }
+        const expanded = expandSecretPath(source.file);
+        if (!path.isAbsolute(expanded)) {
+          problem(
+            segments,
+            `${JSON.stringify(source.file)} is relative: a secrets file is named from / or ~/ and lies outside the project.`,
+            'Keep secrets out of the project, e.g. file: ~/.config/toolpack/secrets/ad.txt (readable by you only).',
+          );
+          continue;
+        }
+        const relative = path.relative(options.projectDir, path.resolve(expanded));
+        if (relative === '' || !(relative.startsWith('..') || path.isAbsolute(relative))) {
+          problem(
+            segments,
+            `${JSON.stringify(source.file)} is inside the project, where it would be served, packed or committed with it.`,
+            'Move the file out of the project, e.g. to ~/.config/toolpack/secrets/, and name it there.',
+          );
+        }
+        continue;
+      }
+      if (!options.asPack) continue;
+      const env = declared.get(source.env);
+      if (env === undefined || (key === 'password' && !env.secret)) {
+        problem(
+          segments,
+          env === undefined
+            ? `${source.env} is not declared in env:, and a pack binds credentials only from the env it declares.`
+            : `${source.env} is declared without secret: true, and a password is a secret.`,
+          `Declare it: env: [{ name: ${source.env}, required: true, secret: true }] (users then approve it when they add the pack).`,
+        );
+      }
+    }
+  });
+  return diagnostics;
 }

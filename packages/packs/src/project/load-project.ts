@@ -57,7 +57,13 @@ export async function loadProject(dir: string): Promise<LoadProjectResult> {
   const project: Project = {
     file: read.file,
     manifest,
-    sources: [...installed.sources, ...manifest.sources],
+    // The project's credentials: bind its own tools' parameters only, never a pack's.
+    sources: [
+      ...installed.sources,
+      ...manifest.sources.map((source) =>
+        manifest.credentials?.length ? { ...source, credentials: manifest.credentials } : source,
+      ),
+    ],
     env: [...new Set(installed.packs.flatMap((p) => p.env.map((e) => e.name)))],
     packs: installed.packs,
     diagnostics: [...read.diagnostics, ...installed.diagnostics],

@@ -101,6 +101,8 @@ export function listPackSources(options: {
         pack: alias,
         ...(source.include === undefined ? {} : { include: source.include }),
         ...(source.exclude === undefined ? {} : { exclude: source.exclude }),
+        // The pack's own credentials: entries, which read only the env it declares.
+        ...(manifest.credentials?.length ? { credentials: manifest.credentials } : {}),
         ...(confine === undefined
           ? {}
           : { sandbox: true, permissions: confine, sandboxRoot: relativeDir }),
