@@ -7,6 +7,7 @@ it('@toolpack/core exports exactly these runtime names', () => {
   expect(Object.keys(entry).sort()).toEqual([
     'CREDENTIAL_TYPES',
     'ENUM_IGNORE_CASE_KEYWORD',
+    'ENUM_IGNORE_CASE_KEYWORD',
     'ERROR_CODES',
     'LEAST_PERMISSIONS',
     'MAX_REPORTED_ARGUMENT_ERRORS',
@@ -18,6 +19,7 @@ it('@toolpack/core exports exactly these runtime names', () => {
     'ToolpackError',
     'addParameterSetBranches',
     'buildInputSchema',
+    'canonicalizeArguments',
     'createArgumentValidator',
     'createDiagnostic',
     'createIssueDiagnostics',
@@ -28,6 +30,7 @@ it('@toolpack/core exports exactly these runtime names', () => {
     'editDistance',
     'describeSecretSource',
     'findClosestName',
+    'findEnumValue',
     'findFilesystemRootProblem',
     'findParameterProblems',
     'findPermissionWidening',

@@ -44,11 +44,14 @@ export {
 export type { NormalizeToolNameOptions, NormalizedToolName } from './names.ts';
 
 export {
+  ENUM_IGNORE_CASE_KEYWORD,
   PARAMETER_TYPES,
   addParameterSetBranches,
   buildInputSchema,
+  findEnumValue,
   findParameterProblems,
 } from './parameter-model.ts';
+export { canonicalizeArguments } from './canonicalize-arguments.ts';
 export type {
   BuildInputSchemaOptions,
   ParameterSpec,

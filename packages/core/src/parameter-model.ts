@@ -13,8 +13,15 @@ export type ParameterType = (typeof PARAMETER_TYPES)[number];
 
 /** The type-level part of a parameter: also what an array's `items` is made of. */
 export interface ValueSpec {
-  type: ParameterType;
+  /** Absent: any JSON value (PowerShell's `[object]` and untyped parameters take anything). */
+  type?: ParameterType;
   enum?: readonly (string | number | boolean)[];
+  /**
+   * A string `enum` whose values match in any case (PowerShell's `ValidateSet` and enum types):
+   * `enum` lists the canonical spellings, a call may send any case and the tool receives the
+   * listed spelling. Served as the annotation `x-enumIgnoreCase: true` beside `enum`.
+   */
+  enumIgnoresCase?: boolean;
   /** JSON Schema `format`, e.g. `date-time` for PowerShell's `[datetime]`. */
   format?: string;
   minimum?: number;
@@ -90,7 +97,7 @@ export function findParameterProblems(parameters: readonly ParameterSpec[]): str
 
 function findValueProblems(spec: ValueSpec, label: string): string[] {
   const problems: string[] = [];
-  if (!(PARAMETER_TYPES as readonly string[]).includes(spec.type)) {
+  if (spec.type !== undefined && !(PARAMETER_TYPES as readonly string[]).includes(spec.type)) {
     problems.push(
       `${label}: unsupported type ${JSON.stringify(spec.type)} (use ${PARAMETER_TYPES.join(', ')})`,
     );
@@ -128,7 +135,7 @@ function findValueProblems(spec: ValueSpec, label: string): string[] {
     for (const value of spec.enum) {
       if (!matchesType(spec.type, value)) {
         problems.push(
-          `${label}: the allowed value ${JSON.stringify(value)} is not of type ${spec.type}`,
+          `${label}: the allowed value ${JSON.stringify(value)} is not of type ${String(spec.type)}`,
         );
       }
     }
@@ -144,8 +151,10 @@ function findValueProblems(spec: ValueSpec, label: string): string[] {
   return problems;
 }
 
-function matchesType(type: ParameterType, value: unknown): boolean {
+function matchesType(type: ParameterType | undefined, value: unknown): boolean {
   switch (type) {
+    case undefined:
+      return true;
     case 'string':
       return typeof value === 'string';
     case 'integer':
@@ -163,8 +172,9 @@ function matchesType(type: ParameterType, value: unknown): boolean {
 
 /** Why `value` does not fit `spec`, or undefined when it does (type, enum and bounds). */
 function describeMismatch(spec: ValueSpec, value: unknown): string | undefined {
-  if (!matchesType(spec.type, value)) return `${JSON.stringify(value)} is not of type ${spec.type}`;
-  if (spec.enum !== undefined && !spec.enum.includes(value as string | number | boolean)) {
+  if (!matchesType(spec.type, value))
+    return `${JSON.stringify(value)} is not of type ${String(spec.type)}`;
+  if (spec.enum !== undefined && findEnumValue(spec, value) === undefined) {
     return `${JSON.stringify(value)} is not one of ${spec.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   }
   if (typeof value === 'number') {
@@ -182,10 +192,48 @@ function describeMismatch(spec: ValueSpec, value: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether two strings are equal ignoring case, one UTF-16 unit at a time as .NET's OrdinalIgnoreCase. */
+function equalsIgnoringCase(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) {
+    const x = a[i] as string;
+    const y = b[i] as string;
+    if (x === y) continue;
+    const upperX = x.toUpperCase();
+    const upperY = y.toUpperCase();
+    // A character whose upper case is longer (`ß` -> `SS`) has no simple case pair.
+    if (upperX.length !== 1 || upperX !== upperY) return false;
+  }
+  return true;
+}
+
+/**
+ * The listed value `value` stands for: itself when listed, else (for an `enum` that ignores
+ * case) the listed spelling of a string that differs only in case; undefined when none.
+ */
+export function findEnumValue(
+  spec: Pick<ValueSpec, 'enum' | 'enumIgnoresCase'>,
+  value: unknown,
+): string | number | boolean | undefined {
+  if (spec.enum === undefined) return undefined;
+  if (spec.enum.includes(value as string | number | boolean))
+    return value as string | number | boolean;
+  if (spec.enumIgnoresCase !== true || typeof value !== 'string') return undefined;
+  return spec.enum.find(
+    (listed) => typeof listed === 'string' && equalsIgnoringCase(listed, value),
+  );
+}
+
+/** The JSON Schema annotation that marks an `enum` matched in any case. */
+export const ENUM_IGNORE_CASE_KEYWORD = 'x-enumIgnoreCase';
+
 function buildValueSchema(spec: ValueSpec): JsonSchema {
-  const schema: JsonSchema = { type: spec.type };
+  const schema: JsonSchema = {};
+  if (spec.type !== undefined) schema.type = spec.type;
   if (spec.format !== undefined) schema.format = spec.format;
   if (spec.enum !== undefined) schema.enum = [...spec.enum];
+  if (spec.enum !== undefined && spec.enumIgnoresCase === true)
+    schema[ENUM_IGNORE_CASE_KEYWORD] = true;
   for (const key of [
     'minimum',
     'maximum',
@@ -204,7 +252,7 @@ function buildValueSchema(spec: ValueSpec): JsonSchema {
   if (spec.properties !== undefined) {
     const properties: Record<string, JsonSchema> = {};
     for (const [name, property] of Object.entries(spec.properties)) {
-      const propertySchema: JsonSchema = { type: property.type };
+      const propertySchema: JsonSchema = property.type === undefined ? {} : { type: property.type };
       if (property.description !== undefined) propertySchema.description = property.description;
       properties[name] = Object.assign(propertySchema, buildValueSchema(property));
     }
@@ -239,7 +287,7 @@ export function buildInputSchema(
   const required: string[] = [];
   for (const parameter of parameters) {
     // `type` then `description` first: the order a person reading `mcp list --json` expects.
-    const schema: JsonSchema = { type: parameter.type };
+    const schema: JsonSchema = parameter.type === undefined ? {} : { type: parameter.type };
     if (parameter.description !== undefined && parameter.description !== '') {
       schema.description = parameter.description;
     }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type addFormatsModule from 'ajv-formats';
+import { canonicalizeArguments } from './canonicalize-arguments.ts';
 import { findClosestName } from './closest-name.ts';
 import { ToolpackError } from './errors.ts';
 import type { JsonSchema } from './tool-model.ts';
@@ -90,7 +91,8 @@ export function createArgumentValidator(schema: JsonSchema): ArgumentValidator {
         return summarize(errors, unknown.count - errors.length);
       }
     }
-    if (check(args)) return { valid: true };
+    // A string differing only in case from a listed value of a case-ignoring enum is that value.
+    if (check(canonicalizeArguments(schema, args))) return { valid: true };
     const all = check.errors ?? [];
     const errors = all
       .slice(0, MAX_REPORTED_ARGUMENT_ERRORS)

@@ -1,4 +1,5 @@
 import {
+  canonicalizeArguments,
   createArgumentValidator,
   type DiscoveredTool,
   type JsonSchema,
@@ -64,4 +65,16 @@ export function checkToolArguments(
         )
         .join('; ')}.`,
   );
+}
+
+/**
+ * The arguments a tool is called with once checked: a value sent in another case for an enum
+ * that ignores case (PowerShell's `ValidateSet`, enum types) is replaced by its listed
+ * spelling, so the script receives what it declared, as when PowerShell binds it.
+ */
+export function bindToolArguments(
+  tool: DiscoveredTool,
+  args: Record<string, unknown>,
+): Record<string, unknown> {
+  return canonicalizeArguments(tool.inputSchema, args) as Record<string, unknown>;
 }

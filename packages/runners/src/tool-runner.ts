@@ -10,7 +10,7 @@ import {
 import { buildToolEnvironment, describeSandbox } from '@toolpack/containment';
 import { createConfinementResolver } from './call-confinement.ts';
 import { createCallDeadlines } from './call-deadlines.ts';
-import { checkToolArguments } from './check-tool-arguments.ts';
+import { bindToolArguments, checkToolArguments } from './check-tool-arguments.ts';
 import { checkToolResult } from './check-tool-result.ts';
 import { createNodeChildRunner } from './node-child/node-child-runner.ts';
 import { createProcessRunner } from './process/process-runner.ts';
@@ -268,7 +268,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       });
     }
     const runner = pickRunner(tool);
-    const argumentsObject = args ?? {};
+    const argumentsObject = bindToolArguments(tool, args ?? {});
     const problem = checkToolArguments(tool, argumentsObject);
     if (problem !== undefined) return problem;
     const refusal = findSandboxRefusal(tool);

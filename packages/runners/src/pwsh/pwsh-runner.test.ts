@@ -105,6 +105,22 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} binds the listed spelling of a ValidateSet value sent in another case`,
+    async () => {
+      const tool = scriptTool('Get-Format', {
+        Format: { type: 'string', enum: ['Markdown', 'Html'], 'x-enumIgnoreCase': true },
+        Value: {},
+      });
+      // PowerShell itself would take 'hTML' and hand the script 'hTML'; the script gets 'Html'.
+      expect(firstText(await runner.call(tool, { Format: 'hTML' }))).toBe('Html|null');
+      expect(firstText(await runner.call(tool, {}))).toBe('markdown|null');
+      expect(firstText(await runner.call(tool, { Format: 'pdf' }))).toMatch(/must be one of/);
+      expect(firstText(await runner.call(tool, { Value: { a: [1] } }))).toBe('markdown|Hashtable');
+      expect(firstText(await runner.call(tool, { Value: 3 }))).toBe('markdown|Int64');
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} returns objects as structuredContent with the project root set`,
     async () => {
       const result = await runner.call(scriptTool('Get-Info', { Count: { type: 'integer' } }), {
