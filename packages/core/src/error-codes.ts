@@ -170,8 +170,18 @@ export const ERROR_CODES = Object.freeze({
   E_METADATA_SHAPE: { meaning: "A tool folder's metadata file is not a mapping.", exit: 'failure' },
   E_METHOD: { meaning: 'Registry API: the HTTP method is not allowed here.', exit: 'failure' },
   E_MODULE_FILE: { meaning: 'A file of a PowerShell module cannot be read.', exit: 'failure' },
+  E_MODULE_IMPORT: {
+    meaning:
+      'pwsh could not import a PowerShell module whose exports only the engine can tell, so none of its tools are served.',
+    exit: 'failure',
+  },
   E_MODULE_LOAD: { meaning: 'A JavaScript tool module failed to import.', exit: 'failure' },
   E_MODULE_NAME: { meaning: 'A PowerShell module name is empty.', exit: 'failure' },
+  E_MODULE_NEEDS_PWSH: {
+    meaning:
+      'A PowerShell module decides its exports when it runs and no pwsh was found to import it: only the functions its files show are listed.',
+    exit: 'failure',
+  },
   E_MODULE_PATH: {
     meaning: 'A PowerShell module path is not a .psd1 or .psm1 file.',
     exit: 'failure',
@@ -350,6 +360,11 @@ export const ERROR_CODES = Object.freeze({
   E_RUNNER: { meaning: 'A tool was given to a runner that cannot run its kind.', exit: 'failure' },
   E_RUNNER_CLOSED: { meaning: 'A closed tool runner was asked to run a tool.', exit: 'failure' },
   E_RUNNER_OPTIONS: { meaning: 'A tool runner was created with invalid options.', exit: 'failure' },
+  E_RUNTIME_FUNCTION: {
+    meaning:
+      'A PowerShell module exports a function it makes at run time, with no function statement in a file to describe it from.',
+    exit: 'failure',
+  },
   E_SANDBOX_ARGUMENTS: {
     meaning:
       'A confined tool was given more than the sandbox can pass (fds, paths); this is a bug.',
@@ -615,6 +630,11 @@ export const ERROR_CODES = Object.freeze({
   I_DYNAMIC_DOT_SOURCE: {
     meaning:
       'A module dot-sources files found when it runs; Toolpack reads the .ps1 files of that folder instead.',
+    exit: 'none',
+  },
+  I_ENGINE_EXPORTS: {
+    meaning:
+      'A PowerShell module was imported in pwsh to learn which functions it exports (cached until a file of the module changes).',
     exit: 'none',
   },
   I_NAME_FROM_FOLDER: { meaning: 'A tool takes its name from its folder.', exit: 'none' },
