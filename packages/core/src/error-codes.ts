@@ -315,6 +315,11 @@ export const ERROR_CODES = Object.freeze({
     meaning: "A tool folder's PowerShell script cannot be parsed.",
     exit: 'failure',
   },
+  E_PRELOAD_MISSING: {
+    meaning:
+      "A tool-folder source's preload: names a module or script that does not exist, so its PowerShell tools are not served.",
+    exit: 'failure',
+  },
   E_PUBLISH_REJECTED: { meaning: 'The registry refused the published pack.', exit: 'failure' },
   E_RATE_LIMITED: { meaning: 'Registry API: too many requests; retry later.', exit: 'failure' },
   E_RATE_LIMIT_OPTIONS: {
@@ -534,6 +539,11 @@ export const ERROR_CODES = Object.freeze({
     meaning: "A pack's toolpack.yaml has an unknown key, which is ignored.",
     exit: 'none',
   },
+  W_METADATA_DISAGREE: {
+    meaning:
+      'A tool folder has metadata.json and metadata.yaml that say different things; metadata.json is read, as dotbot reads it.',
+    exit: 'none',
+  },
   W_NO_FUNCTIONS: {
     meaning: 'A PowerShell module exports no functions, so it provides no tools.',
     exit: 'none',
@@ -625,6 +635,11 @@ export const ERROR_CODES = Object.freeze({
 
   I_DEFAULT_DROPPED: {
     meaning: "A parameter's default does not fit its type, so the schema shows no default.",
+    exit: 'none',
+  },
+  I_DOTBOT_SESSION: {
+    meaning:
+      "A tool-folder source belongs to a dotbot project: its PowerShell tools run in the session dotbot's own server gives them.",
     exit: 'none',
   },
   I_DYNAMIC_DOT_SOURCE: {

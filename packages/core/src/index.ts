@@ -25,6 +25,7 @@ export type {
   ToolSource,
   ToolSourceKind,
   ToolInvocation,
+  PwshSession,
   WorkflowSpec,
   WorkflowStep,
 } from './tool-model.ts';

@@ -73,6 +73,17 @@ export const sourceSpecSchema = z
       .optional(),
     sandbox: z.boolean().optional(),
     permissions: packPermissionsSchema.optional(),
+    preload: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .regex(/\.(psd1|psm1|dll|ps1)$/i, {
+            error: (issue) =>
+              `${JSON.stringify(issue.input)} is not a module (.psd1, .psm1, .dll) or a script (.ps1)`,
+          }),
+      )
+      .optional(),
   })
   .superRefine((source, context) => {
     if (source.permissions !== undefined && source.sandbox !== true) {
@@ -81,6 +92,14 @@ export const sourceSpecSchema = z
         message:
           'permissions: only apply to a confined source: add sandbox: true (or drop the permissions)',
         path: ['permissions'],
+      });
+    }
+    if (source.preload !== undefined && source.tools === undefined) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          'preload: belongs to a tools: source (tool folders); a module or script source loads its own imports',
+        path: ['preload'],
       });
     }
     const given = SOURCE_LOCATION_KEYS.filter((key) => source[key] !== undefined);

@@ -150,6 +150,8 @@ export interface PwshSession {
    * dot-sourced into the global scope.
    */
   imports: readonly string[];
+  /** PowerShell run once per runspace after the imports (dotbot's log set-up). */
+  setup?: string;
   /** Global variables; a text value takes the type the variable already has (`Stop` for `$ErrorActionPreference`). */
   variables?: Readonly<Record<string, string>>;
   /** Environment variables of the process while the call runs. */

@@ -8,7 +8,8 @@ import { discoverToolFolders } from './adapters/tool-folders/index.ts';
 import { discoverWorkflows } from './adapters/workflows/index.ts';
 import { FileParseCache, type FileParseCacheStats } from './cache/file-parse-cache.ts';
 import { composeTools, type ComposeOptions, type Composition } from './compose-tools.ts';
-import { describePowerShellModule, resolvePowerShellModule } from './powershell-reader/index.ts';
+import { resolvePowerShellModule } from './powershell-reader/index.ts';
+import { discoverPowerShellModule } from './powershell-reader/discover-powershell-module.ts';
 import { chooseSandbox } from './source-sandbox.ts';
 import type { ParseCache, SourceResult } from './types.ts';
 
@@ -40,6 +41,11 @@ export interface DiscoverToolsOptions extends ComposeOptions {
    * sandbox cannot be had: its top-level code would run with the user's full rights.
    */
   requireSandbox?: boolean;
+  /**
+   * The pwsh that imports a PowerShell module whose exports its files alone do not tell (its
+   * answer is cached): default the one on PATH; `false`: none.
+   */
+  pwshPath?: string | false;
 }
 
 export interface DiscoveryResult extends Composition {
@@ -86,7 +92,12 @@ async function readSource(
 ): Promise<SourceResult> {
   const { cwd } = options;
   if ('tools' in spec)
-    return discoverToolFolders({ root: spec.tools, cwd, ...(cache ? { cache } : {}) });
+    return discoverToolFolders({
+      root: spec.tools,
+      cwd,
+      ...(cache ? { cache } : {}),
+      ...(spec.preload === undefined ? {} : { preload: spec.preload }),
+    });
   if ('scripts' in spec) {
     return discoverScriptRoot({
       root: spec.scripts,
@@ -97,14 +108,26 @@ async function readSource(
   }
   if ('workflows' in spec)
     return discoverWorkflows({ dir: spec.workflows, cwd, ...(cache ? { cache } : {}) });
-  return readModule(spec.module, options, chooseSandbox(spec));
+  return readModule(spec.module, options, chooseSandbox(spec), cache);
 }
 
 async function readModule(
   module: string,
   options: DiscoverToolsOptions,
   sandbox: ToolSandbox | undefined,
+  cache: ParseCache | undefined,
 ): Promise<SourceResult> {
+  const readPowerShell = (file: string) =>
+    discoverPowerShellModule({
+      path: file,
+      cwd: options.cwd,
+      ...(cache === undefined ? {} : { cache }),
+      ...(options.pwshPath === undefined ? {} : { pwshPath: options.pwshPath }),
+      ...(sandbox === undefined ? {} : { sandbox }),
+      ...(options.requireSandbox === undefined ? {} : { requireSandbox: options.requireSandbox }),
+      ...(options.envAllowList === undefined ? {} : { envAllowList: options.envAllowList }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
   const extension = path.extname(module).toLowerCase();
   if ((JS_MODULE_EXTENSIONS as readonly string[]).includes(extension)) {
     return discoverJsModule({
@@ -128,7 +151,7 @@ async function readModule(
         hint: 'Point --module at a .psd1 or .psm1 file, or give a module name found on PSModulePath.',
       });
     }
-    return describePowerShellModule({ path: file });
+    return readPowerShell(file);
   }
   const resolved = await resolvePowerShellModule(module, {
     cwd: options.cwd,
@@ -143,5 +166,5 @@ async function readModule(
       },
     );
   }
-  return describePowerShellModule({ path: resolved });
+  return readPowerShell(resolved);
 }

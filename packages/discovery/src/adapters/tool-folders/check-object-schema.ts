@@ -5,7 +5,10 @@ import { type LineOf, type Report, describeValue } from './metadata-report.ts';
 interface CheckSchemaOptions {
   value: unknown;
   key: string;
-  /** The input schema gets `additionalProperties: false` and its `required` is checked. */
+  /**
+   * The input schema gets `additionalProperties: false` and `required: []` unless set (as
+   * dotbot's tools/list sends them), and its `required` is checked.
+   */
   input: boolean;
   report: Report;
   lineOf: LineOf;
@@ -89,6 +92,8 @@ export function checkObjectSchema(options: CheckSchemaOptions): ObjectJsonSchema
   const objectSchema = schema as ObjectJsonSchema;
   if (input) {
     objectSchema.additionalProperties ??= false;
+    // dotbot's tools/list always sends a `required` list (empty when none is declared).
+    objectSchema.required ??= [];
     const properties = isPlainObject(objectSchema.properties) ? objectSchema.properties : {};
     const undeclared = (objectSchema.required ?? []).filter((name) => !(name in properties));
     if (undeclared.length > 0 && objectSchema.additionalProperties === false) {

@@ -14,8 +14,11 @@ import { readOptIns } from './read-opt-ins.ts';
 import { readTimeout } from './read-timeout.ts';
 import { parseLocatedDocument } from './yaml-document.ts';
 
-/** The metadata file names, in the order one is chosen when a folder has several. */
-export const METADATA_FILE_NAMES = ['metadata.yaml', 'metadata.yml', 'metadata.json'] as const;
+/**
+ * The metadata file names, in the order one is chosen when a folder has several: dotbot's
+ * server reads metadata.json, so it wins over a metadata.yaml beside it.
+ */
+export const METADATA_FILE_NAMES = ['metadata.json', 'metadata.yaml', 'metadata.yml'] as const;
 
 export interface DescribeToolFolderInput extends ToolFolderScripts {
   metadataPath: string;
@@ -46,7 +49,8 @@ export interface DescribeToolFolderInput extends ToolFolderScripts {
  * progressResetsTimeout: true      # optional: each progress report restarts the timeout
  * ```
  *
- * `additionalProperties: false` is added to the input schema when the author set none.
+ * `additionalProperties: false` and `required: []` are added to the input schema when the
+ * author set none, and the description is kept as written, as dotbot's own tools/list does.
  * Checked at load time, each with file and line: valid YAML, a name (taken from the folder
  * when missing), the folder named after it (`_` -> `-`, a warning), a description, valid
  * JSON Schema, exactly one script, and for `.ps1` that the script defines
@@ -105,7 +109,9 @@ export async function describeToolFolder(input: DescribeToolFolderInput): Promis
 
   let description: string | undefined;
   if (typeof metadata.description === 'string' && metadata.description.trim() !== '') {
-    description = metadata.description.trim();
+    // As written, trailing newline included: dotbot's tools/list sends it so (a YAML `|`
+    // block or a JSON "...\n"), and a client comparing the two servers should see no change.
+    description = metadata.description;
   } else {
     const missing =
       metadata.description === undefined ||
@@ -137,7 +143,12 @@ export async function describeToolFolder(input: DescribeToolFolderInput): Promis
   const inputKey = pickMetadataKey(metadata, 'inputSchema', 'input_schema', report, lineOf);
   const inputSchema =
     inputKey === undefined
-      ? ({ type: 'object', properties: {}, additionalProperties: false } satisfies ObjectJsonSchema)
+      ? ({
+          type: 'object',
+          properties: {},
+          required: [],
+          additionalProperties: false,
+        } satisfies ObjectJsonSchema)
       : checkObjectSchema({
           value: metadata[inputKey],
           key: inputKey,

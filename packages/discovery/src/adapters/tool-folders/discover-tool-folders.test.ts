@@ -128,6 +128,7 @@ describe("discoverToolFolders: dotbot's workflow-scoped .bot/workflows/*/tools",
     expect(result.tools[0]?.inputSchema).toEqual({
       type: 'object',
       properties: { timezone: { type: 'string', description: 'IANA timezone name' } },
+      required: [],
       additionalProperties: false,
     });
     expect(result.tools[1]?.inputSchema.properties?.priority).toEqual({
@@ -253,10 +254,18 @@ describe('discoverToolFolders: load-time checks', async () => {
     ]);
   });
 
-  it('warns about a script without metadata and about several metadata files', () => {
+  it('warns about a script without metadata, and reads metadata.json over a metadata.yaml that disagrees, as dotbot does', () => {
     expect(codes('script-only')).toEqual([['W_NO_METADATA', undefined]]);
-    expect(codes('several-metadata')).toEqual([['W_SEVERAL_METADATA', undefined]]);
-    expect(result.tools.find((t) => t.name === 'several_metadata')?.description).toBe('From YAML');
+    expect(result.diagnostics.filter((d) => d.path.includes('several-metadata'))).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        code: 'W_METADATA_DISAGREE',
+        path: expect.stringMatching(/several-metadata[\\/]metadata\.yaml$/),
+        line: 2,
+        message: expect.stringContaining('disagree at description; metadata.json is read'),
+      }),
+    ]);
+    expect(result.tools.find((t) => t.name === 'several_metadata')?.description).toBe('From JSON');
   });
 
   it('reports a name it had to change', () => {

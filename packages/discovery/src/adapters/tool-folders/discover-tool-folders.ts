@@ -9,6 +9,8 @@ import { createReadDiagnostic } from '../../read-error.ts';
 import type { ParseCache, SourceResult } from '../../types.ts';
 import { TOOL_FOLDER_SCRIPT_EXTENSIONS } from './check-tool-script.ts';
 import { METADATA_FILE_NAMES, describeToolFolder } from './describe-tool-folder.ts';
+import { compareMetadata } from './compare-metadata.ts';
+import { resolveToolFolderSession } from './resolve-tool-folder-session.ts';
 
 export interface DiscoverToolFoldersOptions {
   /**
@@ -18,10 +20,12 @@ export interface DiscoverToolFoldersOptions {
   root: string;
   cwd: string;
   cache?: ParseCache;
+  /** Modules and scripts loaded into the runspace before a tool (`preload:`), relative to `cwd`. */
+  preload?: readonly string[];
 }
 
 /** Bump when `describeToolFolder`'s output changes, so cached results are not served. */
-export const TOOL_FOLDER_PARSER = 'tool-folder@1';
+export const TOOL_FOLDER_PARSER = 'tool-folder@2';
 
 const SCRIPT_FILE = new RegExp(`^script\\.(${TOOL_FOLDER_SCRIPT_EXTENSIONS.join('|')})$`, 'i');
 
@@ -53,10 +57,25 @@ export async function discoverToolFolders(
       ],
     };
   }
-  const perRoot = await Promise.all(roots.map((root) => discoverRoot(root, cache)));
+  const [perRoot, prepared] = await Promise.all([
+    Promise.all(roots.map((root) => discoverRoot(root, cache))),
+    resolveToolFolderSession({
+      roots,
+      cwd,
+      ...(options.preload === undefined ? {} : { preload: options.preload }),
+    }),
+  ]);
+  const { session, broken } = prepared;
+  const tools = perRoot.flatMap((result) => result.tools);
   return {
-    tools: perRoot.flatMap((result) => result.tools),
-    diagnostics: perRoot.flatMap((result) => result.diagnostics),
+    // A tool whose session cannot be had would fail every call: E_PRELOAD_MISSING says why.
+    tools: tools.flatMap((tool) => {
+      const { invocation } = tool;
+      if (invocation.runner !== 'pwsh' || invocation.mode !== 'tool-folder') return [tool];
+      if (broken) return [];
+      return session === undefined ? [tool] : [{ ...tool, invocation: { ...invocation, session } }];
+    }),
+    diagnostics: [...prepared.diagnostics, ...perRoot.flatMap((result) => result.diagnostics)],
   };
 }
 
@@ -131,6 +150,12 @@ async function discoverFolder(
   const metadataNames = METADATA_FILE_NAMES.filter((name) => names.includes(name));
   const scripts = names.filter((name) => SCRIPT_FILE.test(name)).sort();
   const metadataName = metadataNames[0];
+  // dotbot's server reads metadata.json only; a metadata.yaml beside it (dotbot's older
+  // format, kept by many projects) is compared with it instead of being ignored silently.
+  const sibling =
+    metadataName === 'metadata.json'
+      ? metadataNames.find((name) => name === 'metadata.yaml' || name === 'metadata.yml')
+      : undefined;
   if (metadataName === undefined) {
     if (scripts.length > 0) {
       diagnostics.push(
@@ -145,12 +170,13 @@ async function discoverFolder(
     }
     return { tools: [], diagnostics };
   }
-  if (metadataNames.length > 1) {
+  const unread = metadataNames.slice(1).filter((name) => name !== sibling);
+  if (unread.length > 0) {
     diagnostics.push(
       createDiagnostic(
         'warning',
         'W_SEVERAL_METADATA',
-        `The folder ${path.basename(folder)} has ${metadataNames.join(' and ')}; only ${metadataName} is read.`,
+        `The folder ${path.basename(folder)} has ${metadataNames.join(' and ')}; only ${metadataName}${sibling === undefined ? '' : ` (compared with ${sibling})`} is read.`,
         { path: path.join(folder, metadataName) },
         'Keep one metadata file.',
       ),
@@ -158,15 +184,29 @@ async function discoverFolder(
   }
   const metadataPath = path.join(folder, metadataName);
   const scriptPath = scripts.length === 1 ? path.join(folder, scripts[0] ?? '') : undefined;
-  const files = scriptPath === undefined ? [metadataPath] : [metadataPath, scriptPath];
-  const describe = (contents: string[]) =>
-    describeToolFolder({
+  const siblingPath = sibling === undefined ? undefined : path.join(folder, sibling);
+  const files = [
+    metadataPath,
+    ...(scriptPath === undefined ? [] : [scriptPath]),
+    ...(siblingPath === undefined ? [] : [siblingPath]),
+  ];
+  const describe = async (contents: string[]) => {
+    const described = await describeToolFolder({
       folder,
       metadataPath,
       metadata: contents[0] ?? '',
       scripts,
       ...(scriptPath === undefined ? {} : { scriptPath, script: contents[1] ?? '' }),
     });
+    if (siblingPath === undefined) return described;
+    const disagreement = compareMetadata({
+      read: { path: metadataPath, text: contents[0] ?? '' },
+      other: { path: siblingPath, text: contents[contents.length - 1] ?? '' },
+    });
+    return disagreement === undefined
+      ? described
+      : { ...described, diagnostics: [...described.diagnostics, disagreement] };
+  };
   try {
     const result =
       cache === undefined
