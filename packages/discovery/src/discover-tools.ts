@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolpackError, type SourceSpec, type ToolSandbox } from '@toolpack/core';
 import { JS_MODULE_EXTENSIONS, discoverJsModule } from './adapters/js-module/discover-js-module.ts';
+import { bindCredentials } from './bind-credentials.ts';
 import { throwIfDiscoveryAborted } from './discovery-aborted.ts';
 import { discoverScriptRoot } from './adapters/script-root/discover-script-root.ts';
 import { discoverToolFolders } from './adapters/tool-folders/index.ts';
@@ -68,7 +69,10 @@ export async function discoverTools(options: DiscoverToolsOptions): Promise<Disc
           });
   throwIfDiscoveryAborted(options.signal);
   const results = await Promise.all(
-    options.sources.map((spec) => readSource(spec, options, cache)),
+    // Credential bindings are the project's, applied after the per-file cache (bind-credentials.ts).
+    options.sources.map(async (spec) =>
+      bindCredentials(await readSource(spec, options, cache), spec.credentials ?? []),
+    ),
   );
   // Sources other than JS modules read files only; a half-stopped discovery is still stopped.
   throwIfDiscoveryAborted(options.signal);

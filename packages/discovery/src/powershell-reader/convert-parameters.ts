@@ -1,5 +1,11 @@
 import { createDiagnostic, findParameterProblems } from '@toolpack/core';
-import type { Diagnostic, ParameterSpec, ToolParameterSet, ValueSpec } from '@toolpack/core';
+import type {
+  CredentialParameter,
+  Diagnostic,
+  ParameterSpec,
+  ToolParameterSet,
+  ValueSpec,
+} from '@toolpack/core';
 import { applyValidationAttribute } from './apply-validation-attribute.ts';
 import { coerceDeep, constantNumber, constantString, isTruthy } from './attribute-values.ts';
 import {
@@ -9,6 +15,7 @@ import {
   NUMBER,
   OBJECT,
   STRING,
+  findCredentialType,
   isSwitchType,
   mapPowerShellType,
 } from './map-powershell-type.ts';
@@ -35,6 +42,11 @@ export interface ConvertedParameters {
   diagnostics: Diagnostic[];
   /** Present only when the param block has more than one parameter set. */
   parameterSets?: ToolParameterSet[];
+  /**
+   * `[pscredential]`/`[securestring]` parameters: out of the schema and the sets, for
+   * discovery to bind from server secrets (toolpack.yaml `credentials:`) or refuse.
+   */
+  credentialParameters?: CredentialParameter[];
 }
 
 function inferUntyped(parameter: PsParameter): ValueSpec {
@@ -59,6 +71,7 @@ function inferUntyped(parameter: PsParameter): ValueSpec {
 
 class ParameterConverter {
   readonly diagnostics: Diagnostic[] = [];
+  readonly credentials: CredentialParameter[] = [];
   private readonly path: string;
   private readonly what: string;
 
@@ -87,6 +100,18 @@ class ParameterConverter {
     const mandatory = parameterAttributes.some((attribute) =>
       isTruthy(attribute.named.get('mandatory')),
     );
+    // The server fills it in or discovery refuses what needs it; a model never sees it, so it
+    // needs no description either.
+    const credentialType = findCredentialType(parameter.typeNames[0]);
+    if (credentialType !== undefined) {
+      this.credentials.push({
+        name,
+        type: credentialType,
+        line: parameter.line,
+        required: mandatory,
+      });
+      return undefined;
+    }
     const helpMessage = parameterAttributes
       .map((attribute) => constantString(attribute.named.get('helpmessage')?.value))
       .find((message) => message !== undefined && message.trim() !== '');
@@ -222,11 +247,38 @@ export function convertParameters(input: ConvertParametersInput): ConvertedParam
       'Split the command, or let some sets share parameters so fewer are needed.',
     );
   }
+  const credentialParameters = placeCredentialParameters(converter.credentials, input);
   return {
     parameters,
     diagnostics: converter.diagnostics,
+    ...(credentialParameters.length === 0 ? {} : { credentialParameters }),
     ...(parameterSets === undefined ? {} : { parameterSets }),
   };
+}
+
+/** With several parameter sets: which sets take each credential parameter, and need it. */
+function placeCredentialParameters(
+  credentials: readonly CredentialParameter[],
+  input: ConvertParametersInput,
+): CredentialParameter[] {
+  if (credentials.length === 0) return [];
+  const sets = readParameterSets({
+    parameters: input.parameters,
+    blockAttributes: input.blockAttributes,
+    kept: new Set(credentials.map((credential) => credential.name)),
+  });
+  if (sets === undefined) return [...credentials];
+  return credentials.map((credential) => {
+    const requiredIn = sets
+      .filter((set) => set.required.includes(credential.name))
+      .map((set) => set.name);
+    return {
+      ...credential,
+      required: requiredIn.length === sets.length,
+      sets: sets.filter((set) => set.parameters.includes(credential.name)).map((set) => set.name),
+      requiredIn,
+    };
+  });
 }
 
 function checkCommonParameters(input: ConvertParametersInput, converter: ParameterConverter): void {

@@ -239,6 +239,8 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     sourceKind: input.sourceKind,
     commandName: input.originalName,
     ...(help === undefined ? {} : { help }),
+  if (converted.credentialParameters !== undefined)
+    tool.credentialParameters = converted.credentialParameters;
     parameters: input.parameters,
     blockAttributes: input.blockAttributes,
     inputSchema,

@@ -1,4 +1,4 @@
-import type { ValueSpec } from '@toolpack/core';
+import type { CredentialType, ValueSpec } from '@toolpack/core';
 
 /** How a PowerShell parameter type is described in JSON Schema. */
 export interface PowerShellTypeMapping {
@@ -194,6 +194,24 @@ export function mapPowerShellType(typeName: string | undefined, depth = 0): Powe
   if (scalar !== undefined) return { kind: 'known', spec: scalar };
   if (UNSUPPORTED_TYPES.has(name)) return { kind: 'unsupported' };
   return { kind: STRING_CONVERTIBLE.has(name) ? 'known' : 'as-string', spec: STRING };
+}
+
+const CREDENTIAL_TYPE_NAMES: Record<string, CredentialType> = {
+  pscredential: 'pscredential',
+  'management.automation.pscredential': 'pscredential',
+  securestring: 'securestring',
+  'security.securestring': 'securestring',
+};
+
+/**
+ * `pscredential` or `securestring` for a parameter type the server can fill in from secrets
+ * (toolpack.yaml `credentials:`), undefined for any other (arrays of them included).
+ */
+export function findCredentialType(typeName: string | undefined): CredentialType | undefined {
+  if (typeName === undefined) return undefined;
+  const parsed = parseTypeName(typeName.replace(/\s+/g, ''));
+  if (parsed.rank > 0 || parsed.args.length > 0) return undefined;
+  return CREDENTIAL_TYPE_NAMES[normalizeTypeName(parsed.name)];
 }
 
 const SWITCH_TYPES = new Set([

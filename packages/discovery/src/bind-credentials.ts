@@ -1,0 +1,174 @@
+import path from 'node:path';
+import { addParameterSetBranches, createDiagnostic } from '@toolpack/core';
+import type {
+  BoundCredential,
+  CredentialBinding,
+  CredentialParameter,
+  Diagnostic,
+  DiscoveredTool,
+} from '@toolpack/core';
+import { matchesAnyWildcard } from './powershell-reader/wildcard.ts';
+import type { SourceResult } from './types.ts';
+
+const CREDENTIALS_DOC = 'docs/powershell-scripts.md#credentials';
+
+/**
+ * Binds the `[pscredential]`/`[securestring]` parameters the PowerShell reader found to a
+ * source's `credentials:` entries. This runs after the reader (and its per-file cache), since
+ * the entries are the project's, not the file's. A bound parameter stays out of the schema
+ * and goes into `invocation.credentials`, for the host to build just before the call. An
+ * unbound one is what it always was: a type no client can send, so a tool that needs it in
+ * every parameter set is refused, a set that needs it can never be bound, and an optional one
+ * is left out.
+ */
+export function bindCredentials(
+  result: SourceResult,
+  bindings: readonly CredentialBinding[],
+): SourceResult {
+  if (!result.tools.some((tool) => tool.credentialParameters !== undefined)) return result;
+  const tools: DiscoveredTool[] = [];
+  const diagnostics: Diagnostic[] = [...result.diagnostics];
+  for (const tool of result.tools) {
+    if (tool.credentialParameters === undefined) {
+      tools.push(tool);
+      continue;
+    }
+    const bound = bindTool(tool, bindings);
+    diagnostics.push(...bound.diagnostics);
+    if (bound.tool !== undefined) tools.push(bound.tool);
+  }
+  return { tools, diagnostics };
+}
+
+function bindTool(
+  tool: DiscoveredTool,
+  bindings: readonly CredentialBinding[],
+): { tool?: DiscoveredTool; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const credentials: BoundCredential[] = [];
+  let sets = tool.parameterSets;
+  let refused = false;
+  for (const parameter of tool.credentialParameters ?? []) {
+    const binding = findBinding(tool, parameter, bindings);
+    if (binding !== undefined) {
+      credentials.push({
+        parameter: parameter.name,
+        type: parameter.type,
+        ...(parameter.type === 'pscredential' && binding.username !== undefined
+          ? { username: binding.username }
+          : {}),
+        password: binding.password,
+        ...(parameter.sets === undefined ? {} : { sets: parameter.sets }),
+      });
+      continue;
+    }
+    const where = { path: tool.source.path, line: parameter.line };
+    const label = `Parameter $${parameter.name} of ${describeCommand(tool)} is a [${parameter.type}], which no JSON value can stand for`;
+    const hint = describeBindingHint(tool, parameter, bindings);
+    if (parameter.required) {
+      refused = true;
+      diagnostics.push(
+        createDiagnostic(
+          'error',
+          'E_PARAMETER_TYPE',
+          `${label}. The parameter is mandatory and no credentials: entry binds it, so the tool could never be called.`,
+          where,
+          hint,
+        ),
+      );
+    } else if (parameter.requiredIn !== undefined && parameter.requiredIn.length > 0) {
+      const needing = new Set(parameter.requiredIn);
+      // As the engine sees it: those sets demand a parameter no call can give, so they can never
+      // be bound (and a default set among them still takes the calls that fit it).
+      sets = sets?.map((set) =>
+        needing.has(set.name) && !set.required.includes(parameter.name)
+          ? { ...set, required: [...set.required, parameter.name] }
+          : set,
+      );
+      diagnostics.push(
+        createDiagnostic(
+          'warning',
+          'W_PARAMETER_TYPE',
+          `${label}, and no credentials: entry binds it: the parameter ${parameter.requiredIn.length === 1 ? 'set' : 'sets'} ${parameter.requiredIn.join(', ')} that need it can never be bound; the other sets are served.`,
+          where,
+          hint,
+        ),
+      );
+    } else {
+      diagnostics.push(
+        createDiagnostic(
+          'warning',
+          'W_PARAMETER_TYPE',
+          `${label}. It is left out of the tool's input schema.`,
+          where,
+          hint,
+        ),
+      );
+    }
+  }
+  if (refused) return { diagnostics };
+  const next: DiscoveredTool = { ...tool };
+  if (sets !== undefined && sets !== tool.parameterSets) {
+    const { oneOf: _branches, ...schema } = tool.inputSchema;
+    next.parameterSets = sets;
+    next.inputSchema = addParameterSetBranches(schema as DiscoveredTool['inputSchema'], sets);
+  }
+  if (credentials.length > 0 && next.invocation.runner === 'pwsh') {
+    if (next.invocation.mode === 'script' || next.invocation.mode === 'module')
+      next.invocation = { ...next.invocation, credentials };
+  }
+  return { tool: next, diagnostics };
+}
+
+/** The first entry naming the tool and the parameter; a `[pscredential]` needs a user name. */
+function findBinding(
+  tool: DiscoveredTool,
+  parameter: CredentialParameter,
+  bindings: readonly CredentialBinding[],
+): CredentialBinding | undefined {
+  return bindings.find(
+    (binding) =>
+      namesTool(binding, tool) &&
+      namesParameter(binding, parameter) &&
+      (parameter.type === 'securestring' || binding.username !== undefined),
+  );
+}
+
+function namesTool(binding: CredentialBinding, tool: DiscoveredTool): boolean {
+  return (
+    binding.tools === undefined ||
+    matchesAnyWildcard(tool.name, binding.tools) ||
+    matchesAnyWildcard(tool.originalName, binding.tools)
+  );
+}
+
+function namesParameter(binding: CredentialBinding, parameter: CredentialParameter): boolean {
+  return binding.parameters === undefined || matchesAnyWildcard(parameter.name, binding.parameters);
+}
+
+function describeCommand(tool: DiscoveredTool): string {
+  return tool.source.kind === 'script'
+    ? `the script ${path.basename(tool.source.path)}`
+    : `the function ${tool.originalName}`;
+}
+
+function describeBindingHint(
+  tool: DiscoveredTool,
+  parameter: CredentialParameter,
+  bindings: readonly CredentialBinding[],
+): string {
+  const nameless = bindings.find(
+    (binding) =>
+      parameter.type === 'pscredential' &&
+      binding.username === undefined &&
+      namesTool(binding, tool) &&
+      namesParameter(binding, parameter),
+  );
+  if (nameless !== undefined)
+    return `The credentials: entry at ${nameless.origin ?? 'toolpack.yaml'} names it but has no username:, which a [pscredential] needs: add username: { env: VARIABLE } (or a plain name).`;
+  const secrets =
+    parameter.type === 'pscredential'
+      ? 'username: { env: USER_VARIABLE }, password: { env: PASSWORD_VARIABLE }'
+      : 'password: { env: SECRET_VARIABLE }';
+  return `Have the server bind it from a secret, never the model: credentials: [{ parameters: [${parameter.name}], tools: ['${tool.originalName}'], ${secrets} }] in toolpack.yaml (${CREDENTIALS_DOC}).`;
+}
