@@ -8,8 +8,11 @@ import { describePowerShellScript } from '../../powershell-reader/index.ts';
 import { createReadDiagnostic } from '../../read-error.ts';
 import type { ParseCache, SourceResult } from '../../types.ts';
 
-/** Bumped whenever a script's description changes for the same text (2: HINTS lines). */
-const SCRIPT_PARSER_VERSION = 2;
+/**
+ * Bumped whenever a script's description changes for the same text (2: HINTS lines; 3:
+ * credential parameters are recorded for discovery to bind, not refused by the reader).
+ */
+const SCRIPT_PARSER_VERSION = 3;
 
 /** The extensions a script root serves; anything else in the folder is left alone. */
 const SCRIPT_EXTENSIONS = ['.ps1', '.sh', '.py', '.js', '.mjs', '.ts', '.bas'] as const;
