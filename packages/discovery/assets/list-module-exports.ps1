@@ -1,0 +1,73 @@
+# Imports one PowerShell module and says which functions it exports and where each is defined,
+# for discovery's engine fallback (packages/discovery/src/powershell-reader/engine-exports.ts).
+# It answers WHICH and WHERE only: the static reader describes each function from its file, so
+# both paths produce tools from the same code.
+#
+# The answer is one line on stdout after the marker, as JSON:
+#   { version, exports: [{ name, file, line, kind }], files: [...] }   or   { version, error }
+# What the module itself prints (Write-Host, warnings) goes elsewhere or before the marker.
+param(
+    [Parameter(Mandatory)][string]$ModulePath,
+    [Parameter(Mandatory)][string]$Marker
+)
+
+$ErrorActionPreference = 'Stop'
+$ProgressPreference = 'SilentlyContinue'
+$version = $PSVersionTable.PSVersion.ToString()
+
+function Write-Answer([hashtable]$Answer) {
+    $Answer.version = $version
+    # Straight to the console: a module's own output must never be taken for the answer.
+    [Console]::Out.WriteLine($Marker + ($Answer | ConvertTo-Json -Depth 5 -Compress))
+}
+
+try {
+    $module = Import-Module -Name $ModulePath -PassThru -DisableNameChecking -Force -ErrorAction Stop -WarningAction SilentlyContinue 3>$null 4>$null 5>$null 6>$null |
+        Select-Object -First 1
+}
+catch {
+    $message = $_.Exception.Message
+    # Where in the module's own code it failed; this script's own line says nothing.
+    if ($_.InvocationInfo -and $_.InvocationInfo.ScriptName -and $_.InvocationInfo.ScriptName -ne $PSCommandPath) {
+        $message = "$message (at $($_.InvocationInfo.ScriptName):$($_.InvocationInfo.ScriptLineNumber))"
+    }
+    Write-Answer @{ error = $message }
+    exit 0
+}
+if ($null -eq $module) {
+    Write-Answer @{ error = "Import-Module returned no module for $ModulePath." }
+    exit 0
+}
+
+$files = [System.Collections.Generic.SortedSet[string]]::new([System.StringComparer]::Ordinal)
+foreach ($path in @($module.Path, $ModulePath)) {
+    if ($path) { [void]$files.Add([System.IO.Path]::GetFullPath($path)) }
+}
+
+# Every function of the module's session states (the root's and each nested script module's;
+# a nested .ps1 runs in the root's): the files they come from are the files the module loaded.
+$modules = @($module) + @($module.NestedModules)
+foreach ($each in $modules) {
+    if ($each.Path) { [void]$files.Add([System.IO.Path]::GetFullPath($each.Path)) }
+    if ($null -eq $each.SessionState) { continue }
+    foreach ($function in $each.SessionState.InvokeCommand.GetCommands('*', 'Function', $true)) {
+        if ($null -eq $function.Module -or $modules -notcontains $function.Module) { continue }
+        $file = $function.ScriptBlock.File
+        if ($file) { [void]$files.Add([System.IO.Path]::GetFullPath($file)) }
+    }
+}
+
+$exports = foreach ($function in $module.ExportedFunctions.Values) {
+    $block = $function.ScriptBlock
+    $ast = $block.Ast
+    [ordered]@{
+        name = $function.Name
+        file = if ($block.File) { [System.IO.Path]::GetFullPath($block.File) } else { $null }
+        line = if ($ast) { $ast.Extent.StartLineNumber } else { $null }
+        # A FunctionDefinitionAst is a `function` statement the reader can find; a bare script
+        # block (`Set-Item function:X { }`, `$function:X = { }`) is not.
+        kind = if ($ast -is [System.Management.Automation.Language.FunctionDefinitionAst]) { 'function' } else { 'scriptblock' }
+    }
+}
+
+Write-Answer @{ exports = @($exports); files = @($files) }

@@ -1,0 +1,148 @@
+import { readFile } from 'node:fs/promises';
+import { basename, relative } from 'node:path';
+import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
+import type { SourceResult } from '../types.ts';
+import { createParseDiagnostics } from './describe-command.ts';
+import { describeModuleFunction } from './describe-module.ts';
+import type { EngineAnswer } from './engine-exports.ts';
+import { createFileDiagnostic } from './file-diagnostic.ts';
+import type { ModuleLoader, StaticReadingGap } from './module-loader.ts';
+import { readPowerShell } from './reader.ts';
+import type { PowerShellDocument } from './reader.ts';
+
+/**
+ * What the static reading said that the engine's answer replaces: its guesses at run-time
+ * exports and dot-sources, and its conclusions from them.
+ */
+const SUPERSEDED_BY_ENGINE = new Set<string>([
+  'E_DYNAMIC_EXPORTS',
+  'I_DYNAMIC_DOT_SOURCE',
+  'W_FUNCTION_NOT_FOUND',
+  'W_NO_FUNCTIONS',
+  'E_MODULE_NO_TOOLS',
+]);
+
+export interface DescribeEngineExportsInput {
+  /** The `.psd1`/`.psm1` the tools import. */
+  modulePath: string;
+  answer: EngineAnswer;
+  /** What the static reading could not follow: said in the info line. */
+  unresolved: readonly StaticReadingGap[];
+  /** The static reading's diagnostics about the module itself. */
+  moduleDiagnostics: readonly Diagnostic[];
+  /** Where paths in messages are relative to (the project root). */
+  cwd: string;
+  readFile?: (path: string) => Promise<string>;
+}
+
+/**
+ * The module's tools from the engine's answer: each exported function described from its own
+ * definition, in the file and at the line pwsh says, by the static reader's one description
+ * (describeModuleFunction). A function with no definition in a file is refused.
+ */
+export async function describeEngineExports(
+  input: DescribeEngineExportsInput,
+): Promise<SourceResult> {
+  const read = input.readFile ?? ((path: string) => readFile(path, 'utf8'));
+  const { answer, modulePath } = input;
+  const diagnostics: Diagnostic[] = input.moduleDiagnostics.filter(
+    (diagnostic) => !SUPERSEDED_BY_ENGINE.has(diagnostic.code),
+  );
+  const first = input.unresolved[0];
+  diagnostics.unshift(
+    createFileDiagnostic(
+      'info',
+      'I_ENGINE_EXPORTS',
+      `PowerShell ${answer.version} imported ${basename(modulePath)} to learn what it exports, which its files alone do not tell${first === undefined ? '' : ` (${first.construct}, ${relative(input.cwd, first.path)}:${first.line}${input.unresolved.length > 1 ? `, and ${input.unresolved.length - 1} more` : ''})`}: ${answer.exports.length} function(s). The answer is cached until a file of the module changes.`,
+      modulePath,
+    ),
+  );
+
+  const documents = new Map<string, PowerShellDocument | undefined>();
+  const classes: ModuleLoader['classes'] = [];
+  const readDocument = async (file: string): Promise<PowerShellDocument | undefined> => {
+    if (documents.has(file)) return documents.get(file);
+    let document: PowerShellDocument | undefined;
+    try {
+      document = readPowerShell(await read(file));
+    } catch (error) {
+      diagnostics.push(
+        createFileDiagnostic(
+          'error',
+          'E_MODULE_FILE',
+          `Cannot read ${file}, where pwsh found exported functions: ${(error as Error).message}.`,
+          file,
+        ),
+      );
+    }
+    if (document !== undefined && document.errors.length > 0) {
+      diagnostics.push(
+        ...createParseDiagnostics(file, document.errors, `the module file ${basename(file)}`),
+      );
+      document = undefined;
+    }
+    if (document !== undefined)
+      for (const definition of document.classes) classes.push({ definition, path: file });
+    documents.set(file, document);
+    return document;
+  };
+  // Classes first: an output type may name a class of any file the module loaded.
+  for (const file of answer.files) if (/\.(ps1|psm1)$/i.test(file)) await readDocument(file);
+
+  const exports = [...answer.exports].sort(
+    (a, b) =>
+      (a.file ?? '\uffff').localeCompare(b.file ?? '\uffff') ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      a.name.localeCompare(b.name),
+  );
+  const tools: DiscoveredTool[] = [];
+  for (const exported of exports) {
+    if (exported.file === undefined || exported.kind !== 'function') {
+      diagnostics.push(
+        createFileDiagnostic(
+          'error',
+          'E_RUNTIME_FUNCTION',
+          exported.file === undefined
+            ? `${basename(modulePath)} exports ${exported.name}, which it makes at run time: no file defines it, so there is no param block or help to describe it from.`
+            : `${basename(modulePath)} exports ${exported.name}, which it makes from a script block at ${relative(input.cwd, exported.file)}:${exported.line ?? '?'}, not with a function statement: Toolpack describes functions from their definition.`,
+          exported.file ?? modulePath,
+          exported.file === undefined ? undefined : exported.line,
+          `Define it in a file of the module: function ${exported.name} { <# .SYNOPSIS ... #> param(...) ... }.`,
+        ),
+      );
+      continue;
+    }
+    const document = await readDocument(exported.file);
+    if (document === undefined) continue;
+    const lower = exported.name.toLowerCase();
+    const fn =
+      document.functions.find(
+        (candidate) => candidate.line === exported.line && candidate.name.toLowerCase() === lower,
+      ) ?? document.functions.find((candidate) => candidate.line === exported.line);
+    if (fn === undefined) {
+      diagnostics.push(
+        createFileDiagnostic(
+          'error',
+          'E_RUNTIME_FUNCTION',
+          `pwsh says ${basename(modulePath)} exports ${exported.name} from this line, but no function statement starts there.`,
+          exported.file,
+          exported.line,
+        ),
+      );
+      continue;
+    }
+    const described = describeModuleFunction(
+      // Exported under the engine's name, which is the name callers use.
+      {
+        fn: fn.name === exported.name ? fn : { ...fn, name: exported.name },
+        document,
+        path: exported.file,
+      },
+      modulePath,
+      classes,
+    );
+    diagnostics.push(...described.diagnostics);
+    if (described.tool !== undefined) tools.push(described.tool);
+  }
+  return { tools, diagnostics };
+}
