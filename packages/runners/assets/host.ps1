@@ -13,7 +13,11 @@
 
     Node -> host
         { type: "call", id, mode: "script"|"tool-folder"|"module", scriptPath, functionName,
-          modulePath, toolName, arguments }
+          modulePath, toolName, arguments, credentials? }
+                                            credentials? (scripts, modules): [{ parameter,
+                                            type, username, password }] read from server
+                                            secrets, built into a PSCredential or SecureString
+                                            just before the call (see __Toolpack-RunTool)
         { type: "stop", id }                stops the call's pipeline
         { type: "warm-module", modulePath } opens the module's runspace ahead of its first call
         { type: "forget-modules", modulePaths } drops module runspaces (all when null) so the
@@ -285,6 +289,24 @@ function __Toolpack-RunTool {
     $__tpFailure = $null
     try {
         $__tpMode = [string]$__tpRequest['Mode']
+        # Server-bound credentials (toolpack.yaml credentials:) become a SecureString or a
+        # PSCredential here, in the tool's own runspace just before the call; the plain text
+        # leaves the request at once and no variable of this scope keeps it for the tool to see.
+        $__tpCredentials = $__tpRequest['Credentials']
+        $__tpRequest['Credentials'] = $null
+        if ($null -ne $__tpCredentials -and $__tpMode -ne 'tool-folder') {
+            foreach ($__tpCredential in $__tpCredentials) {
+                $__tpSecret = [System.Net.NetworkCredential]::new('', [string]$__tpCredential['password']).SecurePassword
+                $__tpSecret.MakeReadOnly()
+                if ([string]$__tpCredential['type'] -eq 'pscredential') {
+                    $__tpSecret = [System.Management.Automation.PSCredential]::new([string]$__tpCredential['username'], $__tpSecret)
+                }
+                $__tpArguments[[string]$__tpCredential['parameter']] = $__tpSecret
+            }
+        }
+        $__tpCredentials = $null
+        $__tpCredential = $null
+        $__tpSecret = $null
         if ($__tpMode -eq 'tool-folder') {
             $__tpScript = [string]$__tpRequest['ScriptPath']
             $__tpFunction = [string]$__tpRequest['FunctionName']
@@ -898,6 +920,7 @@ function Register-ToolCall {
         Arguments      = $arguments
         MaxOutputChars = $MaxOutputChars
         Envelope       = $null
+        Credentials    = $Message['credentials']
     }
     $call = @{
         Id = $id; Request = $request; Shell = $null; Task = $null; Runspace = $null; ModulePath = $null; Slot = $null

@@ -56,6 +56,12 @@ export interface ToolRunnerOptions {
    * `E_SANDBOX_REQUIRED` error result instead of running unconfined. Default false.
    */
   requireSandbox?: boolean;
+  /**
+   * Where server-bound PowerShell credentials (toolpack.yaml `credentials:`) read their
+   * `{ env: NAME }` secrets: the server's environment, which tools never see. Default
+   * `process.env`.
+   */
+  secretEnvironment?: Readonly<Record<string, string | undefined>>;
   /** The pwsh executable. Found on PATH when absent. */
   pwshPath?: string;
   /** Start the PowerShell host now rather than on the first PowerShell call. */
@@ -206,6 +212,9 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       readPositive(options.concurrency?.pwsh, 'concurrency.pwsh') ?? Math.max(8, cores * 2),
     sharedEnvironment: environment,
     ...(options.pwshPath === undefined ? {} : { pwshPath: options.pwshPath }),
+    ...(options.secretEnvironment === undefined
+      ? {}
+      : { secretEnvironment: options.secretEnvironment }),
     stopGraceMs,
     startTimeoutMs:
       readPositive(options.pwshStartTimeoutMs, 'pwshStartTimeoutMs') ??

@@ -1,5 +1,18 @@
 import type { ToolLogLevel } from '@toolpack/core';
 
+/**
+ * A server-bound credential parameter with its secrets read (toolpack.yaml `credentials:`):
+ * the host builds a PSCredential (`username` set) or a SecureString from it in the runspace,
+ * just before the call. It travels on the host's private channel only, never in argv or the
+ * tool's environment.
+ */
+export interface HostCredential {
+  parameter: string;
+  type: 'pscredential' | 'securestring';
+  username: string | null;
+  password: string;
+}
+
 /** Messages Node sends the host; see the comment at the top of assets/host.ps1. */
 export type ToHostMessage =
   | {
@@ -11,6 +24,8 @@ export type ToHostMessage =
       functionName: string | null;
       modulePath: string | null;
       arguments: Record<string, unknown>;
+      /** Parameters the host adds from server secrets; never in `arguments`, never logged. */
+      credentials?: HostCredential[] | null;
     }
   | { type: 'stop'; id: string }
   | { type: 'warm-module'; modulePath: string }

@@ -18,6 +18,7 @@ import type { HostResultMessage } from './host-protocol.ts';
 import { startPwshHost, type PwshCallRequest, type PwshHost } from './pwsh-host.ts';
 import { createProgressRecordMapper } from './progress-records.ts';
 
+import { redactSecrets, resolveCredentials } from './resolve-credentials.ts';
 type PwshInvocation = Extract<ToolInvocation, { runner: 'pwsh' }>;
 
 export interface PwshRunnerOptions {
@@ -33,6 +34,11 @@ export interface PwshRunnerOptions {
   stopGraceMs: number;
   startTimeoutMs: number;
 }
+  /**
+   * Where server-bound credentials (`invocation.credentials`) read `{ env: NAME }` secrets: the
+   * server's own environment, not the tool's. Default `process.env`.
+   */
+  secretEnvironment?: Readonly<Record<string, string | undefined>>;
 
 export interface PwshRunner extends KindRunner {
   /**
@@ -128,6 +134,24 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
     request: PwshCallRequest,
     pwshPath: string,
   ): Promise<ToolCallResult> => {
+    secrets: readonly string[],
+  ): Promise<ToolCallResult> => {
+    const result = await runOnHostUnredacted(call, request, pwshPath, secrets);
+    // An error a tool or PowerShell words with a credential's secret in it never leaves here.
+    if (secrets.length === 0 || result.isError !== true) return result;
+    return {
+      ...result,
+      content: result.content.map((item) =>
+        item.type === 'text' ? { ...item, text: redactSecrets(item.text, secrets) } : item,
+      ),
+    };
+  };
+
+  const runOnHostUnredacted = async (
+    call: RunnerCall,
+    request: PwshCallRequest,
+    pwshPath: string,
+    secrets: readonly string[],
     if (closed)
       return createErrorResult(`Tool "${call.tool.name}" was not run: the runner is closed.`);
     const current = getHost(pwshPath, call.confinement);
@@ -148,7 +172,8 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
         const progress = progressRecords.map(record);
         if (progress !== undefined) call.onProgress(progress);
       },
-      onLog(level, message) {
+      onLog(level, raw) {
+        const message = secrets.length === 0 ? raw : redactSecrets(raw, secrets);
         if (level === 'error' && errors.length < MAX_COLLECTED_MESSAGES) errors.push(message);
         if (level === 'warning' && warnings.length < MAX_COLLECTED_MESSAGES) warnings.push(message);
         call.onLog(level, message);
@@ -196,6 +221,19 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
         return createErrorResult(formatMissingPwshMessage(call.tool.name));
       const request = buildRequest(options.projectRoot, call, invocation);
 
+      let secrets: readonly string[] = [];
+      const bound = invocation.mode === 'tool-folder' ? undefined : invocation.credentials;
+      if (bound !== undefined && bound.length > 0) {
+        const resolved = resolveCredentials({
+          tool: call.tool,
+          args: call.args,
+          credentials: bound,
+          environment: options.secretEnvironment ?? process.env,
+        });
+        if (!resolved.ok) return createErrorResult(resolved.message);
+        request.credentials = resolved.credentials;
+        secrets = resolved.secrets;
+      }
       if (invocation.mode === 'module') {
         // One runspace per module (per host), one call at a time: queue here so a call that
         // times out while waiting never reaches the host.
@@ -209,7 +247,7 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
         try {
           await Promise.race([previous, abortedPromise(call.signal)]);
           if (call.signal.aborted) return createStoppedResult(call);
-          return await runOnHost(call, request, pwshPath);
+          return await runOnHost(call, request, pwshPath, secrets);
         } finally {
           endTurn();
           if (moduleQueues.get(key) === tail) moduleQueues.delete(key);
@@ -219,7 +257,7 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
       const release = await limiter.acquire(call.signal);
       if (release === undefined) return createStoppedResult(call);
       try {
-        return await runOnHost(call, request, pwshPath);
+        return await runOnHost(call, request, pwshPath, secrets);
       } finally {
         release();
       }
