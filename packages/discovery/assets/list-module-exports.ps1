@@ -27,9 +27,12 @@ try {
 }
 catch {
     $message = $_.Exception.Message
-    # Where in the module's own code it failed; this script's own line says nothing.
-    if ($_.InvocationInfo -and $_.InvocationInfo.ScriptName -and $_.InvocationInfo.ScriptName -ne $PSCommandPath) {
-        $message = "$message (at $($_.InvocationInfo.ScriptName):$($_.InvocationInfo.ScriptLineNumber))"
+    # Where in the module's own code it failed: the first frame that is not this script's.
+    foreach ($frame in ($_.ScriptStackTrace -split '\r?\n')) {
+        if ($frame -match ', (?<file>.+): line (?<line>\d+)$' -and $Matches.file -ne $PSCommandPath) {
+            $message = "$message (at $($Matches.file):$($Matches.line))"
+            break
+        }
     }
     Write-Answer @{ error = $message }
     exit 0
