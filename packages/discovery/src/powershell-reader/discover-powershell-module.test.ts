@@ -23,7 +23,6 @@ import { findPwsh } from './engine-exports.ts';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'modules');
 const realPwsh = findPwsh();
-const needsPwsh = 'needs PowerShell 7.2+ (pwsh), which is not on PATH';
 
 let scratch: string;
 const saved = process.env.TOOLPACK_SANDBOX;
