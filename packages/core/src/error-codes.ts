@@ -580,6 +580,11 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'The installed pack is not the version the project asks for.',
     exit: 'none',
   },
+  W_PARAMETER_SET_DROPPED: {
+    meaning:
+      'A PowerShell parameter set needs a parameter no JSON value can stand for; the tool is served without that set.',
+    exit: 'none',
+  },
   W_PARAMETER_TYPE: {
     meaning: 'A PowerShell parameter has a type clients cannot send; it is left out of the schema.',
     exit: 'none',

@@ -1,5 +1,5 @@
 import type { Diagnostic, ParameterSpec, ValueSpec } from '@toolpack/core';
-import { coerce, constantNumber, constantString } from './attribute-values.ts';
+import { coerce, constantNumber, constantString, isTruthy } from './attribute-values.ts';
 import { convertDotNetPattern } from './dotnet-regex.ts';
 import type { PsAttribute, PsParameter } from './reader.ts';
 
@@ -51,7 +51,12 @@ export function applyValidationAttribute(
         ignored('its values are computed when the script runs');
         return;
       }
-      if (element.type !== 'string' && element.type !== 'integer' && element.type !== 'number') {
+      if (
+        element.type !== undefined &&
+        element.type !== 'string' &&
+        element.type !== 'integer' &&
+        element.type !== 'number'
+      ) {
         ignored(`a ${element.type} cannot have a list of allowed values in JSON Schema`);
         return;
       }
@@ -62,7 +67,7 @@ export function applyValidationAttribute(
           const coerced = coerce(value, element.type);
           if (!coerced.ok) {
             ignored(
-              `the value ${JSON.stringify(value)} is not ${element.type === 'string' ? 'a string' : 'a number'}`,
+              `the value ${JSON.stringify(value)} is not ${element.type === 'integer' || element.type === 'number' ? 'a number' : 'a string'}`,
             );
             return;
           }
@@ -83,6 +88,14 @@ export function applyValidationAttribute(
         values = shared as (string | number)[];
       }
       element.enum = values;
+      // PowerShell compares a ValidateSet ignoring case unless `IgnoreCase = $false`.
+      const ignoreCase = attribute.named.get('ignorecase');
+      if (
+        values.some((value) => typeof value === 'string') &&
+        (ignoreCase === undefined || isTruthy(ignoreCase))
+      )
+        element.enumIgnoresCase = true;
+      else delete element.enumIgnoresCase;
       return;
     }
     case 'validaterange': {
@@ -90,7 +103,7 @@ export function applyValidationAttribute(
         untypedItems();
         return;
       }
-      if (element.type !== 'integer' && element.type !== 'number') {
+      if (element.type !== undefined && element.type !== 'integer' && element.type !== 'number') {
         ignored(
           `a range only applies to numbers and $${name} is ${isArray ? 'an array of ' : 'a '}${element.type}`,
         );
@@ -120,7 +133,7 @@ export function applyValidationAttribute(
         untypedItems();
         return;
       }
-      if (element.type !== 'string') {
+      if (element.type !== undefined && element.type !== 'string') {
         ignored(
           `a pattern only applies to strings and $${name} is ${isArray ? 'an array of ' : 'a '}${element.type}`,
         );
@@ -170,7 +183,7 @@ export function applyValidationAttribute(
         untypedItems();
         return;
       }
-      if (element.type !== 'string') {
+      if (element.type !== undefined && element.type !== 'string') {
         ignored('a length only applies to strings');
         return;
       }

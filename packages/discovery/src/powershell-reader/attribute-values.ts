@@ -32,9 +32,12 @@ export function constantNumber(argument: AttributeArgument | undefined): number 
 /** Converts an attribute value (ValidateSet entry, default) to the JSON type of its target. */
 export function coerce(
   value: unknown,
-  type: ParameterType,
+  type: ParameterType | undefined,
 ): { ok: true; value: unknown } | { ok: false } {
   switch (type) {
+    // Untyped: PowerShell binds the value as it is.
+    case undefined:
+      return { ok: true, value };
     case 'string':
       if (typeof value === 'string') return { ok: true, value };
       if (typeof value === 'number') return { ok: true, value: String(value) };

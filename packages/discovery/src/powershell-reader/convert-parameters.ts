@@ -8,17 +8,7 @@ import type {
 } from '@toolpack/core';
 import { applyValidationAttribute } from './apply-validation-attribute.ts';
 import { coerceDeep, constantNumber, constantString, isTruthy } from './attribute-values.ts';
-import {
-  ARRAY,
-  BOOLEAN,
-  INTEGER,
-  NUMBER,
-  OBJECT,
-  STRING,
-  findCredentialType,
-  isSwitchType,
-  mapPowerShellType,
-} from './map-powershell-type.ts';
+import { findCredentialType, isSwitchType, mapPowerShellType } from './map-powershell-type.ts';
 import { listCommonParameters } from './common-parameters.ts';
 import { findRepeatedSets, readParameterSets } from './parameter-sets.ts';
 import type { PsAttribute, PsParameter } from './reader.ts';
@@ -49,28 +39,40 @@ export interface ConvertedParameters {
   credentialParameters?: CredentialParameter[];
 }
 
-function inferUntyped(parameter: PsParameter): ValueSpec {
+/**
+ * The type an untyped parameter evidently expects, from its constant default or its
+ * `[ValidateRange()]`, for the hint: the schema itself takes any value, as the engine does.
+ */
+function suggestType(parameter: PsParameter): string {
   const range = parameter.attributes.find((attribute) => attribute.key === 'validaterange');
   if (range !== undefined && range.positional.length === 2) {
     const bounds = range.positional.map((argument) => constantNumber(argument));
     return bounds.every((bound) => bound === undefined || Number.isInteger(bound))
-      ? INTEGER
-      : NUMBER;
+      ? '[int]'
+      : '[double]';
   }
-  if (range !== undefined) return NUMBER;
+  if (range !== undefined) return '[double]';
   const value = parameter.defaultValue?.value;
   if (value?.constant === true) {
     const v = value.value;
-    if (typeof v === 'number') return Number.isInteger(v) ? INTEGER : NUMBER;
-    if (typeof v === 'boolean') return BOOLEAN;
-    if (Array.isArray(v)) return ARRAY;
-    if (typeof v === 'object' && v !== null) return OBJECT;
+    if (typeof v === 'number') return Number.isInteger(v) ? '[int]' : '[double]';
+    if (typeof v === 'boolean') return '[switch]';
+    if (Array.isArray(v)) return '[string[]]';
+    if (typeof v === 'object' && v !== null) return '[hashtable]';
   }
-  return STRING;
+  return '[string]';
+}
+
+/** A parameter of a type no JSON value converts to (`mapPowerShellType`'s `unsupported`). */
+interface Unrepresentable {
+  parameter: PsParameter;
+  typeName: string;
+  mandatory: boolean;
 }
 
 class ParameterConverter {
   readonly diagnostics: Diagnostic[] = [];
+  readonly unrepresentable: Unrepresentable[] = [];
   readonly credentials: CredentialParameter[] = [];
   private readonly path: string;
   private readonly what: string;
@@ -89,6 +91,16 @@ class ParameterConverter {
   ): void {
     this.diagnostics.push(
       createDiagnostic(severity, code, message, { path: this.path, line }, hint),
+    );
+  }
+
+  reportLeftOut(parameter: PsParameter, typeName: string): void {
+    this.report(
+      'warning',
+      'W_PARAMETER_TYPE',
+      `Parameter $${parameter.name} of ${this.what} has the type [${typeName}], which no JSON value can stand for. It is left out of the tool's input schema.`,
+      parameter.line,
+      'Take the value as a [string] and build the object inside the script if clients should set it.',
     );
   }
 
@@ -130,35 +142,21 @@ class ParameterConverter {
     const typeName = parameter.typeNames[0];
     const mapping = mapPowerShellType(typeName);
     if (mapping.kind === 'unsupported') {
-      const message = `Parameter $${name} of ${this.what} has the type [${typeName}], which no JSON value can stand for.`;
-      if (mandatory) {
-        this.report(
-          'error',
-          'E_PARAMETER_TYPE',
-          `${message} The parameter is mandatory, so the tool could never be called.`,
-          parameter.line,
-          'Take the value as a [string] (or several plain parameters) and build the object inside the script.',
-        );
-      } else {
-        this.report(
-          'warning',
-          'W_PARAMETER_TYPE',
-          `${message} It is left out of the tool's input schema.`,
-          parameter.line,
-          'Take the value as a [string] and build the object inside the script if clients should set it.',
-        );
-      }
+      // Whether a mandatory one refuses the tool or only some of its sets is decided with the sets.
+      this.unrepresentable.push({ parameter, typeName: typeName ?? '', mandatory });
+      if (!mandatory) this.reportLeftOut(parameter, typeName ?? '');
       return undefined;
     }
     let base: ValueSpec;
     if (mapping.kind === 'untyped') {
-      base = inferUntyped(parameter);
+      // PowerShell binds any value to an untyped or [object] parameter: so does the schema.
+      base = {};
       this.report(
         'info',
         'I_UNTYPED_PARAMETER',
-        `Parameter $${name} of ${this.what} has no type; it is described as ${base.type === 'integer' || base.type === 'array' || base.type === 'object' ? 'an' : 'a'} ${base.type}${typeName === undefined ? ' from its default and validation' : ''}.`,
+        `Parameter $${name} of ${this.what} ${typeName === undefined ? 'has no type' : `has the type [${typeName}]`}, so it takes any JSON value.`,
         parameter.line,
-        `Give it a type such as [string] or [int] for an exact schema.`,
+        `Give it a type such as ${suggestType(parameter)} if clients should be told what to send.`,
       );
     } else {
       base = mapping.spec as ValueSpec;
@@ -238,6 +236,7 @@ export function convertParameters(input: ConvertParametersInput): ConvertedParam
     blockAttributes: input.blockAttributes,
     kept: new Set(parameters.map((parameter) => parameter.name)),
   });
+  dropUnbindableSets(input, converter, parameters, parameterSets);
   if (parameterSets !== undefined && parameterSets.length > MAX_PARAMETER_SETS) {
     converter.report(
       'error',
@@ -279,6 +278,56 @@ function placeCredentialParameters(
       requiredIn,
     };
   });
+}
+
+/**
+ * A mandatory parameter no JSON value can stand for refuses the tool only when every set
+ * needs it: PowerShell binds the other sets without it. A set that needs it stays in the list
+ * requiring it (so it is never bound: a call fitting it is answered with why), and is reported.
+ */
+function dropUnbindableSets(
+  input: ConvertParametersInput,
+  converter: ParameterConverter,
+  parameters: readonly ParameterSpec[],
+  served: ToolParameterSet[] | undefined,
+): void {
+  const needed = converter.unrepresentable.filter((entry) => entry.mandatory);
+  if (needed.length === 0) return;
+  // The sets as the engine has them, the unrepresentable parameters in them, to see who needs one.
+  const engineSets = readParameterSets({
+    parameters: input.parameters,
+    blockAttributes: input.blockAttributes,
+    kept: new Set([...parameters, ...needed.map((entry) => entry.parameter)].map((p) => p.name)),
+  });
+  for (const { parameter, typeName } of needed) {
+    const needing = (engineSets ?? []).filter((set) => set.required.includes(parameter.name));
+    if (served === undefined || engineSets === undefined || needing.length === engineSets.length) {
+      converter.report(
+        'error',
+        'E_PARAMETER_TYPE',
+        `Parameter $${parameter.name} of ${input.what} has the type [${typeName}], which no JSON value can stand for. It is mandatory${engineSets === undefined ? '' : ' in every parameter set'}, so the tool could never be called.`,
+        parameter.line,
+        'Take the value as a [string] (or several plain parameters) and build the object inside the script.',
+      );
+      continue;
+    }
+    converter.reportLeftOut(parameter, typeName);
+    for (const set of needing) {
+      const kept = served.find((candidate) => candidate.name === set.name);
+      if (kept !== undefined && !kept.required.includes(parameter.name))
+        kept.required.push(parameter.name);
+      converter.report(
+        'warning',
+        'W_PARAMETER_SET_DROPPED',
+        `The parameter set ${set.name} of ${input.what} needs $${parameter.name} ([${typeName}]), which no JSON value can stand for: the tool is served without that set (${served
+          .filter((other) => !needing.some((n) => n.name === other.name))
+          .map((other) => other.name)
+          .join(', ')} remain).`,
+        parameter.line,
+        `Make $${parameter.name} optional in ${set.name}, or take the value as a [string] and build the object inside the script.`,
+      );
+    }
+  }
 }
 
 function checkCommonParameters(input: ConvertParametersInput, converter: ParameterConverter): void {

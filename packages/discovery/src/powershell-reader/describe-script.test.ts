@@ -43,6 +43,7 @@ describe('describePowerShellScript', () => {
             Name: {
               type: 'string',
               enum: ['gear', 'bolt', 'nut'],
+              'x-enumIgnoreCase': true,
               description: "The widget's name.",
             },
             Count: {
@@ -352,7 +353,8 @@ describe('describePowerShellScript', () => {
       Maybe: { type: 'integer' },
       File: { type: 'string' },
       Duration: { type: 'string' },
-      Anything: { type: 'string' },
+      // [object]: PowerShell binds any value.
+      Anything: {},
     });
     expect(problems(result)).toEqual(['info I_UNTYPED_PARAMETER 61']);
   });
@@ -412,15 +414,62 @@ describe('describePowerShellScript', () => {
     expect(problems(result)).toEqual(['warning W_DEFAULT_INVALID 45']);
   });
 
-  it('describes untyped parameters from their default or validation', async () => {
+  it('lets untyped parameters take any JSON value, and suggests a type from the default', async () => {
     const result = await describeFixture('untyped.ps1');
-    expect(Object.values(properties(result)).map((schema) => schema.type)).toEqual([
-      'string',
-      'integer',
-      'integer',
-      'boolean',
+    const schemas = properties(result);
+    expect(Object.values(schemas).map((schema) => schema.type)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
     ]);
-    expect(result.diagnostics.filter((d) => d.code === 'I_UNTYPED_PARAMETER')).toHaveLength(4);
+    expect(schemas.Count?.default).toBe(3);
+    expect(schemas.Level).toMatchObject({ minimum: 1, maximum: 5 });
+    const infos = result.diagnostics.filter((d) => d.code === 'I_UNTYPED_PARAMETER');
+    expect(infos.map((d) => d.hint)).toEqual([
+      'Give it a type such as [string] if clients should be told what to send.',
+      'Give it a type such as [int] if clients should be told what to send.',
+      'Give it a type such as [int] if clients should be told what to send.',
+      'Give it a type such as [switch] if clients should be told what to send.',
+    ]);
+  });
+
+  it('takes ValidateSet values in any case unless IgnoreCase = $false, with the default as written', async () => {
+    const result = await describeFixture('validate-set-case.ps1');
+    expect(problems(result)).toEqual([]);
+    const schemas = properties(result);
+    expect(schemas.Format).toMatchObject({
+      enum: ['Markdown', 'Html'],
+      'x-enumIgnoreCase': true,
+      default: 'markdown',
+    });
+    expect(schemas.Exact).toEqual({
+      type: 'string',
+      enum: ['Yes', 'No'],
+      description: 'Case counts here.',
+    });
+    expect(schemas.Days).toMatchObject({
+      items: { enum: ['Monday', 'Friday'], 'x-enumIgnoreCase': true },
+    });
+  });
+
+  it('drops a parameter set that needs a live object, and serves the others', async () => {
+    const result = await describeFixture('unrepresentable-set.ps1');
+    expect(problems(result)).toEqual([
+      'warning W_PARAMETER_TYPE 17',
+      'warning W_PARAMETER_SET_DROPPED 17',
+    ]);
+    const tool = result.tools[0];
+    expect(Object.keys(properties(result))).toEqual(['Name', 'Path']);
+    expect(tool?.parameterSets).toEqual([
+      { name: 'ByName', isDefault: true, parameters: ['Name'], required: ['Name'] },
+      { name: 'ByModule', isDefault: false, parameters: [], required: ['Module'] },
+      { name: 'ByPath', isDefault: false, parameters: ['Path'], required: ['Path'] },
+    ]);
+    // Needed in every set, it still refuses the tool.
+    const refused = await describeFixture('unrepresentable-mandatory.ps1');
+    expect(refused.tools).toEqual([]);
+    expect(problems(refused)).toEqual(['error E_PARAMETER_TYPE 9']);
   });
 
   it('leaves out an optional parameter of a type JSON cannot carry, and a credential for discovery to bind', async () => {

@@ -87,6 +87,10 @@ const STRING_CONVERTIBLE = new Set([
   'consolecolor',
 ]);
 
+/**
+ * Types PowerShell binds from no string, number, boolean, array or hashtable: live objects of
+ * a session. map-powershell-type.test.ts checks each against the real pwsh.
+ */
 const UNSUPPORTED_TYPES = new Set([
   'scriptblock',
   'management.automation.scriptblock',
@@ -94,6 +98,27 @@ const UNSUPPORTED_TYPES = new Set([
   'management.automation.pscredential',
   'securestring',
   'security.securestring',
+  'psmoduleinfo',
+  'management.automation.psmoduleinfo',
+  'management.automation.runspaces.runspace',
+  'management.automation.runspaces.pssession',
+  'management.automation.powershell',
+  'powershell',
+  'management.automation.commandinfo',
+  'management.automation.functioninfo',
+  'management.automation.cmdletinfo',
+  'management.automation.job',
+  'management.automation.providerinfo',
+  'management.automation.psdriveinfo',
+  'management.automation.errorrecord',
+  'management.automation.psmethod',
+  'diagnostics.process',
+  'reflection.assembly',
+  'io.stream',
+  'threading.cancellationtoken',
+  'delegate',
+  'action',
+  'func',
 ]);
 
 const LIST_GENERICS = new Set([
@@ -187,6 +212,7 @@ export function mapPowerShellType(typeName: string | undefined, depth = 0): Powe
     }
     if (DICTIONARY_GENERICS.has(name) || name === 'collections.specialized.ordereddictionary')
       return { kind: 'known', spec: OBJECT };
+    if (UNSUPPORTED_TYPES.has(name)) return { kind: 'unsupported' };
     return { kind: 'as-string', spec: STRING };
   }
   if (name === 'object') return { kind: 'untyped' };

@@ -296,6 +296,8 @@ type Conversion = { ok: true; value: unknown } | { ok: false; message: string; h
 function convertLiteral(literal: Literal, spec: ValueSpec): Conversion {
   const text = literal.text.trim();
   switch (spec.type) {
+    // A header PARAM always names its type; a spec without one takes the text as written.
+    case undefined:
     case 'string':
       return { ok: true, value: literal.text };
     case 'integer':
