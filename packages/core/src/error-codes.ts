@@ -170,6 +170,11 @@ export const ERROR_CODES = Object.freeze({
   E_METADATA_SHAPE: { meaning: "A tool folder's metadata file is not a mapping.", exit: 'failure' },
   E_METHOD: { meaning: 'Registry API: the HTTP method is not allowed here.', exit: 'failure' },
   E_MODULE_FILE: { meaning: 'A file of a PowerShell module cannot be read.', exit: 'failure' },
+  E_MODULE_FILE_LIMIT: {
+    meaning:
+      "A PowerShell module's Get-ChildItem calls list more files than Toolpack reads; functions past the limit are missing.",
+    exit: 'failure',
+  },
   E_MODULE_IMPORT: {
     meaning:
       'pwsh could not import a PowerShell module whose exports only the engine can tell, so none of its tools are served.',
@@ -180,6 +185,10 @@ export const ERROR_CODES = Object.freeze({
   E_MODULE_NEEDS_PWSH: {
     meaning:
       'A PowerShell module decides its exports when it runs and no pwsh was found to import it: only the functions its files show are listed.',
+    exit: 'failure',
+  },
+  E_MODULE_NO_TOOLS: {
+    meaning: 'A PowerShell module exports functions, but none of them could be served as a tool.',
     exit: 'failure',
   },
   E_MODULE_PATH: {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { isToolpackError } from '@toolpack/core';
 import { describe, expect, it } from 'vitest';
 import type { SourceResult } from '../types.ts';
-import { describePowerShellModule } from './describe-module.ts';
+import { describePowerShellModule, readPowerShellModule } from './describe-module.ts';
 import { parsePowerShellManifest } from './parse-module-manifest.ts';
 
 const modules = fileURLToPath(new URL('./fixtures/modules/', import.meta.url));
@@ -118,7 +118,82 @@ describe('describePowerShellModule', () => {
       ['Get-Public', 'DotSourced/Public/Get-Public.ps1'],
       ['Set-Public', 'DotSourced/Public/Set-Public.ps1'],
     ]);
-    expect(problems(result)).toEqual(['info I_DYNAMIC_DOT_SOURCE DotSourced/DotSourced.psm1:5']);
+    expect(problems(result)).toEqual([]);
+  });
+
+  it('follows the Public/Private template: Get-ChildItem into variables, a foreach, $Public.Basename', async () => {
+    const result = await readPowerShellModule({
+      path: fixture('PublicPrivate/PublicPrivate.psd1'),
+    });
+    // Private is loaded but not exported; Public/Sub is not listed without -Recurse.
+    expect(result.tools.map((tool) => tool.originalName)).toEqual(['Get-PPWidget', 'Set-PPWidget']);
+    expect(problems(result)).toEqual([]);
+    expect(result.staticReading).toEqual({ exact: true, unresolved: [] });
+  });
+
+  it('follows dot-sourcing in ForEach-Object over each folder of a foreach', async () => {
+    const result = await readPowerShellModule({
+      path: fixture('PipelineDotSource/PipelineDotSource.psm1'),
+    });
+    expect(result.tools.map((tool) => tool.originalName)).toEqual(['Get-PLHelper', 'Get-PLItem']);
+    expect(result.staticReading.exact).toBe(true);
+  });
+
+  it('follows a helper function that dot-sources its -Path, only where the call itself is dot-sourced', async () => {
+    const result = await readPowerShellModule({
+      path: fixture('HelperDotSource/HelperDotSource.psm1'),
+    });
+    // Get-HDLost is loaded by a call without the dot: it lives and dies in the helper's scope.
+    expect(result.tools.map((tool) => tool.originalName).sort()).toEqual([
+      'Get-HDOne',
+      'Get-HDTwo',
+      'Import-ModuleFile',
+    ]);
+    expect(problems(result)).toEqual([]);
+    expect(result.staticReading.exact).toBe(true);
+  });
+
+  it('reads whole folder trees with -Recurse -Filter, and only the folders the module names', async () => {
+    const result = await readPowerShellModule({
+      path: fixture('RecurseFolders/RecurseFolders.psd1'),
+    });
+    expect(
+      result.tools.map((tool) => [tool.originalName, tool.source.path.slice(modules.length)]),
+    ).toEqual([
+      ['Get-RFPublic', 'RecurseFolders/public/Get-RFPublic.ps1'],
+      ['Get-RFShort', 'RecurseFolders/public/Get-RFShort.ps1'],
+      ['Get-RFNested', 'RecurseFolders/public/nested/Get-RFNested.ps1'],
+    ]);
+    // Get-RFShort's helper `function Format-RFLine() { param(...) }` is valid PowerShell.
+    expect(problems(result)).toEqual([]);
+    expect(result.staticReading.exact).toBe(true);
+  });
+
+  it('refuses only the functions of a dot-sourced file that does not parse', async () => {
+    const result = await readPowerShellModule({ path: fixture('BrokenFile/BrokenFile.psm1') });
+    expect(names(result)).toEqual(['Get_BFGood']);
+    const errors = result.diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.map((d) => [d.code, d.path.slice(modules.length), d.line])).toEqual([
+      ['E_PARSE', 'BrokenFile/Public/Get-BFBroken.ps1', 6],
+      ['E_PARSE', 'BrokenFile/Public/Get-BFBroken.ps1', 7],
+    ]);
+    expect(errors[0]?.message).toContain('Get-BFBroken is not served');
+  });
+
+  it('says which construct it could not follow, with its line, when the reading is not exact', async () => {
+    const result = await readPowerShellModule({
+      path: fixture('DynamicExport/DynamicExport.psm1'),
+    });
+    expect(result.staticReading).toEqual({
+      exact: false,
+      unresolved: [
+        {
+          path: fixture('DynamicExport/DynamicExport.psm1'),
+          line: 20,
+          construct: 'Export-ModuleMember -Function $names',
+        },
+      ],
+    });
   });
 
   it('follows literal dot-sourced paths and warns about missing ones', async () => {
@@ -140,7 +215,7 @@ describe('describePowerShellModule', () => {
     });
     expect(names(result)).toEqual(['Get_Listed']);
     const error = result.diagnostics.find((d) => d.code === 'E_DYNAMIC_EXPORTS');
-    expect(error?.line).toBe(19);
+    expect(error?.line).toBe(20);
     expect(error?.message).toContain('$names');
     expect(error?.hint).toContain('FunctionsToExport');
   });

@@ -2,6 +2,8 @@ import { access, readdir } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Diagnostic } from '@toolpack/core';
 import { createParseDiagnostics } from './describe-command.ts';
+import { ModuleScriptEvaluator, findDotSourcingHelpers } from './evaluate-module-script.ts';
+import type { ModuleScope, ModuleScriptEffects } from './evaluate-module-script.ts';
 import { readPowerShell } from './reader.ts';
 import type { PowerShellDocument, PsClass, PsFunction } from './reader.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
@@ -25,8 +27,11 @@ export interface StaticReadingGap {
   construct: string;
 }
 
-/** Files a run-time dot-sourcing loop might load: read at most this many. */
-const MAX_SCANNED_FILES = 500;
+/**
+ * Directory entries one module's `Get-ChildItem` calls may look at. dbatools, the largest
+ * module around, lists about 1,000; past this the module is refused rather than served short.
+ */
+export const MAX_LISTED_ENTRIES = 10_000;
 const MAX_DOT_SOURCE_DEPTH = 4;
 
 export interface LoadedFunction {
@@ -53,6 +58,13 @@ export class ModuleLoader {
   readonly unresolved: StaticReadingGap[] = [];
   private readonly read: (path: string) => Promise<string>;
   private readonly loaded = new Set<string>();
+  /** The module's scope, shared by its files: variables, helper functions, the listing budget. */
+  private readonly scope: ModuleScope = {
+    variables: new Map(),
+    helpers: new Map(),
+    budget: { remaining: MAX_LISTED_ENTRIES },
+    truncated: false,
+  };
 
   constructor(read: (path: string) => Promise<string>) {
     this.read = read;
@@ -115,10 +127,10 @@ export class ModuleLoader {
       return undefined;
     }
     const result: LoadedModuleFile = { functions: [], dynamicExports: [] };
-    await this.collectFunctions(path, document, result.functions, 0);
-    if (kind === 'psm1' && document.exports.length > 0) {
-      result.exportPatterns = document.exports.flatMap((exported) => exported.patterns);
-      for (const exported of document.exports) {
+    const exports = await this.collectFunctions(path, content, document, result.functions, 0);
+    if (kind === 'psm1' && exports.length > 0) {
+      result.exportPatterns = exports.flatMap((exported) => exported.patterns);
+      for (const exported of exports) {
         for (const text of exported.dynamic) {
           result.dynamicExports.push({ text, line: exported.line, path });
           this.markUnresolved(path, exported.line, `Export-ModuleMember -Function ${text}`);
@@ -128,48 +140,75 @@ export class ModuleLoader {
     return result;
   }
 
+  /** The functions of a file and of the files it dot-sources, in load order; its exports. */
   private async collectFunctions(
     path: string,
+    content: string,
     document: PowerShellDocument,
     into: LoadedFunction[],
     depth: number,
-  ): Promise<void> {
+  ): Promise<ModuleScriptEffects['exports']> {
     for (const definition of document.classes) this.classes.push({ definition, path });
     for (const fn of document.functions) {
       // A global: function leaves the module's scope: Import-Module never exports it.
       if (fn.topLevel && fn.global !== true) into.push({ fn, document, path });
     }
-    if (depth >= MAX_DOT_SOURCE_DEPTH) return;
-    const directory = dirname(path);
-    let dynamicLine: number | undefined;
-    for (const dotSource of document.dotSources) {
-      if (dotSource.path === undefined) {
-        dynamicLine ??= dotSource.line;
-        continue;
-      }
-      const target = resolve(
-        directory,
-        dotSource.path.replace(/\$PSScriptRoot/gi, directory).replace(/\\/g, '/'),
+    for (const helper of findDotSourcingHelpers(document))
+      this.scope.helpers.set(helper.name.toLowerCase(), helper);
+    const wasTruncated = this.scope.truncated;
+    const effects = await new ModuleScriptEvaluator(document, content, path, this.scope).evaluate();
+    if (this.scope.truncated && !wasTruncated) {
+      this.diagnostics.push(
+        createFileDiagnostic(
+          'error',
+          'E_MODULE_FILE_LIMIT',
+          `${basename(path)} lists more than ${MAX_LISTED_ENTRIES} files and folders with Get-ChildItem; Toolpack stopped there, so functions of the files past that point are missing.`,
+          path,
+          effects.loads.at(-1)?.line,
+          "Point Get-ChildItem at the module's own function folders (not a folder with data or dependencies), or list the functions in the manifest's FunctionsToExport.",
+        ),
       );
-      if (this.loaded.has(target)) continue;
-      await this.loadDotSourced(target, { path, line: dotSource.line }, into, depth);
+      this.markUnresolved(
+        path,
+        effects.loads.at(-1)?.line ?? 1,
+        'Get-ChildItem past the listing limit',
+      );
     }
-    if (dynamicLine === undefined) return;
-    this.markUnresolved(path, dynamicLine, 'a dot-source of a path known only at run time');
-    const files = await listScripts(directory);
+    for (const gap of effects.gaps) this.markUnresolved(path, gap.line, gap.construct);
+    if (depth >= MAX_DOT_SOURCE_DEPTH) {
+      const [first] = effects.loads;
+      if (first !== undefined)
+        this.markUnresolved(
+          path,
+          first.line,
+          `${first.construct} (dot-sourced more than ${MAX_DOT_SOURCE_DEPTH} files deep)`,
+        );
+      return effects.exports;
+    }
+    for (const load of effects.loads) {
+      const target = resolve(load.path);
+      if (this.loaded.has(target)) continue;
+      await this.loadDotSourced(target, { path, line: load.line }, into, depth);
+    }
+    const [gap] = effects.gaps;
+    if (gap === undefined) return effects.exports;
+    // Without the engine, the nearest guess: every script of the module's folder.
+    const directory = dirname(path);
+    const files = await listScripts(directory, this.scope.budget);
     const pending = files.filter((file) => !this.loaded.has(resolve(file)));
     this.diagnostics.push(
       createFileDiagnostic(
         'info',
         'I_DYNAMIC_DOT_SOURCE',
-        `${basename(path)} dot-sources files it finds when it runs (line ${dynamicLine}); Toolpack read the ${pending.length} .ps1 file(s) under ${directory} instead.`,
+        `${basename(path)} dot-sources files it finds when it runs (line ${gap.line}: ${gap.construct}); Toolpack read the ${pending.length} .ps1 file(s) under ${directory} instead.`,
         path,
-        dynamicLine,
+        gap.line,
         "List the exported functions in the manifest's FunctionsToExport so only those become tools.",
       ),
     );
     for (const file of pending)
-      await this.loadDotSourced(resolve(file), { path, line: dynamicLine }, into, depth);
+      await this.loadDotSourced(resolve(file), { path, line: gap.line }, into, depth);
+    return effects.exports;
   }
 
   private async loadDotSourced(
@@ -196,25 +235,25 @@ export class ModuleLoader {
     }
     const document = readPowerShell(content);
     if (document.errors.length > 0) {
-      this.diagnostics.push(
-        ...createParseDiagnostics(
-          target,
-          document.errors,
-          `the dot-sourced file ${basename(target)}`,
-        ),
-      );
-      this.failed = true;
+      // PowerShell fails this one file (a try/catch around the dot-source, as modules write it,
+      // goes on with the next): only its functions are lost, the rest of the module is served.
+      const lost = document.functions.filter((fn) => fn.topLevel).map((fn) => fn.name);
+      const what =
+        lost.length === 0
+          ? `the dot-sourced file ${basename(target)}`
+          : `the dot-sourced file ${basename(target)}, so ${lost.join(', ')} ${lost.length === 1 ? 'is' : 'are'} not served`;
+      this.diagnostics.push(...createParseDiagnostics(target, document.errors, what));
       return;
     }
-    await this.collectFunctions(target, document, into, depth + 1);
+    await this.collectFunctions(target, content, document, into, depth + 1);
   }
 }
 
-/** `.ps1` files under `directory` (tests excluded), for modules that dot-source what they find at run time. */
-async function listScripts(directory: string): Promise<string[]> {
+/** `.ps1` files under `directory` (tests excluded): the guess for dot-sourcing the reader cannot follow. */
+async function listScripts(directory: string, budget: { remaining: number }): Promise<string[]> {
   const found: string[] = [];
   const walk = async (folder: string, depth: number): Promise<void> => {
-    if (depth > 5 || found.length >= MAX_SCANNED_FILES) return;
+    if (depth > 5 || budget.remaining <= 0) return;
     let entries;
     try {
       entries = await readdir(folder, { withFileTypes: true });
@@ -223,7 +262,8 @@ async function listScripts(directory: string): Promise<string[]> {
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
-      if (found.length >= MAX_SCANNED_FILES) return;
+      if (budget.remaining <= 0) return;
+      budget.remaining -= 1;
       const full = join(folder, entry.name);
       if (
         entry.isDirectory() &&

@@ -216,6 +216,13 @@ describe('readPowerShell', () => {
     );
   });
 
+  it('accepts empty parentheses after a function name together with a param block, as PowerShell does', () => {
+    const document = readPowerShell('function F() {\n  param([string]$Text)\n  $Text\n}');
+    expect(document.errors).toEqual([]);
+    expect(document.functions[0]?.paramBlock?.parameters.map((p) => p.name)).toEqual(['Text']);
+    expect(readPowerShell('function F( <# none #> ) { param() }').errors).toEqual([]);
+  });
+
   it('does not take hashtable keys or enum members for the filter or function keyword', () => {
     const document = readPowerShell(
       "$params = @{\n  Path = '.'\n  Filter = '*.ps1'\n  Function = 'x'\n}\nenum Kind { Function; Filter }\nGet-ChildItem @params",

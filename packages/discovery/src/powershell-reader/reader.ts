@@ -586,7 +586,8 @@ function readFunction(
   const param = reader.readParamBlock(next + 1, body.match);
   if (param !== undefined) {
     fn.paramBlock = param.block;
-    if (shortParameters !== undefined) {
+    // `function F() { param($a) }` is fine for PowerShell: only a non-empty list clashes.
+    if (shortParameters !== undefined && shortParameters.parameters.length > 0) {
       reader.error(
         `the function ${name} declares parameters both after its name and in a param block; keep one`,
         param.block.line,
