@@ -415,3 +415,62 @@ describe('loadProject: the project packs as discovery sources', () => {
     ]);
   });
 });
+
+describe('loadProject: credentials: entries', () => {
+  it("binds a project's entries to its own sources and a pack's to the pack's only", async () => {
+    const { project } = await projectWithPacks();
+    const manifest = path.join(project, 'toolpack.yaml');
+    writeFileSync(
+      manifest,
+      `${readFileSync(manifest, 'utf8')}sources:\n  - scripts: scripts\ncredentials:\n  - username: { env: AD_USER }\n    password: { env: AD_PASSWORD }\n`,
+    );
+    const wxManifest = path.join(project, '.toolpack', 'packs', 'wx', 'toolpack.yaml');
+    writeFileSync(
+      wxManifest,
+      `${readFileSync(wxManifest, 'utf8')}credentials:\n  - parameters: [ApiKey]\n    password: { env: WEATHER_API_KEY }\n`,
+    );
+    const resolved = loaded(await loadProject(project));
+    expect(resolved.sources.map((s) => [s.pack ?? 'project', s.credentials])).toEqual([
+      ['hello', undefined],
+      [
+        'wx',
+        [
+          {
+            parameters: ['ApiKey'],
+            password: { env: 'WEATHER_API_KEY' },
+            origin: '.toolpack/packs/wx/toolpack.yaml:11',
+          },
+        ],
+      ],
+      [
+        'project',
+        [
+          {
+            username: { env: 'AD_USER' },
+            password: { env: 'AD_PASSWORD' },
+            origin: expect.stringMatching(/^toolpack\.yaml:\d+$/),
+          },
+        ],
+      ],
+    ]);
+  });
+
+  it('does not serve a pack whose credentials: read env it did not declare', async () => {
+    const { project } = await projectWithPacks();
+    const wxManifest = path.join(project, '.toolpack', 'packs', 'wx', 'toolpack.yaml');
+    writeFileSync(
+      wxManifest,
+      `${readFileSync(wxManifest, 'utf8')}credentials:\n  - password: { env: AWS_SECRET_ACCESS_KEY }\n`,
+    );
+    const resolved = loaded(await loadProject(project));
+    expect(resolved.sources.map((s) => s.pack)).toEqual(['hello']);
+    expect(resolved.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      [
+        'W_PACK_NOT_INSTALLED',
+        expect.stringContaining(
+          'credentials.0.password.env: AWS_SECRET_ACCESS_KEY is not declared in env:, and a pack binds credentials only from the env it declares.',
+        ),
+      ],
+    ]);
+  });
+});

@@ -101,8 +101,16 @@ export function listPackSources(options: {
         pack: alias,
         ...(source.include === undefined ? {} : { include: source.include }),
         ...(source.exclude === undefined ? {} : { exclude: source.exclude }),
-        // The pack's own credentials: entries, which read only the env it declares.
-        ...(manifest.credentials?.length ? { credentials: manifest.credentials } : {}),
+        // The pack's own credentials: entries, which read only the env it declares; their
+        // origin names the pack's toolpack.yaml, not the project's.
+        ...(manifest.credentials?.length
+          ? {
+              credentials: manifest.credentials.map((binding) => ({
+                ...binding,
+                origin: path.posix.join(relativeDir, binding.origin ?? MANIFEST_FILE),
+              })),
+            }
+          : {}),
         ...(confine === undefined
           ? {}
           : { sandbox: true, permissions: confine, sandboxRoot: relativeDir }),
