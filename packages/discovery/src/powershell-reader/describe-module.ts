@@ -4,6 +4,7 @@ import { ToolpackError } from '@toolpack/core';
 import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
 import type { SourceResult } from '../types.ts';
 import { findFunctionHelp } from './comment-help.ts';
+import { checkModuleYield } from './check-module-yield.ts';
 import { describeCommand } from './describe-command.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
 import { parsePowerShellManifest } from './parse-module-manifest.ts';
@@ -142,6 +143,13 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
     diagnostics.push(...described.diagnostics);
     if (described.tool !== undefined) tools.push(described.tool);
   }
+  const empty = checkModuleYield({
+    modulePath: input.path,
+    exported: exported.map((loaded) => loaded.fn.name),
+    listed: manifest?.functionsToExport,
+    toolCount: tools.length,
+  });
+  if (empty !== undefined) diagnostics.push(empty);
   if (exported.length === 0 && !diagnostics.some((d) => d.severity === 'error')) {
     diagnostics.push(
       createFileDiagnostic(

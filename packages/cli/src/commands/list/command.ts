@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { formatDiagnostic, type Diagnostic, type SourceSpec } from '@toolpack/core';
-import { EXIT_OK } from '../../exit-codes.ts';
+import { EXIT_FAILURE, EXIT_OK } from '../../exit-codes.ts';
 import { renderUnrunnableTools } from '../../find-unrunnable-tools.ts';
 import { createPainter, type CliIo } from '../../io.ts';
 import { renderTable } from '../../render-table.ts';
@@ -25,7 +25,8 @@ Tools this machine cannot run (pwsh missing, no interpreter for .bas, a pack's r
 env variable unset) are named after the table, with the fix; --json leaves them out, so
 the listing is the same on every machine (mcp check --json has them as cannotRunHere).
 
-Exit codes: 0 the sources were read (problems or not), 2 bad flags or a missing source.`,
+Exit codes: 0 the sources were read (refused tools or not), 1 a source that promises tools
+yields none (E_MODULE_NO_TOOLS), 2 bad flags or a missing source.`,
   );
   command.action(async (flags: SourceFlagValues & { json?: boolean }) => {
     const report = await listTools({
@@ -47,10 +48,16 @@ Exit codes: 0 the sources were read (problems or not), 2 bad flags or a missing 
       });
       if (lines.length > 0) io.stdout.write(`\n${lines.join('\n')}\n`);
     }
-    done(EXIT_OK);
+    done(report.diagnostics.some((d) => SOURCE_FAILURES.has(d.code)) ? EXIT_FAILURE : EXIT_OK);
   });
   return command;
 }
+
+/**
+ * Diagnostics that say a whole source came out empty though it promised tools: listing then
+ * fails, so a script or CI step notices, where a refused tool among served ones does not.
+ */
+const SOURCE_FAILURES: ReadonlySet<string> = new Set(['E_MODULE_NO_TOOLS']);
 
 function renderListReport(report: ListToolsReport, io: CliIo): string {
   const paint = createPainter(io.stdout, io.env);

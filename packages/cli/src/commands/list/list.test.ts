@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../../main.ts';
 import { listTools } from './index.ts';
 
 const examples = path.resolve(import.meta.dirname, '..', '..', '..', '..', '..', 'examples');
@@ -44,5 +46,34 @@ describe('listTools', () => {
     });
     expect(report.tools.map((tool) => tool.name)).toEqual(['New_Greeting']);
     expect(report.cannotRunHere.map((entry) => entry.tool)).toEqual(['New_Greeting']);
+  });
+
+  it('exits 1 when a module exports functions but none becomes a tool, and 0 once one does', async () => {
+    const project = mkdtempSync(path.join(os.tmpdir(), 'toolpack-list-empty-'));
+    try {
+      mkdirSync(path.join(project, 'Quiet'));
+      const psm1 = path.join(project, 'Quiet', 'Quiet.psm1');
+      // No comment-based help: the one export is refused, so the module yields nothing.
+      writeFileSync(psm1, 'function Get-Quiet {\n  param()\n}\n');
+      const list = async () => {
+        let stdout = '';
+        const code = await runCli(['list', '--module', psm1, '--no-cache'], {
+          stdout: { write: (text: string) => (stdout += text) },
+          stderr: { write: () => undefined },
+          cwd: project,
+          env: { ...process.env, NO_COLOR: '1' },
+        });
+        return { code, stdout };
+      };
+      const empty = await list();
+      expect(empty.stdout).toContain('E_MODULE_NO_TOOLS');
+      expect(empty.code).toBe(1);
+      writeFileSync(psm1, '<#\n.SYNOPSIS\nSays nothing.\n#>\nfunction Get-Quiet {\n  param()\n}\n');
+      const served = await list();
+      expect(served.stdout).not.toContain('E_MODULE_NO_TOOLS');
+      expect(served.code).toBe(0);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 });
