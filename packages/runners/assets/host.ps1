@@ -13,7 +13,11 @@
 
     Node -> host
         { type: "call", id, mode: "script"|"tool-folder"|"module", scriptPath, functionName,
-          modulePath, toolName, arguments, credentials? }
+          modulePath, toolName, arguments, session?, credentials? }
+                                            session (tool folders): { key, origin, imports,
+                                            setup, variables, environment }: loaded once into
+                                            a runspace that then serves only that session's
+                                            calls (see __Toolpack-EnterSession)
                                             credentials? (scripts, modules): [{ parameter,
                                             type, username, password }] read from server
                                             secrets, built into a PSCredential or SecureString
@@ -248,7 +252,12 @@ function __Toolpack-InvokeTool {
         __Toolpack-Clean @{} $Request['Baseline']
         return
     }
-    __Toolpack-RunTool $Request
+    $sessionFailure = __Toolpack-EnterSession $Request
+    if ($null -eq $sessionFailure) {
+        __Toolpack-RunTool $Request
+    } else {
+        $Request['Envelope'] = @{ Kind = 'error'; Text = $null; Json = $null; Error = $sessionFailure; File = $null; Line = 0; Truncated = $false }
+    }
     # The answer is written here, on the runspace's own thread, so that calls finishing
     # together do not queue for the host's single loop to serialise them; the loop sends it
     # as is unless the call was stopped or wrote to a stream.
@@ -271,7 +280,69 @@ function __Toolpack-InvokeTool {
         $answer['errorCount'] = 0
         $Request['Answer'] = [System.Text.Json.JsonSerializer]::Serialize($answer, [System.Collections.Generic.Dictionary[string, object]], $options) + "`n"
     }
-    if ($null -ne $Request['Baseline']) { __Toolpack-Clean $Request $Request['Baseline'] }
+    # A runspace whose session failed to load half-way is not cleaned, so it is closed.
+    if ($null -ne $Request['Baseline'] -and $null -eq $sessionFailure) { __Toolpack-Clean $Request $Request['Baseline'] }
+}
+
+function __Toolpack-EnterSession {
+    # A tool-folder source's session (a preload: list, or dotbot's own server session): the
+    # variables and environment are set before every call (the reset after each call drops
+    # them); the imports and the setup run once per runspace, after which the runspace's
+    # baseline includes them, so __Toolpack-Clean keeps them and the host gives the runspace
+    # only calls of the same session. Returns $null, or why the session cannot be had.
+    param([hashtable] $__tpRequest)
+    $__tpSession = $__tpRequest['Session']
+    if ($null -eq $__tpSession) { return $null }
+    $__tpVariables = $__tpSession['variables']
+    if ($__tpVariables -is [hashtable]) {
+        foreach ($__tpName in @($__tpVariables.Keys)) {
+            $__tpValue = $__tpVariables[$__tpName]
+            $__tpExisting = $ExecutionContext.SessionState.PSVariable.Get("global:$__tpName")
+            # Text takes the type the variable has: 'Stop' becomes an ActionPreference.
+            if ($null -ne $__tpExisting -and $null -ne $__tpExisting.Value -and $__tpValue -is [string] -and $__tpExisting.Value -isnot [string]) {
+                $__tpValue = [System.Management.Automation.LanguagePrimitives]::ConvertTo($__tpValue, $__tpExisting.Value.GetType())
+            }
+            $ExecutionContext.SessionState.PSVariable.Set("global:$__tpName", $__tpValue)
+        }
+    }
+    $__tpEnvironment = $__tpSession['environment']
+    if ($__tpEnvironment -is [hashtable]) {
+        foreach ($__tpName in @($__tpEnvironment.Keys)) {
+            [System.Environment]::SetEnvironmentVariable([string]$__tpName, [string]$__tpEnvironment[$__tpName])
+        }
+    }
+    if ($__tpRequest['SessionLoaded'] -eq $true) { return $null }
+    $__tpProvider = $ExecutionContext.SessionState.InvokeProvider
+    foreach ($__tpPath in @($__tpSession['imports'])) {
+        $__tpPath = [string]$__tpPath
+        try {
+            if ($__tpPath -match '\.ps1$') {
+                $__tpBefore = [System.Collections.Generic.HashSet[string]]::new([System.StringComparer]::OrdinalIgnoreCase)
+                foreach ($__tpItem in $__tpProvider.ChildItem.Get('function:', $false)) { [void]$__tpBefore.Add([string]$__tpItem.Name) }
+                $null = . $__tpPath
+                # Dot-sourced here, its functions live in this function's scope: make them
+                # global, as a script dot-sourced at the top of a server script leaves them.
+                foreach ($__tpItem in @($__tpProvider.ChildItem.Get('function:', $false))) {
+                    if ($__tpBefore.Contains([string]$__tpItem.Name) -or $null -ne $__tpItem.Module) { continue }
+                    $null = $__tpProvider.Item.Set("function:global:$($__tpItem.Name)", $__tpItem.ScriptBlock)
+                }
+            } else {
+                $null = Import-Module -Name $__tpPath -Global -DisableNameChecking -ErrorAction Stop
+            }
+        } catch {
+            return "The tool's session ($([string]$__tpSession['origin'])) could not load $($__tpPath): $($_.Exception.Message)"
+        }
+    }
+    if (-not [string]::IsNullOrEmpty([string]$__tpSession['setup'])) {
+        try {
+            $null = . ([scriptblock]::Create([string]$__tpSession['setup']))
+        } catch {
+            return "The tool's session ($([string]$__tpSession['origin'])) could not be set up: $($_.Exception.Message)"
+        }
+    }
+    $__tpRequest['Baseline'] = __Toolpack-ReadState
+    $__tpRequest['SessionLoaded'] = $true
+    return $null
 }
 
 function __Toolpack-RunTool {
@@ -541,7 +612,7 @@ function New-ToolpackSessionState {
     }
     # ReadOnly: a tool that defines a function of the same name gets an error instead of
     # replacing the host's own for the calls that follow on a reused runspace.
-    foreach ($name in @('__Toolpack-WriteJsonValue', '__Toolpack-ConvertToJson', '__Toolpack-InvokeTool', '__Toolpack-RunTool', '__Toolpack-ReadState', '__Toolpack-Clean')) {
+    foreach ($name in @('__Toolpack-WriteJsonValue', '__Toolpack-ConvertToJson', '__Toolpack-InvokeTool', '__Toolpack-EnterSession', '__Toolpack-RunTool', '__Toolpack-ReadState', '__Toolpack-Clean')) {
         $definition = $ExecutionContext.InvokeCommand.GetCommand($name, [System.Management.Automation.CommandTypes]::Function).Definition
         $state.Commands.Add([System.Management.Automation.Runspaces.SessionStateFunctionEntry]::new(
                 $name, $definition, [System.Management.Automation.ScopedItemOptions]::ReadOnly, $null))
@@ -568,7 +639,7 @@ function New-ScriptRunspace {
     $runspace.ThreadOptions = [System.Management.Automation.Runspaces.PSThreadOptions]::ReuseThread
     $runspace.OpenAsync()
     $script:RunspaceCount = $script:RunspaceCount + 1
-    $script:Preparing.Add(@{ Runspace = $runspace; Shell = $null; Task = $null; Request = $null; Baseline = $null; Uses = 0 })
+    $script:Preparing.Add(@{ Runspace = $runspace; Shell = $null; Task = $null; Request = $null; Baseline = $null; Uses = 0; Session = '' })
 }
 
 function Close-ScriptRunspace {
@@ -775,7 +846,10 @@ function Start-ToolCall {
     try {
         $shell = [System.Management.Automation.PowerShell]::Create()
         $shell.Runspace = $Runspace
-        if ($null -ne $Entry) { $Call['Request']['Baseline'] = $Entry['Baseline'] }
+        if ($null -ne $Entry) {
+            $Call['Request']['Baseline'] = $Entry['Baseline']
+            $Call['Request']['SessionLoaded'] = ([string]$Entry['Session'] -ne '' -and [string]$Entry['Session'] -eq [string]$Call['Request']['SessionKey'])
+        }
         [void]$shell.AddCommand('__Toolpack-InvokeTool').AddParameter('Request', $Call['Request'])
         $Call['Shell'] = $shell
         $Call['Task'] = $shell.InvokeAsync()
@@ -799,6 +873,10 @@ function Complete-Runspace {
     if ($null -eq $runspace) { return }
     $entry = $Call['Entry']
     $entry['Uses'] = [int]$entry['Uses'] + 1
+    if ($Call['Request']['SessionLoaded'] -eq $true) {
+        $entry['Session'] = [string]$Call['Request']['SessionKey']
+        $entry['Baseline'] = $Call['Request']['Baseline']
+    }
     $reusable = (-not $Call['Stopping']) -and $Call['Request']['Cleaned'] -eq $true -and $entry['Uses'] -lt $script:MaxRunspaceUses
     if ($reusable) {
         $Call['Runspace'] = $null
@@ -841,6 +919,35 @@ function Reset-Runspaces {
         }
         $script:Idle.Push($entry)
     }
+}
+
+function Select-IdleRunspace {
+    # An idle runspace for a call of this session ('' for none): one that already holds it,
+    # else a fresh one (it loads the session with the call). A runspace holding another
+    # session never serves the call; when only such are idle, one is closed so Update-Pool
+    # opens a fresh runspace, and the call waits for it.
+    param([string] $SessionKey)
+    $entries = $script:Idle.ToArray()
+    $chosen = $null
+    foreach ($candidate in $entries) {
+        if ([string]$candidate['Session'] -eq $SessionKey) { $chosen = $candidate; break }
+    }
+    if ($null -eq $chosen -and $SessionKey -ne '') {
+        foreach ($candidate in $entries) {
+            if ([string]$candidate['Session'] -eq '') { $chosen = $candidate; break }
+        }
+    }
+    $victim = $null
+    if ($null -eq $chosen) { $victim = $entries[$entries.Length - 1] }
+    $script:Idle.Clear()
+    # ToArray lists a stack from its top: push back from the bottom to keep the order.
+    for ($index = $entries.Length - 1; $index -ge 0; $index--) {
+        $entry = $entries[$index]
+        if ([object]::ReferenceEquals($entry, $chosen) -or [object]::ReferenceEquals($entry, $victim)) { continue }
+        $script:Idle.Push($entry)
+    }
+    if ($null -ne $victim) { Close-ScriptRunspace $victim['Runspace'] }
+    return $chosen
 }
 
 function New-ResetAction {
@@ -921,6 +1028,13 @@ function Register-ToolCall {
         MaxOutputChars = $MaxOutputChars
         Envelope       = $null
         Credentials    = $Message['credentials']
+        Session        = $null
+        SessionKey     = ''
+    }
+    $session = $Message['session']
+    if ($session -is [hashtable] -and -not [string]::IsNullOrEmpty([string]$session['key'])) {
+        $request['Session'] = $session
+        $request['SessionKey'] = [string]$session['key']
     }
     $call = @{
         Id = $id; Request = $request; Shell = $null; Task = $null; Runspace = $null; ModulePath = $null; Slot = $null
@@ -1111,8 +1225,9 @@ try {
         Reset-Runspaces
         Update-Pool
         while ($script:PendingScripts.Count -gt 0 -and $script:Idle.Count -gt 0) {
-            $entry = $script:Idle.Pop()
             $call = $script:PendingScripts[0]
+            $entry = Select-IdleRunspace ([string]$call['Request']['SessionKey'])
+            if ($null -eq $entry) { break }
             $script:PendingScripts.RemoveAt(0)
             Start-ToolCall $call $entry['Runspace'] $entry
         }

@@ -1,6 +1,19 @@
 import type { ToolLogLevel } from '@toolpack/core';
 
 /**
+ * A tool-folder call's session (core's PwshSession) with the key the host files runspaces
+ * under: a runspace that loaded one session only ever serves calls of that session.
+ */
+export interface HostSession {
+  key: string;
+  origin: string;
+  imports: readonly string[];
+  setup: string | null;
+  variables: Readonly<Record<string, string>>;
+  environment: Readonly<Record<string, string>>;
+}
+
+/**
  * A server-bound credential parameter with its secrets read (toolpack.yaml `credentials:`):
  * the host builds a PSCredential (`username` set) or a SecureString from it in the runspace,
  * just before the call. It travels on the host's private channel only, never in argv or the
@@ -26,6 +39,8 @@ export type ToHostMessage =
       arguments: Record<string, unknown>;
       /** Parameters the host adds from server secrets; never in `arguments`, never logged. */
       credentials?: HostCredential[] | null;
+      /** What the runspace holds before a tool-folder script (`preload:`, dotbot's session). */
+      session?: HostSession | null;
     }
   | { type: 'stop'; id: string }
   | { type: 'warm-module'; modulePath: string }

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { ToolCallResult, ToolContent, ToolInvocation } from '@toolpack/core';
+import type { PwshSession, ToolCallResult, ToolContent, ToolInvocation } from '@toolpack/core';
 import { resolveHostScriptPath } from '../asset-paths.ts';
 import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
 import { findExecutable } from '../find-executable.ts';
@@ -14,7 +15,7 @@ import {
 import type { CallConfinement, KindRunner, RunnerCall } from '../runner-types.ts';
 import { describeStopReason } from '../runner-types.ts';
 import { findPwshRuntimePaths } from '../runtime-paths.ts';
-import type { HostResultMessage } from './host-protocol.ts';
+import type { HostResultMessage, HostSession } from './host-protocol.ts';
 import { startPwshHost, type PwshCallRequest, type PwshHost } from './pwsh-host.ts';
 import { createProgressRecordMapper } from './progress-records.ts';
 
@@ -312,6 +313,9 @@ function buildRequest(
         scriptPath: resolve(projectRoot, invocation.scriptPath),
         functionName: invocation.functionName,
         modulePath: null,
+        ...(invocation.session === undefined
+          ? {}
+          : { session: toHostSession(projectRoot, invocation.session) }),
       };
     case 'script':
       return {
@@ -330,6 +334,17 @@ function buildRequest(
         modulePath: resolveModuleReference(projectRoot, invocation.modulePath),
       };
   }
+}
+
+function toHostSession(projectRoot: string, session: PwshSession): HostSession {
+  const body = {
+    origin: session.origin,
+    imports: session.imports.map((file) => resolve(projectRoot, file)),
+    setup: session.setup ?? null,
+    variables: session.variables ?? {},
+    environment: session.environment ?? {},
+  };
+  return { key: createHash('sha256').update(JSON.stringify(body)).digest('hex'), ...body };
 }
 
 function waitUntilReady(host: PwshHost, signal: AbortSignal): Promise<'ready' | 'aborted' | Error> {
