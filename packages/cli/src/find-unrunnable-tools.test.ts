@@ -145,3 +145,42 @@ describe('findUnrunnableTools', () => {
     expect(groups.map((g) => g.tools)).toEqual([['Get_Thing', 'Set_Thing'], ['book_meeting']]);
   });
 });
+
+describe('findUnrunnableTools: server-bound credentials', () => {
+  it("names the unset variables and missing files a tool's credentials read", () => {
+    const secretFile = path.join(temp, 'token.txt');
+    writeFileSync(secretFile, 'token\n');
+    const bound = tool('Get_User', {
+      runner: 'pwsh',
+      mode: 'script',
+      scriptPath: 'Get-User.ps1',
+      credentials: [
+        {
+          parameter: 'Credential',
+          type: 'pscredential',
+          username: 'svc',
+          password: { env: 'AD_PASSWORD' },
+        },
+        { parameter: 'Token', type: 'securestring', password: { file: secretFile } },
+        {
+          parameter: 'Key',
+          type: 'securestring',
+          password: { file: path.join(temp, 'none.txt') },
+        },
+      ],
+    });
+    const pwshOnPath = { PATH: makeBin('pwsh-for-secrets', ['pwsh']) };
+    const [entry] = findUnrunnableTools({ tools: [bound], env: pwshOnPath, cwd: temp });
+    expect(entry?.reason).toBe(
+      `the credentials the server binds for it come from AD_PASSWORD, the file ${path.join(temp, 'none.txt')}, which are missing`,
+    );
+    writeFileSync(path.join(temp, 'none.txt'), 'key\n');
+    expect(
+      findUnrunnableTools({
+        tools: [bound],
+        env: { ...pwshOnPath, AD_PASSWORD: 'pw' },
+        cwd: temp,
+      }),
+    ).toEqual([]);
+  });
+});

@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import type { DiscoveredTool } from '@toolpack/core';
+import type { DiscoveredTool, SecretSource } from '@toolpack/core';
 import type { InstalledPack } from '@toolpack/packs';
 import { getDefaultInterpreters } from '@toolpack/runners';
 import { findOnPath } from './find-on-path.ts';
@@ -76,6 +78,12 @@ export function findUnrunnableTools(options: FindUnrunnableToolsOptions): Unrunn
       };
     }
     const invocation = tool.invocation;
+    const secrets = findMissingSecrets(tool, options.env);
+    if (secrets.length > 0)
+      return {
+        reason: `the credentials the server binds for it come from ${secrets.join(', ')}, which ${secrets.length === 1 ? 'is' : 'are'} missing`,
+        fix: 'Set each variable (or write each file) where the server starts; toolpack.yaml credentials: names them (docs/powershell-scripts.md#credentials).',
+      };
     if (
       invocation.runner === 'pwsh' &&
       !isInstalled(process.platform === 'win32' ? 'pwsh.exe' : 'pwsh')
@@ -129,6 +137,31 @@ export function findUnrunnableTools(options: FindUnrunnableToolsOptions): Unrunn
       },
     ];
   });
+}
+
+/** The environment variables and files a tool's server-bound credentials read that are not there. */
+function findMissingSecrets(tool: DiscoveredTool, env: NodeJS.ProcessEnv): string[] {
+  const invocation = tool.invocation;
+  if (invocation.runner !== 'pwsh' || invocation.mode === 'tool-folder') return [];
+  const missing = new Set<string>();
+  for (const credential of invocation.credentials ?? []) {
+    for (const source of [credential.username, credential.password]) {
+      if (typeof source !== 'object') continue;
+      if (isMissing(source, env))
+        missing.add('env' in source ? source.env : `the file ${source.file}`);
+    }
+  }
+  return [...missing];
+}
+
+function isMissing(source: SecretSource, env: NodeJS.ProcessEnv): boolean {
+  if ('env' in source) return env[source.env] === undefined || env[source.env] === '';
+  const home = env.HOME ?? os.homedir();
+  const file =
+    source.file === '~' || source.file.startsWith('~/')
+      ? path.join(home, source.file.slice(1))
+      : source.file;
+  return !existsSync(file);
 }
 
 export interface UnrunnableGroup {
