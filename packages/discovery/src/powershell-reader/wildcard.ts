@@ -45,7 +45,31 @@ function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }
 
+/**
+ * Each list's patterns, compiled once: a module's exports are matched function by function
+ * against the same list, and compiling 717 patterns for each of 945 functions (dbatools'
+ * manifest) took most of the time of listing it.
+ */
+const matchers = new WeakMap<readonly string[], (name: string) => boolean>();
+
 /** True when `name` matches any of the wildcard `patterns`. */
 export function matchesAnyWildcard(name: string, patterns: readonly string[]): boolean {
-  return patterns.some((pattern) => compileWildcard(pattern).test(name));
+  let matcher = matchers.get(patterns);
+  if (matcher === undefined) {
+    matcher = createWildcardMatcher(patterns);
+    matchers.set(patterns, matcher);
+  }
+  return matcher(name);
+}
+
+function createWildcardMatcher(patterns: readonly string[]): (name: string) => boolean {
+  // Plain names (most of a FunctionsToExport list) need no expression: a set of them, in one case.
+  const names = new Set<string>();
+  const expressions: RegExp[] = [];
+  for (const pattern of patterns) {
+    if (hasWildcard(pattern) || pattern.includes('`')) expressions.push(compileWildcard(pattern));
+    else names.add(pattern.toLowerCase());
+  }
+  return (name) =>
+    names.has(name.toLowerCase()) || expressions.some((expression) => expression.test(name));
 }
