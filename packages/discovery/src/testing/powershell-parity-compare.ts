@@ -347,11 +347,14 @@ export function compareCommand(command: PwshCommand, ours: OurCommand, label: st
   }
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set(tool.inputSchema.required ?? []);
-  const omitted = new Set(
-    ours.result.diagnostics
+  const omitted = new Set([
+    ...ours.result.diagnostics
       .filter((d) => d.code === 'W_PARAMETER_TYPE')
       .map((d) => /\$(\S+) of/.exec(d.message)?.[1]),
-  );
+    // [pscredential]/[securestring]: never a client's to send; discovery binds them from the
+    // project's credentials: or refuses what needs them (bind-credentials.ts).
+    ...(tool.credentialParameters ?? []).map((parameter) => parameter.name),
+  ]);
   const everywhere = readAllSetsAttributes(command).mandatoryEverywhere;
   for (const parameter of command.parameters ?? []) {
     const where = `${label} $${parameter.name}`;
