@@ -29,7 +29,7 @@ async function discover(credentials?: CredentialBinding[]) {
   });
   const tool = (name: string) => result.tools.find((t) => t.name === name);
   const problems = result.diagnostics
-    .filter((d) => d.code === 'E_PARAMETER_TYPE' || d.code === 'W_PARAMETER_TYPE')
+    .filter((d) => /^[EW]_PARAMETER_(TYPE|SET_DROPPED)$/.test(d.code))
     .map((d) => `${d.code} ${path.basename(d.path ?? '')}:${d.line}`);
   return { result, tool, problems };
 }
@@ -119,9 +119,13 @@ describe('bindCredentials through discoverTools', () => {
     expect(tool('Get_CredentialUser')).toBeUndefined();
     expect(problems).toEqual([
       'W_PARAMETER_TYPE Find-Account.ps1:18',
+      'W_PARAMETER_SET_DROPPED Find-Account.ps1:18',
       'E_PARAMETER_TYPE Get-CredentialUser.ps1:9',
       'W_PARAMETER_TYPE Get-TokenLength.ps1:8',
     ]);
+    expect(result.diagnostics.find((d) => d.code === 'W_PARAMETER_SET_DROPPED')?.message).toBe(
+      'The parameter set Remote of the script Find-Account.ps1 needs $Credential ([pscredential]), which no JSON value can stand for and no credentials: entry binds: the tool is served without that set (Local remain).',
+    );
     const refusal = result.diagnostics.find((d) => d.code === 'E_PARAMETER_TYPE');
     expect(refusal?.hint).toContain(
       "credentials: [{ parameters: [Credential], tools: ['Get-CredentialUser'], username:",

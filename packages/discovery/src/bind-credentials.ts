@@ -77,21 +77,32 @@ function bindTool(
         ),
       );
     } else if (parameter.requiredIn !== undefined && parameter.requiredIn.length > 0) {
+      // As the reader drops a set needing any other unrepresentable parameter
+      // (convert-parameters.ts): the set stays, requiring what no call can give, so it is never
+      // bound (and a default set among them still takes the calls that fit it).
       const needing = new Set(parameter.requiredIn);
-      // As the engine sees it: those sets demand a parameter no call can give, so they can never
-      // be bound (and a default set among them still takes the calls that fit it).
       sets = sets?.map((set) =>
         needing.has(set.name) && !set.required.includes(parameter.name)
           ? { ...set, required: [...set.required, parameter.name] }
           : set,
       );
+      const remaining = (tool.parameterSets ?? []).filter((set) => !needing.has(set.name));
       diagnostics.push(
         createDiagnostic(
           'warning',
           'W_PARAMETER_TYPE',
-          `${label}, and no credentials: entry binds it: the parameter ${parameter.requiredIn.length === 1 ? 'set' : 'sets'} ${parameter.requiredIn.join(', ')} that need it can never be bound; the other sets are served.`,
+          `${label}. It is left out of the tool's input schema.`,
           where,
           hint,
+        ),
+        ...parameter.requiredIn.map((name) =>
+          createDiagnostic(
+            'warning',
+            'W_PARAMETER_SET_DROPPED',
+            `The parameter set ${name} of ${describeCommand(tool)} needs $${parameter.name} ([${parameter.type}]), which no JSON value can stand for and no credentials: entry binds: the tool is served without that set (${remaining.map((set) => set.name).join(', ')} remain).`,
+            where,
+            hint,
+          ),
         ),
       );
     } else {
