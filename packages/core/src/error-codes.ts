@@ -531,6 +531,11 @@ export const ERROR_CODES = Object.freeze({
       "An example calls the tool with arguments that do not fit its input schema; it is not one of the tool's input examples (a PowerShell example stays help text).",
     exit: 'none',
   },
+  W_EXTERNAL_HELP: {
+    meaning:
+      'An external (MAML) help file cannot be read or is not MAML; Get-Help skips it, and so do the functions it would describe.',
+    exit: 'none',
+  },
   W_FOLDER_NAME: { meaning: "A tool folder's name does not match its tool name.", exit: 'none' },
   W_FUNCTION_NOT_FOUND: {
     meaning: 'A function listed by FunctionsToExport is defined nowhere in the module.',

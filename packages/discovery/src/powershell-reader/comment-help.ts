@@ -21,6 +21,12 @@ export interface CommentHelp {
   /** `.OUTPUTS` sections in source order: each names a type on its first line. */
   outputs: string[];
   links: string[];
+  /** `.EXTERNALHELP`'s file, as written: its MAML entry for the command replaces this help (find-external-help.ts). */
+  externalHelp?: string;
+  /** How many comment tokens the block is: PowerShell drops a one-token `.EXTERNALHELP` block whose file is missing. */
+  commentTokens?: number;
+  /** The external help file this help was read from; absent for comment-based help. `lines` are lines of it. */
+  file?: string;
   /** 1-based lines: the block's first line and each section's first text line. */
   lines: {
     start: number;
@@ -173,6 +179,7 @@ function analyzeLines(
           : { reason: `".${match[1]}" is not a comment-based help keyword`, line };
         continue;
       }
+      if (keyword === 'EXTERNALHELP') help.externalHelp = argument.trim();
       if (keyword === 'PARAMETER') {
         const name = argument.trim().toLowerCase();
         const section = readSection(lines, i);
@@ -306,6 +313,7 @@ function analyzeBlock(comments: readonly Token[], search: HelpSearch): CommentHe
     search.rejections.push(result.rejection);
     return undefined;
   }
+  result.help.commentTokens = comments.length;
   return result.help;
 }
 

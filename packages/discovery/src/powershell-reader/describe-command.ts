@@ -81,7 +81,12 @@ function describeMissingHelp(input: DescribeCommandInput): Diagnostic {
   const help = input.help.help;
   let message: string;
   let line = input.line;
-  if (help !== undefined) {
+  let path = input.path;
+  if (help?.file !== undefined) {
+    message = `${capitalize(input.what)} has no description: its external help in ${help.file} (line ${help.lines.start}) has neither a synopsis nor a description.`;
+    line = help.lines.start;
+    path = help.file;
+  } else if (help !== undefined) {
     message = `${capitalize(input.what)} has no description: its comment-based help (line ${help.lines.start}) has neither .SYNOPSIS nor .DESCRIPTION.`;
     line = help.lines.start;
   } else if (rejection !== undefined) {
@@ -94,7 +99,7 @@ function describeMissingHelp(input: DescribeCommandInput): Diagnostic {
     'error',
     'E_NO_DESCRIPTION',
     message,
-    { path: input.path, ...(line === undefined ? {} : { line }) },
+    { path, ...(line === undefined ? {} : { line }) },
     input.helpHint,
   );
 }
@@ -134,6 +139,8 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
   }
 
   const help = input.help.help;
+  // External help: its diagnostics point into the XML file, whose lines `help.lines` are.
+  const helpPath = help?.file ?? input.path;
   const description = joinHelpDescription(help?.synopsis, help?.description);
   if (description === '') diagnostics.push(describeMissingHelp(input));
 
@@ -151,14 +158,18 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
           'warning',
           'W_UNKNOWN_PARAMETER_HELP',
           `The help of ${input.what} documents a parameter ${JSON.stringify(documented)} that the param block does not declare.`,
-          { path: input.path, line: help.lines.parameters[documented] ?? help.lines.start },
-          'Fix the name after .PARAMETER or remove the section.',
+          { path: helpPath, line: help.lines.parameters[documented] ?? help.lines.start },
+          help.file === undefined
+            ? 'Fix the name after .PARAMETER or remove the section.'
+            : "Fix the parameter's name in the help file or remove its entry.",
         ),
       );
     }
   }
 
-  const comments = findParameterComments(input.document, input.parameters);
+  // Get-Help reads the comments next to parameters only along with comment-based help.
+  const comments =
+    help?.file === undefined ? findParameterComments(input.document, input.parameters) : [];
   const descriptions = input.parameters.map(
     (parameter, index) => help?.parameters[parameter.name.toLowerCase()] || comments[index] || '',
   );
@@ -169,19 +180,28 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     blockAttributes: input.blockAttributes,
     descriptions,
   });
-  diagnostics.push(...converted.diagnostics);
+  diagnostics.push(
+    ...converted.diagnostics.map((diagnostic) =>
+      help?.file !== undefined && diagnostic.code === 'E_PARAMETER_NO_DESCRIPTION'
+        ? {
+            ...diagnostic,
+            message: `${diagnostic.message} Its help comes from ${help.file}, which does not describe it (with external help, Get-Help ignores comments next to parameters).`,
+          }
+        : diagnostic,
+    ),
+  );
 
   let annotations: DiscoveredTool['annotations'];
   let optIns: ToolOptIns = {};
   if (help?.notes !== undefined) {
     const hints = parseHints(help.notes, {
-      path: input.path,
+      path: helpPath,
       ...(help.lines.notes === undefined ? {} : { line: help.lines.notes }),
     });
     diagnostics.push(...hints.diagnostics);
     if (Object.keys(hints.annotations).length > 0) annotations = hints.annotations;
     const read = readOptIns(help.notes, {
-      path: input.path,
+      path: helpPath,
       ...(help.lines.notes === undefined ? {} : { line: help.lines.notes }),
     });
     diagnostics.push(...read.diagnostics);
@@ -234,7 +254,7 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
   if (hasErrors(output.diagnostics)) return { diagnostics };
   if (output.outputSchema !== undefined) tool.outputSchema = output.outputSchema;
   const examples = readInputExamples({
-    path: input.path,
+    path: helpPath,
     what: input.what,
     sourceKind: input.sourceKind,
     commandName: input.originalName,

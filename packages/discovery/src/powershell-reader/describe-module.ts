@@ -4,8 +4,10 @@ import { ToolpackError } from '@toolpack/core';
 import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
 import type { SourceResult } from '../types.ts';
 import { findFunctionHelp } from './comment-help.ts';
+import type { HelpSearch } from './comment-help.ts';
 import { checkModuleYield } from './check-module-yield.ts';
 import { describeCommand } from './describe-command.ts';
+import { ExternalHelpFinder } from './find-external-help.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
 import { parsePowerShellManifest } from './parse-module-manifest.ts';
 import type { PowerShellManifest } from './parse-module-manifest.ts';
@@ -18,6 +20,8 @@ export interface DescribeModuleInput {
   path: string;
   /** Reads a module file as text; `node:fs/promises` by default. */
   readFile?: (path: string) => Promise<string>;
+  /** The UI culture whose external help to prefer (`de-DE`, `''` invariant); by default pwsh's, from the environment. */
+  uiCulture?: string;
 }
 
 /** A module as its files tell it, and how far that reading can be trusted. */
@@ -54,6 +58,8 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
   const loader = new ModuleLoader(read);
   const diagnostics = loader.diagnostics;
   const moduleFiles: LoadedModuleFile[] = [];
+  /** The nested module file each of its functions comes from: its `<File>-help.xml` is their last resort. */
+  const nestedModuleOf = new Map<LoadedFunction, string>();
   let manifest: PowerShellManifest | undefined;
   let moduleDiagnostics: Diagnostic[] | undefined;
   const finish = (tools: DiscoveredTool[]): ModuleReading => ({
@@ -117,6 +123,8 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
           line === undefined ? undefined : { path: input.path, line },
         );
         if (loaded !== undefined) moduleFiles.push(loaded);
+        if (loaded !== undefined && part.nested)
+          for (const fn of loaded.functions) nestedModuleOf.set(fn, file);
       } else {
         diagnostics.push(
           createFileDiagnostic(
@@ -138,11 +146,17 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
   const exported = selectExports(input.path, moduleFiles, manifest, diagnostics);
   moduleDiagnostics = [...diagnostics];
   const tools: DiscoveredTool[] = [];
+  const externalHelp = new ExternalHelpFinder({
+    modulePath: input.path,
+    ...(input.uiCulture === undefined ? {} : { uiCulture: input.uiCulture }),
+  });
   for (const loaded of exported) {
-    const described = describeModuleFunction(loaded, input.path, loader.classes);
+    const help = await externalHelp.findFunctionHelp(loaded, nestedModuleOf.get(loaded));
+    const described = describeModuleFunction(loaded, input.path, loader.classes, help);
     diagnostics.push(...described.diagnostics);
     if (described.tool !== undefined) tools.push(described.tool);
   }
+  diagnostics.push(...externalHelp.diagnostics);
   const empty = checkModuleYield({
     modulePath: input.path,
     exported: exported.map((loaded) => loaded.fn.name),
@@ -171,6 +185,8 @@ export function describeModuleFunction(
   { fn, document, path }: LoadedFunction,
   modulePath: string,
   moduleClasses: ModuleLoader['classes'],
+  /** The help Get-Help gives it (ExternalHelpFinder); its comment-based help when absent. */
+  help?: HelpSearch,
 ): { tool?: DiscoveredTool; diagnostics: Diagnostic[] } {
   const parameters = fn.paramBlock?.parameters ?? fn.shortParameters?.parameters ?? [];
   return describeCommand({
@@ -180,7 +196,7 @@ export function describeModuleFunction(
     originalName: fn.name,
     what: `the function ${fn.name}`,
     line: fn.line,
-    help: findFunctionHelp(document, fn),
+    help: help ?? findFunctionHelp(document, fn),
     parameters,
     blockAttributes: fn.paramBlock?.attributes ?? [],
     invocation: { runner: 'pwsh', mode: 'module', modulePath, functionName: fn.name },
