@@ -594,6 +594,11 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'The installed pack is not the version the project asks for.',
     exit: 'none',
   },
+  W_PARAMETER_NO_DESCRIPTION: {
+    meaning:
+      'A PowerShell parameter has no help text; lenient help (lenientHelp: true, --lenient-help) serves the tool anyway.',
+    exit: 'none',
+  },
   W_PARAMETER_SET_DROPPED: {
     meaning:
       'A PowerShell parameter set needs a parameter no JSON value can stand for; the tool is served without that set.',

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ToolpackError, type SourceSpec, type ToolSandbox } from '@toolpack/core';
 import { JS_MODULE_EXTENSIONS, discoverJsModule } from './adapters/js-module/discover-js-module.ts';
 import { bindCredentials } from './bind-credentials.ts';
+import { applyHelpLeniency } from './lenient-help.ts';
 import { throwIfDiscoveryAborted } from './discovery-aborted.ts';
 import { discoverScriptRoot } from './adapters/script-root/discover-script-root.ts';
 import { discoverToolFolders } from './adapters/tool-folders/index.ts';
@@ -47,6 +48,12 @@ export interface DiscoverToolsOptions extends ComposeOptions {
    * answer is cached): default the one on PATH; `false`: none.
    */
   pwshPath?: string | false;
+  /**
+   * Serve PowerShell tools whose parameters have no description, each with a
+   * `W_PARAMETER_NO_DESCRIPTION` warning, instead of refusing them (`lenientHelp: true`,
+   * `--lenient-help`): what MCPServerPS does. Off by default.
+   */
+  lenientHelp?: boolean;
 }
 
 export interface DiscoveryResult extends Composition {
@@ -71,7 +78,10 @@ export async function discoverTools(options: DiscoverToolsOptions): Promise<Disc
   const results = await Promise.all(
     // Credential bindings are the project's, applied after the per-file cache (bind-credentials.ts).
     options.sources.map(async (spec) =>
-      bindCredentials(await readSource(spec, options, cache), spec.credentials ?? []),
+      bindCredentials(
+        applyHelpLeniency(await readSource(spec, options, cache), options.lenientHelp === true),
+        spec.credentials ?? [],
+      ),
     ),
   );
   // Sources other than JS modules read files only; a half-stopped discovery is still stopped.

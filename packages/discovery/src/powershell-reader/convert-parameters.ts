@@ -11,7 +11,8 @@ import { coerceDeep, constantNumber, constantString, isTruthy } from './attribut
 import { findCredentialType, isSwitchType, mapPowerShellType } from './map-powershell-type.ts';
 import { listCommonParameters } from './common-parameters.ts';
 import { findRepeatedSets, readParameterSets } from './parameter-sets.ts';
-import type { PsAttribute, PsParameter } from './reader.ts';
+import type { DotNetEnum } from './dotnet-enums/dotnet-enums.ts';
+import type { PsAttribute, PsEnum, PsParameter } from './reader.ts';
 
 /** The engine keeps a command's sets as bits of a 32-bit mask ("ParsingTooManyParameterSets"). */
 const MAX_PARAMETER_SETS = 32;
@@ -25,6 +26,8 @@ export interface ConvertParametersInput {
   blockAttributes: readonly PsAttribute[];
   /** A description per parameter from help or comments, empty when there is none. */
   descriptions: readonly string[];
+  /** Enums PowerShell resolves for the command's parameter types (a module's own). */
+  enums?: readonly PsEnum[];
 }
 
 export interface ConvertedParameters {
@@ -73,6 +76,7 @@ interface Unrepresentable {
 class ParameterConverter {
   readonly diagnostics: Diagnostic[] = [];
   readonly unrepresentable: Unrepresentable[] = [];
+  enums: ReadonlyMap<string, DotNetEnum> = new Map();
   readonly credentials: CredentialParameter[] = [];
   private readonly path: string;
   private readonly what: string;
@@ -135,12 +139,12 @@ class ParameterConverter {
         'E_PARAMETER_NO_DESCRIPTION',
         `Parameter $${name} of ${this.what} (line ${parameter.line}) has no description.`,
         parameter.line,
-        `Add ".PARAMETER ${name}" followed by a sentence to the comment-based help, or a "# ..." comment on the line above $${name}.`,
+        `Add ".PARAMETER ${name}" followed by a sentence to the comment-based help, or a "# ..." comment on the line above $${name}. To serve such tools anyway, with a warning per parameter: lenientHelp: true in toolpack.yaml, or --lenient-help.`,
       );
     }
 
     const typeName = parameter.typeNames[0];
-    const mapping = mapPowerShellType(typeName);
+    const mapping = mapPowerShellType(typeName, { enums: this.enums });
     if (mapping.kind === 'unsupported') {
       // Whether a mandatory one refuses the tool or only some of its sets is decided with the sets.
       this.unrepresentable.push({ parameter, typeName: typeName ?? '', mandatory });
@@ -216,6 +220,7 @@ class ParameterConverter {
  */
 export function convertParameters(input: ConvertParametersInput): ConvertedParameters {
   const converter = new ParameterConverter(input.path, input.what);
+  converter.enums = new Map((input.enums ?? []).map((e) => [e.name.toLowerCase(), e]));
   const parameters: ParameterSpec[] = [];
   input.parameters.forEach((parameter, index) => {
     const spec = converter.convert(parameter, input.descriptions[index] ?? '');

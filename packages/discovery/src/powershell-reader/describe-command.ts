@@ -9,6 +9,7 @@ import {
   parseHints,
 } from '@toolpack/core';
 import type { Diagnostic, DiscoveredTool, ToolInvocation } from '@toolpack/core';
+import { markHelpGaps } from '../lenient-help.ts';
 import { findParameterComments, joinHelpDescription } from './comment-help.ts';
 import type { HelpSearch } from './comment-help.ts';
 import { listCommonParameters } from './common-parameters.ts';
@@ -179,6 +180,9 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     parameters: input.parameters,
     blockAttributes: input.blockAttributes,
     descriptions,
+    // A module's functions resolve the module's own enums; a script cannot name its own
+    // (PowerShell: "Unable to find type"), so its parameter stays a string.
+    ...(input.sourceKind === 'ps-module' ? { enums: input.document.enums } : {}),
   });
   diagnostics.push(
     ...converted.diagnostics.map((diagnostic) =>
@@ -214,7 +218,11 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     );
   }
 
-  if (hasErrors(diagnostics) || name === undefined) return { diagnostics };
+  // Parameters without descriptions alone refuse the tool only without lenient help, which
+  // discovery decides after the cache (lenient-help.ts): the tool is built and marked.
+  const helpGaps = diagnostics.filter((d) => d.code === 'E_PARAMETER_NO_DESCRIPTION');
+  if (hasErrors(diagnostics.filter((d) => !helpGaps.includes(d))) || name === undefined)
+    return { diagnostics };
   let inputSchema: DiscoveredTool['inputSchema'];
   try {
     inputSchema = buildInputSchema(converted.parameters);
@@ -239,6 +247,8 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
   };
   if (annotations !== undefined) tool.annotations = annotations;
   if (converted.parameterSets !== undefined) tool.parameterSets = converted.parameterSets;
+  if (converted.credentialParameters !== undefined)
+    tool.credentialParameters = converted.credentialParameters;
   const output = describeOutput({
     path: input.path,
     what: input.what,
@@ -259,8 +269,6 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     sourceKind: input.sourceKind,
     commandName: input.originalName,
     ...(help === undefined ? {} : { help }),
-  if (converted.credentialParameters !== undefined)
-    tool.credentialParameters = converted.credentialParameters;
     parameters: input.parameters,
     blockAttributes: input.blockAttributes,
     inputSchema,
@@ -270,7 +278,7 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
   Object.assign(tool, optIns);
   // Only a tool that exists has a name worth explaining.
   if (renamed !== undefined) diagnostics.unshift(renamed);
-  return { tool, diagnostics };
+  return { tool: helpGaps.length > 0 ? markHelpGaps(tool, helpGaps) : tool, diagnostics };
 }
 
 export function capitalize(text: string): string {

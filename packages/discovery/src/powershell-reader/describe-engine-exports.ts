@@ -4,7 +4,6 @@ import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
 import type { SourceResult } from '../types.ts';
 import { createParseDiagnostics } from './describe-command.ts';
 import { describeModuleFunction } from './describe-module.ts';
-import { ExternalHelpFinder } from './find-external-help.ts';
 import type { EngineAnswer } from './engine-exports.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
 import type { ModuleLoader, StaticReadingGap } from './module-loader.ts';
@@ -61,7 +60,6 @@ export async function describeEngineExports(
 
   const documents = new Map<string, PowerShellDocument | undefined>();
   const classes: ModuleLoader['classes'] = [];
-  const externalHelp = new ExternalHelpFinder({ modulePath });
   const readDocument = async (file: string): Promise<PowerShellDocument | undefined> => {
     if (documents.has(file)) return documents.get(file);
     let document: PowerShellDocument | undefined;
@@ -133,21 +131,18 @@ export async function describeEngineExports(
       );
       continue;
     }
-    // Exported under the engine's name, which is the name callers use.
-    const loaded = {
-      fn: fn.name === exported.name ? fn : { ...fn, name: exported.name },
-      document,
-      path: exported.file,
-    };
     const described = describeModuleFunction(
-      loaded,
+      // Exported under the engine's name, which is the name callers use.
+      {
+        fn: fn.name === exported.name ? fn : { ...fn, name: exported.name },
+        document,
+        path: exported.file,
+      },
       modulePath,
       classes,
-      await externalHelp.findFunctionHelp(loaded),
     );
     diagnostics.push(...described.diagnostics);
     if (described.tool !== undefined) tools.push(described.tool);
   }
-  diagnostics.push(...externalHelp.diagnostics);
   return { tools, diagnostics };
 }

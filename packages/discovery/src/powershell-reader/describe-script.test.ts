@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '@toolpack/core';
 import { describe, expect, it } from 'vitest';
+import { applyHelpLeniency } from '../lenient-help.ts';
 import type { SourceResult } from '../types.ts';
 import { describePowerShellScript } from './describe-script.ts';
 
@@ -165,12 +166,25 @@ describe('describePowerShellScript', () => {
   });
 
   it('refuses a parameter without a description and says where and how to fix it', async () => {
-    const result = await describeFixture('param-no-description.ps1');
+    const result = applyHelpLeniency(await describeFixture('param-no-description.ps1'), false);
     expect(result.tools).toEqual([]);
     const error = find(result, 'E_PARAMETER_NO_DESCRIPTION');
     expect(error).toMatchObject({ severity: 'error', line: 10 });
     expect(error?.message).toContain('$Destination');
     expect(error?.hint).toContain('.PARAMETER Destination');
+    expect(error?.hint).toContain('lenientHelp: true');
+  });
+
+  it('serves a tool with undescribed parameters under lenient help, with a warning each', async () => {
+    const read = await describeFixture('param-no-description.ps1');
+    const result = applyHelpLeniency(read, true);
+    expect(result.tools.map((tool) => tool.name)).toEqual(['param_no_description']);
+    expect(result.tools[0]).not.toHaveProperty('parameterHelpGaps');
+    expect(problems(result)).toEqual(['warning W_PARAMETER_NO_DESCRIPTION 10']);
+    expect(find(result, 'W_PARAMETER_NO_DESCRIPTION')?.message).toMatch(/served anyway/);
+    // Any other error still refuses the tool, lenient or not.
+    const broken = applyHelpLeniency(await describeFixture('unrepresentable-mandatory.ps1'), true);
+    expect(broken.tools).toEqual([]);
   });
 
   it('takes parameter descriptions from help, comments or HelpMessage, in that order', async () => {

@@ -8,11 +8,10 @@ import { describeEngineExports } from './describe-engine-exports.ts';
 import { readPowerShellModule } from './describe-module.ts';
 import type { ModuleReading } from './describe-module.ts';
 import { findPwsh, identifyPwsh, readEngineExports } from './engine-exports.ts';
-import { readUiCulture } from './find-external-help.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
 
-/** Bumped whenever a module's reading changes for the same files (2: external help is read). */
-const MODULE_PARSER_VERSION = 2;
+/** Bumped whenever a module's reading changes for the same files. */
+const MODULE_PARSER_VERSION = 1;
 /** How many function names a missing-pwsh error lists before it counts the rest. */
 const LISTED_NAMES = 12;
 
@@ -85,8 +84,7 @@ export async function discoverPowerShellModule(
   const inFolder = (file: string) => resolve(file).startsWith(folder + sep);
 
   const reading = await cached(
-    // The UI culture picks the external help file (find-external-help.ts).
-    `ps-module@${MODULE_PARSER_VERSION}\u0000${options.path}\u0000${readUiCulture()}`,
+    `ps-module@${MODULE_PARSER_VERSION}\u0000${options.path}`,
     async (contents) => {
       let outside = false;
       const read = (file: string): Promise<string> => {
@@ -116,7 +114,7 @@ export async function discoverPowerShellModule(
   if (pwshPath === undefined) return reportMissingPwsh(options, reading, unresolved);
 
   return cached(
-    `ps-module-engine@${MODULE_PARSER_VERSION}\u0000${options.path}\u0000${identifyPwsh(pwshPath)}\u0000${readUiCulture()}`,
+    `ps-module-engine@${MODULE_PARSER_VERSION}\u0000${options.path}\u0000${identifyPwsh(pwshPath)}`,
     async (contents) => {
       const engine = await readEngineExports({
         modulePath: options.path,

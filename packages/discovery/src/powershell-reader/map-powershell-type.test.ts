@@ -138,3 +138,99 @@ describe.skipIf(!hasPwsh)('unrepresentable types, against PowerShell', () => {
     }
   });
 });
+
+describe('enum types', () => {
+  it('lists the names of a well-known enum, matched in any case', () => {
+    expect(mapPowerShellType('System.DayOfWeek')).toEqual({
+      kind: 'known',
+      spec: {
+        type: 'string',
+        enum: ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'],
+        enumIgnoresCase: true,
+      },
+    });
+    expect(mapPowerShellType('Data.CommandType').spec?.enum).toEqual([
+      'Text',
+      'StoredProcedure',
+      'TableDirect',
+    ]);
+    expect(mapPowerShellType('ConsoleColor[]').spec?.items?.enum).toContain('DarkCyan');
+  });
+
+  it("takes a module's own enum, and a comma list of names for a flags enum", () => {
+    const enums = new Map([
+      ['color', { name: 'Color', line: 1, names: ['Red', 'Green'], flags: false }],
+      ['shade', { name: 'Shade', line: 2, names: ['Light', 'Dark'], flags: true }],
+    ]);
+    expect(mapPowerShellType('Color', { enums }).spec).toEqual({
+      type: 'string',
+      enum: ['Red', 'Green'],
+      enumIgnoresCase: true,
+    });
+    const shade = new RegExp(mapPowerShellType('Shade', { enums }).spec?.pattern as string, 'u');
+    expect(['Light', 'dark, LIGHT', ' light ,dark '].every((s) => shade.test(s))).toBe(true);
+    expect(['', 'Light,', 'Lighter', 'Light Dark'].some((s) => shade.test(s))).toBe(false);
+    expect(mapPowerShellType('Color').kind).toBe('as-string');
+  });
+});
+
+describe.skipIf(!hasPwsh)('enum types, against PowerShell', () => {
+  it(`${PWSH_TEST_TAG} accept what PowerShell binds to them, by name`, () => {
+    const types = [
+      'System.DayOfWeek',
+      'System.IO.FileAttributes',
+      'Microsoft.PowerShell.ExecutionPolicy',
+    ];
+    const values = [
+      'friday',
+      'FRIDAY',
+      'Fri',
+      'ReadOnly',
+      'readonly, hidden',
+      'ReadOnly,Bogus',
+      'Bypass',
+      'bypass ',
+      '',
+    ];
+    const script = [
+      `$values = @(${values.map((v) => `'${v}'`).join(', ')})`,
+      '$answer = [ordered]@{}',
+      `foreach ($t in @(${types.map((t) => `'${t}'`).join(', ')})) {`,
+      '  $probe = [scriptblock]::Create("param([$t]`$X) `$null")',
+      '  $answer[$t] = @($values | ForEach-Object { try { $null = & $probe -X $_; $true } catch { $false } })',
+      '}',
+      '$answer | ConvertTo-Json -Compress',
+    ].join('\n');
+    const output = execFileSync(
+      'pwsh',
+      ['-NoLogo', '-NoProfile', '-NonInteractive', '-Command', script],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    const binds = JSON.parse(output) as Record<string, boolean[]>;
+    const looser: string[] = [];
+    for (const typeName of types) {
+      const spec = mapPowerShellType(typeName).spec as {
+        enum?: string[];
+        pattern?: string;
+        enumIgnoresCase?: boolean;
+      };
+      const accepts = (value: string) =>
+        spec.pattern !== undefined
+          ? new RegExp(spec.pattern, 'u').test(value)
+          : (spec.enum ?? []).some((name) => name.toLowerCase() === value.toLowerCase());
+      values.forEach((value, index) => {
+        // Never accepts what PowerShell refuses.
+        if (accepts(value)) expect(binds[typeName]?.[index], `${typeName} ${value}`).toBe(true);
+        else if (binds[typeName]?.[index] === true)
+          looser.push(`${typeName} ${JSON.stringify(value)}`);
+      });
+    }
+    // What PowerShell binds besides the names: an unambiguous abbreviation, surrounding blanks,
+    // an empty flags value (0). The schema lists the names only.
+    expect(looser).toEqual([
+      'System.DayOfWeek "Fri"',
+      'System.IO.FileAttributes ""',
+      'Microsoft.PowerShell.ExecutionPolicy "bypass "',
+    ]);
+  });
+});

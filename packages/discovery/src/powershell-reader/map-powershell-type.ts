@@ -1,4 +1,7 @@
 import type { CredentialType, ValueSpec } from '@toolpack/core';
+import { convertDotNetPattern } from './dotnet-regex.ts';
+import { DOTNET_ENUMS } from './dotnet-enums/dotnet-enums.ts';
+import type { DotNetEnum } from './dotnet-enums/dotnet-enums.ts';
 
 /** How a PowerShell parameter type is described in JSON Schema. */
 export interface PowerShellTypeMapping {
@@ -69,6 +72,12 @@ const SCALAR_TYPES: Record<string, ValueSpec> = {
 };
 
 /** .NET types PowerShell builds from a string argument: described as strings, without a note. */
+/** What mapPowerShellType knows besides the type name. */
+export interface MapTypeOptions {
+  /** Enums the command's own file defines, by lower-cased name. */
+  enums?: ReadonlyMap<string, DotNetEnum>;
+}
+
 const STRING_CONVERTIBLE = new Set([
   'timespan',
   'version',
@@ -186,14 +195,22 @@ function parseTypeName(text: string): { name: string; args: string[]; rank: numb
 const MAX_TYPE_DEPTH = 8;
 
 /** Maps a PowerShell type constraint (as written, `string[]`) to its JSON Schema description. */
-export function mapPowerShellType(typeName: string | undefined, depth = 0): PowerShellTypeMapping {
+export function mapPowerShellType(
+  typeName: string | undefined,
+  options: MapTypeOptions = {},
+  depth = 0,
+): PowerShellTypeMapping {
   if (typeName === undefined || typeName === '' || depth > MAX_TYPE_DEPTH)
     return { kind: 'untyped' };
   const parsed = parseTypeName(typeName);
   if (parsed.rank > 0) {
     const elementName =
       parsed.args.length > 0 ? `${parsed.name}[${parsed.args.join(',')}]` : parsed.name;
-    const element = mapPowerShellType(elementName + '[]'.repeat(parsed.rank - 1), depth + 1);
+    const element = mapPowerShellType(
+      elementName + '[]'.repeat(parsed.rank - 1),
+      options,
+      depth + 1,
+    );
     if (element.kind === 'unsupported') return element;
     const spec: ValueSpec = { type: 'array' };
     if (element.spec !== undefined && element.kind !== 'untyped') spec.items = element.spec;
@@ -201,9 +218,9 @@ export function mapPowerShellType(typeName: string | undefined, depth = 0): Powe
   }
   const name = normalizeTypeName(parsed.name);
   if (parsed.args.length > 0) {
-    if (name === 'nullable') return mapPowerShellType(parsed.args[0], depth + 1);
+    if (name === 'nullable') return mapPowerShellType(parsed.args[0], options, depth + 1);
     if (LIST_GENERICS.has(name)) {
-      const element = mapPowerShellType(parsed.args[0], depth + 1);
+      const element = mapPowerShellType(parsed.args[0], options, depth + 1);
       if (element.kind === 'unsupported') return element;
       const spec: ValueSpec = { type: 'array' };
       if (element.spec !== undefined && element.kind !== 'untyped') spec.items = element.spec;
@@ -219,7 +236,22 @@ export function mapPowerShellType(typeName: string | undefined, depth = 0): Powe
   const scalar = SCALAR_TYPES[name];
   if (scalar !== undefined) return { kind: 'known', spec: scalar };
   if (UNSUPPORTED_TYPES.has(name)) return { kind: 'unsupported' };
+  const enumType = options.enums?.get(parsed.name.toLowerCase()) ?? DOTNET_ENUMS[name];
+  if (enumType !== undefined) return { kind: 'known', spec: describeEnum(enumType) };
   return { kind: STRING_CONVERTIBLE.has(name) ? 'known' : 'as-string', spec: STRING };
+}
+
+/**
+ * An enum's names, matched in any case as PowerShell converts a string to an enum. A flags
+ * enum binds a comma list of names (`'ReadOnly, Hidden'`), so it is a pattern of such lists.
+ */
+function describeEnum(enumType: DotNetEnum): ValueSpec {
+  if (!enumType.flags) return { type: 'string', enum: [...enumType.names], enumIgnoresCase: true };
+  const one = `(?:${enumType.names.join('|')})`;
+  const pattern = convertDotNetPattern(`^\\s*${one}(?:\\s*,\\s*${one})*\\s*$`, {
+    ignoreCase: true,
+  }).pattern;
+  return pattern === undefined ? STRING : { type: 'string', pattern };
 }
 
 const CREDENTIAL_TYPE_NAMES: Record<string, CredentialType> = {

@@ -95,6 +95,15 @@ export interface PsClass {
   properties: PsClassProperty[];
 }
 
+/** An `enum Name { A; B = 2 }` definition (`[Flags()]` before it makes it a flags enum). */
+export interface PsEnum {
+  name: string;
+  line: number;
+  /** The member names, in source order. */
+  names: string[];
+  flags: boolean;
+}
+
 export interface PowerShellDocument {
   tokens: Token[];
   errors: ParseProblem[];
@@ -109,6 +118,8 @@ export interface PowerShellDocument {
   dotSources: PsDotSource[];
   /** Class definitions anywhere in the file, in source order. */
   classes: PsClass[];
+  /** Enum definitions anywhere in the file, in source order. */
+  enums: PsEnum[];
 }
 
 const CONTROL_KEYWORDS = new Set([
@@ -427,6 +438,7 @@ export function readPowerShell(content: string): PowerShellDocument {
     exports: [],
     dotSources: [],
     classes: [],
+    enums: [],
   };
 
   let start = skipUsingStatements(tokens, 0);
@@ -447,6 +459,7 @@ export function readPowerShell(content: string): PowerShellDocument {
 
   scanStatements(reader, document, param === undefined ? 0 : start);
   document.classes = readClasses(reader);
+  document.enums = readEnums(tokens);
   errors.sort((a, b) => a.line - b.line);
   return document;
 }
@@ -777,6 +790,55 @@ function readClasses(reader: Reader): PsClass[] {
     i = open.match;
   }
   return classes;
+}
+
+/**
+ * The `enum` definitions of a file: names and members, for parameters typed with them. A
+ * `[Flags()]` attribute on the lines just before makes it a flags enum.
+ */
+function readEnums(tokens: readonly Token[]): PsEnum[] {
+  const enums: PsEnum[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i] as Token;
+    if (token.kind !== 'word' || token.text.toLowerCase() !== 'enum') continue;
+    let flags = false;
+    let before = i - 1;
+    while (before >= 0 && (tokens[before] as Token).kind === 'newline') before--;
+    // `[Flags()] enum E` or `[Flags()]` on the line above: the tokens before are `[ Flags ( ) ]`.
+    if (before >= 0 && (tokens[before] as Token).kind === 'close' && tokens[before]?.text === ']') {
+      let open = before;
+      while (open > 0 && !((tokens[open] as Token).kind === 'open' && tokens[open]?.text === '['))
+        open--;
+      flags = /^(system\.)?flags(attribute)?$/i.test(tokens[open + 1]?.text ?? '');
+      before = open - 1;
+      while (before >= 0 && (tokens[before] as Token).kind === 'comment') before--;
+    } else if (!startsStatement(tokens, i)) continue;
+    const nameIndex = skipTrivia(tokens, i + 1, true);
+    const nameToken = tokens[nameIndex] as Token;
+    if (nameToken.kind !== 'word') continue;
+    const name = nameToken.text.split(':')[0] as string;
+    let j = nameIndex + 1;
+    while (j < tokens.length && !((tokens[j] as Token).kind === 'open' && tokens[j]?.text === '{'))
+      if ((tokens[j] as Token).kind === 'newline' || (tokens[j] as Token).kind === 'word') j++;
+      else break;
+    const open = tokens[j] as Token | undefined;
+    if (open?.kind !== 'open' || open.text !== '{' || open.match === undefined || name === '')
+      continue;
+    const names: string[] = [];
+    let atMember = true;
+    for (let k = j + 1; k < open.match; k++) {
+      const member = tokens[k] as Token;
+      if (member.kind === 'newline' || member.kind === 'semicolon') atMember = true;
+      else if (member.kind === 'comment') continue;
+      else {
+        if (atMember && member.kind === 'word') names.push(member.text.split('=')[0] as string);
+        atMember = false;
+      }
+    }
+    enums.push({ name, line: token.line, names, flags });
+    i = open.match;
+  }
+  return enums;
 }
 
 function readClassProperties(reader: Reader, open: number, close: number): PsClassProperty[] {

@@ -492,7 +492,9 @@ function compareParameterSets(
       .filter((p) => !bindsOnlyNamed.has(p.name) || namedSets(p).includes(engineSet.name))
       .map((p) => p.name)
       .sort();
-    const expectedRequired = members
+    // A set that needs an unrepresentable parameter keeps requiring it (it is never bound).
+    const expectedRequired = engineSet.parameters
+      .filter((p) => !omitted.has(p.name) || set.required.includes(p.name))
       .filter((p) => p.mandatory || mandatoryEverywhere.has(p.name))
       .map((p) => p.name)
       .sort();

@@ -10,9 +10,11 @@ import type { ParseCache, SourceResult } from '../../types.ts';
 
 /**
  * Bumped whenever a script's description changes for the same text (2: HINTS lines; 3:
- * credential parameters are recorded for discovery to bind, not refused by the reader).
+ * credential parameters are recorded for discovery to bind, not refused by the reader; 4: any
+ * JSON value for untyped parameters, ValidateSet ignoring case, undescribed parameters marked
+ * for lenient help, no repeated synopsis).
  */
-const SCRIPT_PARSER_VERSION = 3;
+const SCRIPT_PARSER_VERSION = 4;
 
 /** The extensions a script root serves; anything else in the folder is left alone. */
 const SCRIPT_EXTENSIONS = ['.ps1', '.sh', '.py', '.js', '.mjs', '.ts', '.bas'] as const;
