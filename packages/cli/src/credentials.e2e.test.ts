@@ -54,6 +54,24 @@ describe('server-bound credentials through mcp', () => {
     );
   });
 
+  it('mcp inspect shows where the server takes the credential from, never a value', () => {
+    const json = mcp(['inspect', 'Get_CredentialUser', '--json'], SECRETS);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout).tool.credentials).toEqual([
+      {
+        parameter: 'Credential',
+        type: 'pscredential',
+        username: { env: 'AD_USER' },
+        password: { env: 'AD_PASSWORD' },
+      },
+    ]);
+    const text = mcp(['inspect', 'Get_CredentialUser'], SECRETS);
+    expect(text.stdout).toMatch(
+      /Bound by the server .*\n\s+PARAMETER\s+TYPE\s+FROM\n\s+Credential\s+pscredential\s+env AD_USER, env AD_PASSWORD\n/,
+    );
+    expect(text.stdout + json.stdout).not.toContain(PASSWORD);
+  });
+
   it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} mcp call: the host builds the PSCredential from the server's environment; the tool's environment lacks it`,
     () => {

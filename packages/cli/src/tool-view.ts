@@ -1,8 +1,13 @@
 import path from 'node:path';
-import type { Diagnostic, DiscoveredTool, ToolDefinition } from '@toolpack/core';
+import type { BoundCredential, Diagnostic, DiscoveredTool, ToolDefinition } from '@toolpack/core';
 
-/** A tool as `--json` prints it: what a client sees plus its source, paths relative to the project. */
-export type ToolView = Omit<ToolDefinition, 'timeoutMs'>;
+/**
+ * A tool as `--json` prints it: what a client sees plus its source, paths relative to the
+ * project, and the parameters the server binds from secrets (where from, never a value).
+ */
+export type ToolView = Omit<ToolDefinition, 'timeoutMs'> & {
+  credentials?: Omit<BoundCredential, 'sets'>[];
+};
 
 export function displayPath(file: string, cwd: string): string {
   if (!path.isAbsolute(file)) return file;
@@ -34,8 +39,16 @@ export function toToolView(tool: DiscoveredTool, cwd: string): ToolView {
     longRunning: tool.longRunning === true ? true : undefined,
     progressResetsTimeout: tool.progressResetsTimeout === true ? true : undefined,
     source: { ...tool.source, path: displayPath(tool.source.path, cwd) },
+    credentials: listBoundCredentials(tool),
   };
   return JSON.parse(JSON.stringify(view)) as ToolView;
+}
+
+function listBoundCredentials(tool: DiscoveredTool): ToolView['credentials'] {
+  const { invocation } = tool;
+  if (invocation.runner !== 'pwsh' || invocation.mode === 'tool-folder') return undefined;
+  const bound = invocation.credentials ?? [];
+  return bound.length === 0 ? undefined : bound.map(({ sets: _sets, ...credential }) => credential);
 }
 
 export function toDiagnosticView(diagnostic: Diagnostic, cwd: string): Diagnostic {

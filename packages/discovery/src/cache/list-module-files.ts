@@ -4,12 +4,14 @@ import path from 'node:path';
 /** Above this many files a module's reading is not cached: stamping them would cost as much. */
 const MAX_MODULE_FILES = 20_000;
 
-const POWERSHELL_FILE = /\.(ps1|psm1|psd1)$/i;
+/** PowerShell's files, and the external help (MAML) files Get-Help reads for them. */
+const POWERSHELL_FILE = /\.(ps1|psm1|psd1|maml)$|-help\.xml$/i;
 
 /**
- * Every PowerShell file (`.ps1`, `.psm1`, `.psd1`) under a module's folder, at any depth, in
- * one sorted order: what a module's cache entry is keyed by, since whatever its code loads at
- * run time (a `Get-ChildItem` over a subfolder) is among them. Dot-folders and `node_modules`
+ * Every PowerShell file (`.ps1`, `.psm1`, `.psd1`) and external help file (`*-help.xml`,
+ * `.maml`) under a module's folder, at any depth, in one sorted order: what a module's cache
+ * entry is keyed by, since whatever its code loads at run time (a `Get-ChildItem` over a
+ * subfolder) and the help Get-Help reads are among them. Dot-folders and `node_modules`
  * are left out, as the module reader leaves them out. Undefined when the folder holds more
  * than the cache should stamp.
  */

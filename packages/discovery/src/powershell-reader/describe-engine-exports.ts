@@ -4,6 +4,7 @@ import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
 import type { SourceResult } from '../types.ts';
 import { createParseDiagnostics } from './describe-command.ts';
 import { describeModuleFunction } from './describe-module.ts';
+import { ExternalHelpFinder } from './find-external-help.ts';
 import type { EngineAnswer } from './engine-exports.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
 import type { ModuleLoader, StaticReadingGap } from './module-loader.ts';
@@ -60,6 +61,7 @@ export async function describeEngineExports(
 
   const documents = new Map<string, PowerShellDocument | undefined>();
   const classes: ModuleLoader['classes'] = [];
+  const externalHelp = new ExternalHelpFinder({ modulePath });
   const readDocument = async (file: string): Promise<PowerShellDocument | undefined> => {
     if (documents.has(file)) return documents.get(file);
     let document: PowerShellDocument | undefined;
@@ -131,18 +133,21 @@ export async function describeEngineExports(
       );
       continue;
     }
+    // Exported under the engine's name, which is the name callers use.
+    const loaded = {
+      fn: fn.name === exported.name ? fn : { ...fn, name: exported.name },
+      document,
+      path: exported.file,
+    };
     const described = describeModuleFunction(
-      // Exported under the engine's name, which is the name callers use.
-      {
-        fn: fn.name === exported.name ? fn : { ...fn, name: exported.name },
-        document,
-        path: exported.file,
-      },
+      loaded,
       modulePath,
       classes,
+      await externalHelp.findFunctionHelp(loaded),
     );
     diagnostics.push(...described.diagnostics);
     if (described.tool !== undefined) tools.push(described.tool);
   }
+  diagnostics.push(...externalHelp.diagnostics);
   return { tools, diagnostics };
 }

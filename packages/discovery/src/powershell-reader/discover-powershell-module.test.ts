@@ -291,13 +291,16 @@ describe('a cached start of a module', () => {
     expect(third.stats).toEqual({ hits: 0, misses: 1 });
   });
 
-  it('is keyed by every PowerShell file of the module folder, at any depth', () => {
+  it('is keyed by every PowerShell file and help file of the module folder, at any depth', () => {
     const folder = join(scratch, 'listing', 'Mod');
     for (const file of [
       'Mod.psd1',
       'Mod.psm1',
       'Public/deep/Get-A.ps1',
       'Private/Get-B.PS1',
+      'en-US/Mod-help.xml',
+      'de/About.maml',
+      'data.xml',
       'notes.txt',
       '.git/hook.ps1',
       'node_modules/x/y.ps1',
@@ -310,6 +313,8 @@ describe('a cached start of a module', () => {
       'Mod.psm1',
       'Private/Get-B.PS1',
       'Public/deep/Get-A.ps1',
+      'de/About.maml',
+      'en-US/Mod-help.xml',
     ]);
   });
 });

@@ -8,10 +8,11 @@ import { describeEngineExports } from './describe-engine-exports.ts';
 import { readPowerShellModule } from './describe-module.ts';
 import type { ModuleReading } from './describe-module.ts';
 import { findPwsh, identifyPwsh, readEngineExports } from './engine-exports.ts';
+import { readUiCulture } from './find-external-help.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
 
-/** Bumped whenever a module's reading changes for the same files. */
-const MODULE_PARSER_VERSION = 1;
+/** Bumped whenever a module's reading changes for the same files (2: external help is read). */
+const MODULE_PARSER_VERSION = 2;
 /** How many function names a missing-pwsh error lists before it counts the rest. */
 const LISTED_NAMES = 12;
 
@@ -84,7 +85,8 @@ export async function discoverPowerShellModule(
   const inFolder = (file: string) => resolve(file).startsWith(folder + sep);
 
   const reading = await cached(
-    `ps-module@${MODULE_PARSER_VERSION}\u0000${options.path}`,
+    // The UI culture picks the external help file (find-external-help.ts).
+    `ps-module@${MODULE_PARSER_VERSION}\u0000${options.path}\u0000${readUiCulture()}`,
     async (contents) => {
       let outside = false;
       const read = (file: string): Promise<string> => {
@@ -114,7 +116,7 @@ export async function discoverPowerShellModule(
   if (pwshPath === undefined) return reportMissingPwsh(options, reading, unresolved);
 
   return cached(
-    `ps-module-engine@${MODULE_PARSER_VERSION}\u0000${options.path}\u0000${identifyPwsh(pwshPath)}`,
+    `ps-module-engine@${MODULE_PARSER_VERSION}\u0000${options.path}\u0000${identifyPwsh(pwshPath)}\u0000${readUiCulture()}`,
     async (contents) => {
       const engine = await readEngineExports({
         modulePath: options.path,

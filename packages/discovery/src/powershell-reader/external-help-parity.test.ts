@@ -100,13 +100,13 @@ async function findMismatches(facts: HelpFacts): Promise<string[]> {
           ? errors.includes('E_NO_DESCRIPTION')
           : errors.filter((code) => code === 'E_PARAMETER_NO_DESCRIPTION').length ===
             undescribed.length;
-      if (tool !== undefined || !refused)
+      if (!refused)
         mismatches.push(
-          `${label}: Get-Help has ${description === '' ? 'no description' : 'a description'} and no description for ${JSON.stringify(undescribed)}, Toolpack gave ${tool === undefined ? JSON.stringify(errors) : 'a tool'}`,
+          `${label}: Get-Help has ${description === '' ? 'no description' : 'a description'} and no description for ${JSON.stringify(undescribed)}, Toolpack reported ${JSON.stringify(errors)}`,
         );
       continue;
     }
-    if (tool === undefined) {
+    if (tool === undefined || errors.length > 0) {
       mismatches.push(
         `${label}: Get-Help describes it, Toolpack refused it: ${JSON.stringify(errors)}`,
       );

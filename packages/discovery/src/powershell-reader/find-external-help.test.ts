@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { DiscoveredTool } from '@toolpack/core';
 import { describe, expect, it } from 'vitest';
 import type { SourceResult } from '../types.ts';
+import { describeEngineExports } from './describe-engine-exports.ts';
 import { describePowerShellModule } from './describe-module.ts';
 import { listHelpCultures, readUiCulture } from './find-external-help.ts';
 
@@ -17,6 +18,14 @@ function errorsOf(result: SourceResult, name: string): string[] {
   return result.diagnostics
     .filter((d) => d.severity === 'error' && d.message.includes(`function ${name} `))
     .map((d) => d.code);
+}
+
+/** The functions served: a tool and no error (a tool with undescribed parameters carries an error). */
+function served(result: SourceResult): string[] {
+  return result.tools
+    .map((tool) => tool.originalName)
+    .filter((name) => errorsOf(result, name).length === 0)
+    .sort();
 }
 
 function propertyDescription(tool: DiscoveredTool | undefined, name: string): unknown {
@@ -78,7 +87,7 @@ describe('external help of a module', () => {
     expect(errorsOf(result, 'Measure-Widget')).toEqual(['E_PARAMETER_NO_DESCRIPTION']);
     const size = result.diagnostics.find((d) => d.message.includes('$Size'));
     expect(size?.message).toContain('MamlWidgets-help.xml, which does not describe it');
-    expect(result.tools).toHaveLength(10);
+    expect(served(result)).toHaveLength(10);
   });
 
   it('reads hints, opt-ins and examples from the help file, and points at it', async () => {
@@ -120,7 +129,7 @@ describe('external help of a module', () => {
       path: `${external}BrokenHelp/BrokenHelp.psm1`,
       uiCulture: '',
     });
-    expect(result.tools).toEqual([]);
+    expect(served(result)).toEqual([]);
     const warning = result.diagnostics.find((d) => d.code === 'W_EXTERNAL_HELP');
     expect(warning?.path).toBe(`${external}BrokenHelp/en-US/BrokenHelp-help.xml`);
     expect(warning?.message).toMatch(/not well-formed XML/);
@@ -132,13 +141,32 @@ describe('external help of a module', () => {
       path: `${external}ImportExcel/ImportExcel.psd1`,
       uiCulture: '',
     });
-    expect([...byName(result).keys()].sort()).toEqual(['Get-ExcelSheetInfo', 'Remove-Worksheet']);
+    expect(served(result)).toEqual(['Get-ExcelSheetInfo', 'Remove-Worksheet']);
     // Its help leaves -UseMsSqlSyntax and -SingleQuoteStyle undescribed; Get-Help shows none either.
     expect(errorsOf(result, 'ConvertFrom-ExcelToSQLInsert')).toEqual([
       'E_PARAMETER_NO_DESCRIPTION',
       'E_PARAMETER_NO_DESCRIPTION',
     ]);
     expect(errorsOf(result, 'Get-ExcelColumnName')).toContain('E_NO_DESCRIPTION');
+  });
+
+  it('describes the functions the engine reports with the same external help', async () => {
+    // As discovery does when only pwsh can tell the exports: it says where each is defined.
+    const modulePath = `${external}PlainWidgets/PlainWidgets.psm1`;
+    const result = await describeEngineExports({
+      modulePath,
+      answer: {
+        version: '7.6.9',
+        exports: [{ name: 'Get-PlainWidget', file: modulePath, line: 2, kind: 'function' }],
+        files: [modulePath],
+      },
+      unresolved: [],
+      moduleDiagnostics: [],
+      cwd: external,
+    });
+    expect(result.tools.map((tool) => tool.description)).toEqual([
+      expect.stringMatching(/^Gets a plain widget \(from/),
+    ]);
   });
 
   it('loads the XML parser only for a module that has a help file', () => {

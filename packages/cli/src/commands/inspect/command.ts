@@ -96,6 +96,31 @@ function renderInspection(
   if (optIns.length > 0) out += `options  ${optIns.join(', ')}\n`;
   out += `\n${paint('bold', 'Parameters')}\n`;
   out += renderProperties(view.inputSchema, io);
+  if (view.credentials !== undefined) {
+    out += `\n${paint('bold', 'Bound by the server')} (from secrets in toolpack.yaml credentials:, never sent by a client)\n`;
+    out += renderTable(
+      [
+        { title: 'PARAMETER', max: 40 },
+        { title: 'TYPE', max: 12 },
+        { title: 'FROM', max: 400, flex: true },
+      ],
+      view.credentials.map((credential) => [
+        credential.parameter,
+        credential.type,
+        [credential.username, credential.password]
+          .filter((source) => source !== undefined)
+          .map((source) =>
+            typeof source === 'string'
+              ? `user ${source}`
+              : 'env' in source
+                ? `env ${source.env}`
+                : `file ${source.file}`,
+          )
+          .join(', '),
+      ]),
+      io.stdout.isTTY ? Math.max(80, io.stdout.columns ?? 120) : Number.POSITIVE_INFINITY,
+    ).replace(/^/gm, '  ');
+  }
   if (view.parameterSets !== undefined) {
     out += `\n${paint('bold', 'Parameter sets')} (a call binds one; the default when its arguments fit it)\n`;
     out += renderParameterSets(view.parameterSets, io);
