@@ -209,6 +209,32 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     expect(rows[3]?.ratio).toBeLessThan(1);
   });
 
+  it("puts each module's listing beside pwsh's own import, and holds a cached start to half an uncached one", () => {
+    const rows = buildResultRows({
+      outputs: { 'powershell-modules': load('powershell-modules') },
+    }).filter((r) => r.bench === 'powershell-modules');
+    expect(rows).toHaveLength(6);
+    const largest = rows[0];
+    expect(largest?.scenario).toMatch(/717 exported functions in 945 files.*--no-cache.*717 tools/);
+    expect(largest?.reference).toMatch(/^pwsh's own Import-Module \+ Get-Command/);
+    expect(largest?.ratio).toBeCloseTo(923.908279 / 1225.644932, 5);
+    const medium = rows[3];
+    expect(medium?.target).toBe('<= 0.5x --no-cache');
+    expect(medium?.ratio).toBeCloseTo(129.426788 / 438.001545, 5);
+    expect(medium?.met).toBe(true);
+    expect(rows.filter((r) => r.met !== null)).toHaveLength(1);
+
+    const slow = structuredClone(load('powershell-modules')) as {
+      rows: Array<{ cachedMs: number }>;
+    };
+    slow.rows[1]!.cachedMs = 300;
+    const missed = buildResultRows({ outputs: { 'powershell-modules': slow } }).filter(
+      (r) => r.bench === 'powershell-modules',
+    )[3];
+    expect(missed?.met).toBe(false);
+    expect(missed?.note).toMatch(/more than half the uncached one/);
+  });
+
   it('says how to produce a missing output instead of failing', () => {
     const rows = buildResultRows({ outputs: { server: load('server') } });
     const notRun = rows.filter((r) => r.scenario.endsWith('not run'));
@@ -331,6 +357,7 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
   it('never throws on malformed outputs (fuzz)', () => {
     const names = [
       'discovery-list',
+      'powershell-modules',
       'runners',
       'server',
       'pack-add',

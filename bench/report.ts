@@ -13,6 +13,7 @@ const here = import.meta.dirname;
 const outDir = path.join(here, 'out');
 const names = [
   'discovery-list',
+  'powershell-modules',
   'runners',
   'server',
   'reload',

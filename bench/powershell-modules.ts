@@ -1,0 +1,350 @@
+// Benchmark: `mcp list --json --module` whole-process time on PowerShell modules as they ship
+// (issue 29): the largest module (dbatools-sized: 717 public functions dot-sourced from 945
+// files), uncached and cached, beside pwsh's own Import-Module + Get-Command of the same module;
+// a ~150-function module (PowerShellForGitHub's layout) uncached and cached; and a module whose
+// exports only the engine can tell, so discovery imports it in pwsh once and then serves the
+// cached answer.
+//
+//   pnpm build && pnpm --filter @toolpack/bench bench:modules [--runs 5] [--dbatools DIR]
+//
+// The modules are generated (the same on every machine). `--dbatools DIR` takes the largest
+// module's function files from a dbatools checkout instead (its public/ and private/ folders,
+// with a .psm1 and .psd1 written here in dbatools' own layout).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pwshEngine } from '@toolpack/pwsh-probe';
+
+const { values } = parseArgs({
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  options: { runs: { type: 'string', default: '5' }, dbatools: { type: 'string' } },
+});
+const runs = Number(values.runs);
+const cli = path.join(import.meta.dirname, '..', 'packages', 'cli', 'dist', 'bin.mjs');
+
+/** One module function file: comment help, a param block of four parameters, a body. */
+function functionText(name: string, i: number): string {
+  return `function ${name} {
+    <#
+    .SYNOPSIS
+    Gets the widgets of store number ${i}.
+
+    .DESCRIPTION
+    Looks the widgets up by their id, filters them by colour and returns at most Limit of them,
+    with their sizes in centimetres.
+
+    .PARAMETER Id
+    The widget id.
+
+    .PARAMETER Color
+    Only return widgets of this colour.
+
+    .PARAMETER Limit
+    How many widgets to return.
+
+    .PARAMETER Force
+    Return the widget even when it is archived.
+
+    .EXAMPLE
+    ${name} -Id w-1 -Limit 3
+    Gets three widgets of w-1.
+    #>
+    [CmdletBinding()]
+    param(
+        [Parameter(Mandatory)]
+        [string]$Id,
+
+        [ValidateSet('red', 'green', 'blue')]
+        [string]$Color = 'red',
+
+        [ValidateRange(1, 100)]
+        [int]$Limit = 10,
+
+        [switch]$Force
+    )
+    begin {
+        $found = [System.Collections.Generic.List[object]]::new()
+    }
+    process {
+        foreach ($index in 1..$Limit) {
+            if ($Force -or $index % 2 -eq 0) {
+                $found.Add([pscustomobject]@{ Id = "$Id-$index"; Color = $Color; Size = $index * ${(i % 7) + 1} })
+            }
+        }
+    }
+    end {
+        $found | Sort-Object -Property Size | Select-Object -First $Limit
+    }
+}
+`;
+}
+
+/** A manifest listing its exports by name, as dbatools' and PowerShellForGitHub's do. */
+function manifestText(
+  rootModule: string,
+  exported: readonly string[],
+  nested: readonly string[] = [],
+): string {
+  return `@{
+    ModuleVersion = '1.0.0'
+    GUID = '8e8c1a4e-6f35-4c4a-9b8e-0c3f5d6a7b21'
+    RootModule = '${rootModule}'
+${nested.length === 0 ? '' : `    NestedModules = @(\n${nested.map((file) => `        '${file}'`).join(',\n')}\n    )\n`}    FunctionsToExport = @(
+${exported.map((name) => `        '${name}'`).join(',\n')}
+    )
+}
+`;
+}
+
+/** dbatools' own layout: every file of public/ and private/ dot-sourced by a loop over Get-ChildItem. */
+const DBATOOLS_STYLE_PSM1 = `foreach ($file in Get-ChildItem -Path "$PSScriptRoot/private" -Filter *.ps1 -Recurse) { . $file.FullName }
+foreach ($file in Get-ChildItem -Path "$PSScriptRoot/public" -Filter *.ps1 -Recurse) { . $file.FullName }
+`;
+
+function writeLargestModule(root: string): { manifest: string; functions: number; files: number } {
+  const folder = path.join(root, 'Largest');
+  mkdirSync(path.join(folder, 'public'), { recursive: true });
+  mkdirSync(path.join(folder, 'private', 'functions'), { recursive: true });
+  let exported: string[] = [];
+  if (values.dbatools !== undefined) {
+    cpSync(path.join(values.dbatools, 'public'), path.join(folder, 'public'), { recursive: true });
+    cpSync(path.join(values.dbatools, 'private'), path.join(folder, 'private'), {
+      recursive: true,
+    });
+    exported = readdirSync(path.join(folder, 'public'))
+      .filter((file) => file.endsWith('.ps1'))
+      .map((file) => file.slice(0, -4));
+  } else {
+    // dbatools' counts: 717 public functions, 228 private files.
+    for (let i = 0; i < 717; i++) {
+      const name = `Get-DbaWidget${i}`;
+      exported.push(name);
+      writeFileSync(path.join(folder, 'public', `${name}.ps1`), functionText(name, i));
+    }
+    for (let i = 0; i < 228; i++) {
+      const name = `Get-DbaHelper${i}`;
+      writeFileSync(
+        path.join(folder, 'private', 'functions', `${name}.ps1`),
+        functionText(name, i),
+      );
+    }
+  }
+  writeFileSync(path.join(folder, 'Largest.psm1'), DBATOOLS_STYLE_PSM1);
+  writeFileSync(path.join(folder, 'Largest.psd1'), manifestText('Largest.psm1', exported));
+  const files = execFileSync('find', [folder, '-name', '*.ps1'], { encoding: 'utf8' })
+    .trim()
+    .split('\n').length;
+  return { manifest: path.join(folder, 'Largest.psd1'), functions: exported.length, files };
+}
+
+/** PowerShellForGitHub's layout: ~150 functions in 30 nested .ps1 modules named by the manifest. */
+function writeMediumModule(root: string): { manifest: string; functions: number } {
+  const folder = path.join(root, 'Medium');
+  mkdirSync(folder, { recursive: true });
+  const exported: string[] = [];
+  const nested: string[] = [];
+  for (let file = 0; file < 30; file++) {
+    const names = Array.from({ length: 5 }, (_, j) => `Get-GitHubWidget${file * 5 + j}`);
+    exported.push(...names);
+    nested.push(`GitHubWidgets${file}.ps1`);
+    writeFileSync(
+      path.join(folder, `GitHubWidgets${file}.ps1`),
+      names.map((name, j) => functionText(name, file * 5 + j)).join('\n'),
+    );
+  }
+  writeFileSync(
+    path.join(folder, 'Medium.psm1'),
+    '# The functions come from the nested modules.\n',
+  );
+  writeFileSync(path.join(folder, 'Medium.psd1'), manifestText('Medium.psm1', exported, nested));
+  return { manifest: path.join(folder, 'Medium.psd1'), functions: exported.length };
+}
+
+/** The medium module's functions, exported by a list the module reads when imported: only pwsh can tell. */
+function writeEngineModule(root: string): { module: string; functions: number } {
+  const folder = path.join(root, 'Engine');
+  mkdirSync(path.join(folder, 'functions'), { recursive: true });
+  const exported: string[] = [];
+  for (let i = 0; i < 150; i++) {
+    const name = `Get-EngineWidget${i}`;
+    exported.push(name);
+    writeFileSync(path.join(folder, 'functions', `${name}.ps1`), functionText(name, i));
+  }
+  writeFileSync(path.join(folder, 'exports.txt'), `${exported.join('\n')}\n`);
+  writeFileSync(
+    path.join(folder, 'Engine.psm1'),
+    `foreach ($file in [System.IO.Directory]::GetFiles("$PSScriptRoot/functions", '*.ps1')) { . $file }
+Export-ModuleMember -Function ([System.IO.File]::ReadAllLines("$PSScriptRoot/exports.txt"))
+`,
+  );
+  return { module: path.join(folder, 'Engine.psm1'), functions: exported.length };
+}
+
+function median(samples: readonly number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+interface Listing {
+  ms: number;
+  tools: number;
+  errors: string[];
+}
+
+function timeList(cwd: string, module: string, cached: boolean): Listing {
+  const start = process.hrtime.bigint();
+  const result = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'list',
+      '--json',
+      '--max-tools',
+      '100000',
+      '--module',
+      module,
+      ...(cached ? [] : ['--no-cache']),
+    ],
+    { cwd, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 },
+  );
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  let parsed: {
+    tools: Array<{ source?: { kind?: string } }>;
+    diagnostics?: Array<{ severity: string; code: string }>;
+  };
+  try {
+    parsed = JSON.parse(result.stdout) as typeof parsed;
+  } catch {
+    throw new Error(`mcp list failed (${result.status}): ${result.stderr}`);
+  }
+  const errors = (parsed.diagnostics ?? [])
+    .filter((d) => d.severity === 'error')
+    .map((d) => d.code);
+  // The module's tools, not the built-in find_tools and describe_tool.
+  const tools = parsed.tools.filter((tool) => tool.source?.kind === 'ps-module').length;
+  return { ms, tools, errors: [...new Set(errors)] };
+}
+
+interface Row {
+  module: string;
+  functions: number;
+  tools: number;
+  uncachedMs: number;
+  cachedMs: number;
+  /** Error codes `mcp list` reported (a module that lists with errors is still timed). */
+  errors: string[];
+  /** pwsh's own Import-Module + Get-Command of the same module, whole process; null without pwsh. */
+  pwshMs: number | null;
+  pwshCommands: number | null;
+}
+
+/** Whole-process time of pwsh importing the module and listing its commands, as a user would. */
+function timePwsh(module: string): { ms: number; commands: number } | null {
+  if (pwshEngine === undefined) return null;
+  const samples: number[] = [];
+  let commands = 0;
+  for (let r = 0; r < Math.max(1, Math.min(runs, 3)); r++) {
+    const start = process.hrtime.bigint();
+    const output = execFileSync(
+      'pwsh',
+      [
+        '-NoLogo',
+        '-NoProfile',
+        '-NonInteractive',
+        '-Command',
+        `$m = Import-Module -Name '${module.replaceAll("'", "''")}' -PassThru -DisableNameChecking -ErrorAction Stop; [Console]::Out.Write(@(Get-Command -Module $m.Name).Count)`,
+      ],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+    commands = Number(output.trim());
+  }
+  return { ms: median(samples), commands };
+}
+
+function measure(work: string, label: string, module: string, functions: number): Row {
+  const uncached: number[] = [];
+  let listing: Listing | undefined;
+  for (let r = 0; r < runs; r++) {
+    listing = timeList(work, module, false);
+    uncached.push(listing.ms);
+  }
+  rmSync(path.join(work, '.toolpack'), { recursive: true, force: true });
+  timeList(work, module, true); // fills the cache
+  timeList(work, module, true); // settles entries stored within the racy-mtime window
+  const cached: number[] = [];
+  for (let r = 0; r < runs; r++) cached.push(timeList(work, module, true).ms);
+  const pwsh = timePwsh(module);
+  return {
+    module: label,
+    functions,
+    tools: listing?.tools ?? 0,
+    uncachedMs: median(uncached),
+    cachedMs: median(cached),
+    errors: listing?.errors ?? [],
+    pwshMs: pwsh?.ms ?? null,
+    pwshCommands: pwsh?.commands ?? null,
+  };
+}
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'toolpack-bench-modules-'));
+try {
+  const largest = writeLargestModule(work);
+  const medium = writeMediumModule(work);
+  const engine = writeEngineModule(work);
+  const rows = [
+    measure(
+      work,
+      `${values.dbatools === undefined ? 'generated' : 'dbatools'} module, ${largest.functions} exported functions in ${largest.files} files (dbatools' layout)`,
+      largest.manifest,
+      largest.functions,
+    ),
+    measure(
+      work,
+      `module of ${medium.functions} functions in 30 nested .ps1 files (PowerShellForGitHub's layout)`,
+      medium.manifest,
+      medium.functions,
+    ),
+    measure(
+      work,
+      `module of ${engine.functions} functions exported by a list read at import (pwsh resolves them)`,
+      engine.module,
+      engine.functions,
+    ),
+  ];
+
+  const cores = os.cpus().length;
+  console.log(
+    `mcp list --json --module, whole process, median of ${runs} runs, ${cores} cores, Node ${process.version}`,
+  );
+  console.log(
+    '| module | tools | uncached ms | cached ms | cached/uncached | pwsh Import-Module + Get-Command ms | errors |',
+  );
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const row of rows) {
+    console.log(
+      `| ${row.module} | ${row.tools} | ${row.uncachedMs.toFixed(0)} | ${row.cachedMs.toFixed(0)} | ${(row.cachedMs / row.uncachedMs).toFixed(2)} | ${row.pwshMs === null ? 'no pwsh' : `${row.pwshMs.toFixed(0)} (${row.pwshCommands} commands)`} | ${row.errors.join(', ') || '-'} |`,
+    );
+  }
+  const out = path.join(import.meta.dirname, 'out');
+  mkdirSync(out, { recursive: true });
+  writeFileSync(
+    path.join(out, 'powershell-modules.json'),
+    JSON.stringify(
+      {
+        runs,
+        cores,
+        node: process.version,
+        pwsh: pwshEngine?.description ?? null,
+        source: values.dbatools === undefined ? 'generated' : 'dbatools',
+        rows,
+      },
+      null,
+      2,
+    ),
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
