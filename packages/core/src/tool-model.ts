@@ -156,6 +156,12 @@ export interface PwshSession {
   variables?: Readonly<Record<string, string>>;
   /** Environment variables of the process while the call runs. */
   environment?: Readonly<Record<string, string>>;
+  /**
+   * `ConvertTo-Json`: results are written as dotbot's server writes them
+   * (`ConvertTo-Json -Depth 100 -Compress`: its date format, enums as numbers) instead of by
+   * Toolpack's own writer.
+   */
+  jsonWriter?: 'ConvertTo-Json';
 }
 
 /**

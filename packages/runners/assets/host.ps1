@@ -442,7 +442,15 @@ function __Toolpack-RunTool {
     # One object is the result itself; several are an array (PowerShell's own rule).
     if ($__tpOutput.Count -eq 1) { $__tpValue = $__tpOutput[0] } else { $__tpValue = $__tpOutput }
     try {
-        $__tpJson = __Toolpack-ConvertToJson -Value $__tpValue -MaxChars $__tpMax
+        $__tpSession = $__tpRequest['Session']
+        if ($null -ne $__tpSession -and [string]$__tpSession['jsonWriter'] -eq 'ConvertTo-Json') {
+            # As dotbot's server writes a result (Invoke-CallTool in dotbot-mcp.ps1).
+            $__tpText = [string](ConvertTo-Json -InputObject $__tpValue -Depth 100 -Compress)
+            $__tpJson = @{ Json = $__tpText; Truncated = $false }
+            if ($__tpText.Length -gt $__tpMax) { $__tpJson = @{ Json = $__tpText.Substring(0, [int]$__tpMax); Truncated = $true } }
+        } else {
+            $__tpJson = __Toolpack-ConvertToJson -Value $__tpValue -MaxChars $__tpMax
+        }
         $__tpEnvelope['Kind'] = 'json'
         $__tpEnvelope['Json'] = [string]$__tpJson['Json']
         $__tpEnvelope['Truncated'] = [bool]$__tpJson['Truncated']

@@ -11,6 +11,7 @@ export interface HostSession {
   setup: string | null;
   variables: Readonly<Record<string, string>>;
   environment: Readonly<Record<string, string>>;
+  jsonWriter: 'ConvertTo-Json' | null;
 }
 
 /**

@@ -343,6 +343,7 @@ function toHostSession(projectRoot: string, session: PwshSession): HostSession {
     setup: session.setup ?? null,
     variables: session.variables ?? {},
     environment: session.environment ?? {},
+    jsonWriter: session.jsonWriter ?? null,
   };
   return { key: createHash('sha256').update(JSON.stringify(body)).digest('hex'), ...body };
 }

@@ -59,6 +59,9 @@ yields none (E_MODULE_NO_TOOLS), 2 bad flags or a missing source.`,
  */
 const SOURCE_FAILURES: ReadonlySet<string> = new Set(['E_MODULE_NO_TOOLS']);
 
+/** Info diagnostics `mcp list` prints (the rest only show with --json). */
+const SHOWN_NOTES = new Set<string>(['I_DOTBOT_SESSION']);
+
 function renderListReport(report: ListToolsReport, io: CliIo): string {
   const paint = createPainter(io.stdout, io.env);
   const problemsByPath = new Map<string, Diagnostic[]>();
@@ -101,6 +104,12 @@ function renderListReport(report: ListToolsReport, io: CliIo): string {
       out += `  ${paint(color, formatDiagnostic(rest))}\n`;
       if (hint !== undefined) out += `    ${paint('dim', `fix: ${hint}`)}\n`;
     }
+  }
+  // Notes a user should see without asking: how a source's tools will run.
+  const notes = report.diagnostics.filter((d) => SHOWN_NOTES.has(d.code));
+  if (notes.length > 0) {
+    out += `\n${paint('bold', 'Notes')}\n`;
+    for (const d of notes) out += `  ${paint('dim', formatDiagnostic(d))}\n`;
   }
   const errors = shown.filter((d) => d.severity === 'error').length;
   const warnings = shown.length - errors;

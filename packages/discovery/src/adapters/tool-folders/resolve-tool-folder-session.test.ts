@@ -33,6 +33,7 @@ describe("tool folders: dotbot's server session", () => {
     });
     expect(session?.environment?.DOTBOT_MCP_SESSION).toMatch(/^\d{14}-[0-9a-f]{8}$/);
     expect(session?.setup).toContain('Initialize-DotbotLog');
+    expect(session?.jsonWriter).toBe('ConvertTo-Json');
     expect(result.diagnostics).toEqual([
       expect.objectContaining({
         severity: 'info',

@@ -116,12 +116,14 @@ export async function resolveToolFolderSession(
     },
     // Get-McpActor stamps every mutation "mcp:<session>"; dotbot makes one id per server.
     environment: { DOTBOT_MCP_SESSION: createMcpSessionId() },
+    // Its clients read dates and enums as ConvertTo-Json writes them.
+    jsonWriter: 'ConvertTo-Json',
   };
   diagnostics.push(
     createDiagnostic(
       'info',
       'I_DOTBOT_SESSION',
-      `${describeRoots(options)} belongs to the dotbot project ${cwd}: its PowerShell tools run in dotbot's session (Dotbot.Core, Dotbot.Logging, Dotbot.Workflow, Dotbot.Content and Dotbot.Runtime from ${path.relative(cwd, framework) || '.'}, $global:DotbotBotRoot, DOTBOT_MCP_SESSION).`,
+      `The tool folders of ${describeRoots(options)} belong to the dotbot project ${cwd}: their PowerShell tools run in dotbot's session (Dotbot.Core, Dotbot.Logging, Dotbot.Workflow, Dotbot.Content and Dotbot.Runtime from ${path.relative(cwd, framework) || '.'}, $global:DotbotBotRoot, DOTBOT_MCP_SESSION).`,
       { path: options.roots[0] ?? cwd },
     ),
   );
@@ -160,10 +162,7 @@ function quote(text: string): string {
 }
 
 function describeRoots(options: ResolveToolFolderSessionOptions): string {
-  const shown = options.roots.map((root) => path.relative(options.cwd, root) || '.');
-  return shown.length === 1
-    ? `the tool folders of ${shown[0]}`
-    : `the tool folders of ${shown.join(', ')}`;
+  return options.roots.map((root) => path.relative(options.cwd, root) || '.').join(', ');
 }
 
 async function isFile(file: string): Promise<boolean> {
