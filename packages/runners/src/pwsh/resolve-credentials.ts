@@ -6,10 +6,13 @@ import {
   type BoundCredential,
   type DiscoveredTool,
   type SecretSource,
+  type ToolpackErrorCode,
 } from '@toolpack/core';
 import { findWithheldAllowListEntries } from '@toolpack/containment';
 import { bindParameterSet } from '../bind-parameter-set.ts';
 import type { HostCredential } from './host-protocol.ts';
+
+const UNSET: ToolpackErrorCode = 'E_CREDENTIAL_UNSET';
 
 export interface ResolveCredentialsInput {
   tool: DiscoveredTool;
@@ -108,7 +111,7 @@ function describeUnset(tool: DiscoveredTool, credential: BoundCredential, proble
     .map(describeSecretSource)
     .join(' and ');
   return (
-    `E_CREDENTIAL_UNSET Tool "${tool.name}" was not run: the server binds its -${credential.parameter} [${credential.type}] from the ${from} (toolpack.yaml credentials:), and ${problem}. ` +
+    `${UNSET} Tool "${tool.name}" was not run: the server binds its -${credential.parameter} [${credential.type}] from the ${from} (toolpack.yaml credentials:), and ${problem}. ` +
     'Set it where the server starts (or fix the file), then call the tool again; the model cannot supply it.'
   );
 }
