@@ -465,6 +465,7 @@ describe('the CLI installed from its tarball', () => {
     'packages/cli/src/cli.e2e.test.ts',
     'packages/cli/src/commands/config/config.e2e.test.ts',
     'packages/cli/src/commands/call/call.e2e.test.ts',
+    'packages/cli/src/credentials.e2e.test.ts',
     'packages/cli/src/commands/inspect/inspect-doctor.e2e.test.ts',
     'packages/cli/src/commands/tool-tests/tool-tests.e2e.test.ts',
     'packages/cli/src/commands/pack/pack-commands.e2e.test.ts',
