@@ -47,7 +47,11 @@ describe('readUiCulture', () => {
     // ICU takes a set but empty LC_ALL as the C locale.
     [{ LC_ALL: '', LANG: 'fr_FR.UTF-8' }, ''],
   ])('reads %j as %j', (env, culture) => {
-    expect(readUiCulture(env)).toBe(culture);
+    expect(readUiCulture(env, 'linux')).toBe(culture);
+  });
+
+  it("takes Windows' user locale, not the locale variables, on Windows", () => {
+    expect(readUiCulture({ LANG: 'de_DE.UTF-8' }, 'win32')).toBe(readUiCulture({}, 'win32'));
   });
 });
 

@@ -35,12 +35,18 @@ export interface ExternalHelpOptions {
 }
 
 /**
- * The UI culture .NET gives pwsh on Linux and macOS: ICU reads `LC_ALL`, else `LC_MESSAGES`,
+ * The UI culture .NET gives pwsh: on Linux and macOS ICU reads `LC_ALL`, else `LC_MESSAGES`,
  * else `LANG` (a variable set but empty counts as set), `de_DE.UTF-8` is `de-DE`, and `C`,
- * `POSIX` or nothing is the invariant culture.
+ * `POSIX` or nothing is the invariant culture; on Windows, the user's locale.
  */
-export function readUiCulture(env: NodeJS.ProcessEnv = process.env): string {
-  const value = env.LC_ALL ?? env.LC_MESSAGES ?? env.LANG ?? '';
+export function readUiCulture(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  const value =
+    platform === 'win32'
+      ? Intl.DateTimeFormat().resolvedOptions().locale
+      : (env.LC_ALL ?? env.LC_MESSAGES ?? env.LANG ?? '');
   const locale = value.replace(/[.@].*$/, '');
   if (locale === '' || locale === 'C' || locale === 'POSIX') return '';
   const [language = '', ...rest] = locale.split(/[_-]/);
@@ -67,8 +73,6 @@ export function listHelpCultures(uiCulture: string): string[] {
 export class ExternalHelpFinder {
   /** Help files PowerShell would fail to load, each reported once. */
   readonly diagnostics: Diagnostic[] = [];
-  /** Every help file read, for a cache keyed by the files a module's listing depends on. */
-  readonly files: string[] = [];
   private readonly moduleName: string;
   private readonly moduleDirectory: string;
   private readonly cultures: string[];
@@ -161,7 +165,6 @@ export class ExternalHelpFinder {
   }
 
   private async load(file: string): Promise<Map<string, CommentHelp>> {
-    this.files.push(file);
     let text: string;
     try {
       text = decodeHelpFile(await readFile(file));
