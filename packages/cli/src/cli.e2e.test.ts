@@ -115,6 +115,33 @@ describe('mcp check', () => {
     ).toContain('Get_Thing');
   });
 
+  it('serves tools with undescribed parameters under --lenient-help or lenientHelp: true', () => {
+    const source = path.join(fixtures, 'lenient-help');
+    const names = (stdout: string) =>
+      (JSON.parse(stdout) as { tools: { name: string }[] }).tools.map((t) => t.name);
+    const strict = mcp(['check', '--no-cache'], source);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toMatch(/fix: .*lenientHelp: true in toolpack\.yaml, or --lenient-help/);
+    expect(names(mcp(['list', '--json', '--no-cache'], source).stdout)).not.toContain('Copy_Items');
+    const flagged = mcp(['check', '--no-cache', '--lenient-help'], source);
+    expect(flagged.code).toBe(0);
+    expect(flagged.stdout).toMatch(/Copy-Items\.ps1:11: warning W_PARAMETER_NO_DESCRIPTION/);
+    expect(names(mcp(['list', '--json', '--no-cache', '--lenient-help'], source).stdout)).toContain(
+      'Copy_Items',
+    );
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'toolpack-lenient-'));
+    try {
+      cpSync(source, dir, { recursive: true });
+      writeFileSync(
+        path.join(dir, 'toolpack.yaml'),
+        'lenientHelp: true\nsources:\n  - scripts: .\n',
+      );
+      expect(names(mcp(['list', '--json'], dir).stdout)).toContain('Copy_Items');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('turns collisions into errors with --strict', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'toolpack-strict-'));
     try {

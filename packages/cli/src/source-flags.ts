@@ -24,6 +24,7 @@ export interface SourceFlagValues {
   maxTools?: number;
   strict?: boolean;
   cache?: boolean;
+  lenientHelp?: boolean;
 }
 
 /**
@@ -66,6 +67,10 @@ export function addSourceFlags(command: Command, sources: SourceSpec[]): Command
     .option('--prefix', 'prefix each tool with its module or folder name (<Module>_<Function>)')
     .option('--max-tools <n>', 'refuse more tools than this (default 50)', parseCount)
     .option('--strict', 'make name collisions errors instead of warnings')
+    .option(
+      '--lenient-help',
+      'serve PowerShell tools whose parameters lack descriptions (a warning each), as MCPServerPS does',
+    )
     .option('--no-cache', 'parse every file again instead of using .toolpack/cache');
 }
 
@@ -105,6 +110,7 @@ export async function resolveSources(options: ResolveSourcesOptions): Promise<Re
     cwd,
     ...(flags.cache === false ? { cache: false as const } : {}),
     ...(flags.strict ? { strict: true } : {}),
+    ...(flags.lenientHelp ? { lenientHelp: true } : {}),
     ...(flags.maxTools === undefined ? {} : { maxTools: flags.maxTools }),
   };
   if (sources.length > 0) {
@@ -157,6 +163,7 @@ export async function resolveSources(options: ResolveSourcesOptions): Promise<Re
         ? { maxTools: manifest.maxTools }
         : {}),
       ...(flags.strict || manifest.strict ? { strict: true } : {}),
+      ...(flags.lenientHelp || manifest.lenientHelp ? { lenientHelp: true } : {}),
     },
   };
 }

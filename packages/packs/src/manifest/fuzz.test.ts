@@ -18,6 +18,7 @@ const keys = [
   'exclude',
   'maxTools',
   'strict',
+  'lenientHelp',
   'interpreters',
   'registry',
   'other',

@@ -91,6 +91,7 @@ export const manifestSchema = z.looseObject({
   exclude: wildcardListSchema.optional(),
   maxTools: z.int().positive().optional(),
   strict: z.boolean().optional(),
+  lenientHelp: z.boolean().optional(),
   interpreters: z
     .record(
       z.string().regex(/^\.[A-Za-z0-9]{1,16}$/, {
@@ -151,6 +152,11 @@ export interface Manifest {
   exclude?: string[];
   maxTools?: number;
   strict?: boolean;
+  /**
+   * Serve PowerShell tools whose parameters have no description, with a warning each, instead
+   * of refusing them (what MCPServerPS does); `--lenient-help` turns it on too.
+   */
+  lenientHelp?: boolean;
   interpreters?: Record<string, string[]>;
   /** The registry URL or folder this project installs from. */
   registry?: string;

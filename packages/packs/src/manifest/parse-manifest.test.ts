@@ -51,6 +51,7 @@ describe('parseManifest', () => {
     expect(manifest).toMatchObject({
       maxTools: 80,
       strict: true,
+      lenientHelp: true,
       registry: './registry/packs',
       exclude: ['*_delete*'],
     });

@@ -122,6 +122,7 @@ export async function resolveServedPacks(
       ...(flags.include ? { include: flags.include } : {}),
       ...(flags.exclude ? { exclude: flags.exclude } : {}),
       ...(flags.strict ? { strict: true } : {}),
+      ...(flags.lenientHelp ? { lenientHelp: true } : {}),
       ...(flags.maxTools === undefined ? {} : { maxTools: flags.maxTools }),
     },
   };
