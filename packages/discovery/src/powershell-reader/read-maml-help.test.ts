@@ -118,6 +118,26 @@ describe('readMamlHelp', () => {
     expect(otherRoot.problem?.message).toMatch(/<helpItems>/);
   });
 
+  it('decodes character references and keeps CDATA as written', async () => {
+    const text = `<helpItems schema="maml"><command:command ${NS}><command:details><command:name>Get-A</command:name><maml:description><maml:para>It&#39;s &#x3C;b&#x3E; &amp;#39; <![CDATA[&amp; <x>]]></maml:para></maml:description></command:details></command:command></helpItems>`;
+    const help = (await readMamlHelp(text, '/x/A-help.xml')).commands.get('get-a');
+    expect(help?.synopsis).toBe("It's <b> &#39; &amp; <x>");
+  });
+
+  it('loads nothing from a file with an entity XML does not declare, as XmlDocument refuses it', async () => {
+    const entry = (para: string) =>
+      `<helpItems schema="maml">\n<command:command ${NS}><command:details><command:name>Get-A</command:name><maml:description><maml:para>${para}</maml:para></maml:description></command:details></command:command></helpItems>`;
+    const html = await readMamlHelp(entry('A&nbsp;b'), '/x/A-help.xml');
+    expect(html.commands.size).toBe(0);
+    expect(html.problem).toEqual({ message: 'it refers to the undeclared entity &nbsp;', line: 2 });
+    // The same text inside CDATA or a comment is no reference.
+    const quoted = await readMamlHelp(
+      entry('<![CDATA[A&nbsp;b]]><!-- &nbsp; -->'),
+      '/x/A-help.xml',
+    );
+    expect(quoted.commands.get('get-a')?.synopsis).toBe('A&nbsp;b');
+  });
+
   it('takes no synopsis from a details description of bare text, as Get-Help', async () => {
     const text = `<helpItems schema="maml"><command:command ${NS}><command:details><command:name>Get-A</command:name><maml:description>Bare text.</maml:description></command:details><maml:description>Bare description.</maml:description></command:command></helpItems>`;
     const help = (await readMamlHelp(text, '/x/A-help.xml')).commands.get('get-a');

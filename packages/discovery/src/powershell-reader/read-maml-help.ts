@@ -213,6 +213,27 @@ function readCommand(
   return { name, help };
 }
 
+/** XML's own entities; any other needs a DTD declaring it. */
+const PREDEFINED_ENTITIES = new Set(['amp', 'lt', 'gt', 'quot', 'apos']);
+
+/**
+ * An entity reference XmlDocument refuses ("Reference to undeclared entity"): one not predefined,
+ * in a document without a DTD. The validator accepts `&nbsp;`; PowerShell loads nothing then.
+ */
+function findUndeclaredEntity(xml: string, lineAt: (index: number) => number) {
+  if (/<!DOCTYPE/i.test(xml)) return undefined;
+  // Blank out CDATA and comments, keeping offsets, so their text is not read as references.
+  const markup = xml.replace(/<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->/g, (text) =>
+    text.replace(/[^\n]/g, ' '),
+  );
+  for (const match of markup.matchAll(/&([A-Za-z_][\w.-]*);/g)) {
+    const name = match[1] as string;
+    if (!PREDEFINED_ENTITIES.has(name))
+      return { message: `it refers to the undeclared entity &${name};`, line: lineAt(match.index) };
+  }
+  return undefined;
+}
+
 function createLineIndex(text: string): (index: number) => number {
   const starts = [0];
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
@@ -243,6 +264,9 @@ export async function readMamlHelp(text: string, file: string): Promise<MamlHelp
       problem: { message: `it is not well-formed XML: ${valid.err.msg}`, line: valid.err.line },
     };
   }
+  const lineAt = createLineIndex(xml);
+  const undeclared = findUndeclaredEntity(xml, lineAt);
+  if (undeclared !== undefined) return { commands, problem: undeclared };
   const parser = new XMLParser({
     preserveOrder: true,
     ignoreAttributes: false,
@@ -253,9 +277,10 @@ export async function readMamlHelp(text: string, file: string): Promise<MamlHelp
     captureMetaData: true,
     ignoreDeclaration: true,
     ignorePiTags: true,
+    // Character references (`&#39;`); named HTML ones cannot remain after the check above.
+    htmlEntities: true,
   });
   const metadata = XMLParser.getMetaDataSymbol() as symbol;
-  const lineAt = createLineIndex(xml);
   const root = (parser.parse(xml) as XmlNode[])
     .map((node) => toElement(node, metadata))
     .find((element) => element !== undefined);
