@@ -115,7 +115,7 @@ export async function resolveToolFolderSession(
       WarningPreference: 'SilentlyContinue',
     },
     // Get-McpActor stamps every mutation "mcp:<session>"; dotbot makes one id per server.
-    environment: { DOTBOT_MCP_SESSION: createMcpSessionId() },
+    environment: { DOTBOT_MCP_SESSION: getMcpSessionId() },
     // Its clients read dates and enums as ConvertTo-Json writes them.
     jsonWriter: 'ConvertTo-Json',
   };
@@ -151,10 +151,19 @@ async function isDotbotFramework(folder: string): Promise<boolean> {
   return true;
 }
 
-/** dotbot's own format: `{0:yyyyMMddHHmmss}-{8 hex}`, UTC. */
-function createMcpSessionId(): string {
-  const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  return `${stamp}-${randomBytes(4).toString('hex')}`;
+let mcpSessionId: string | undefined;
+
+/**
+ * One id per process, as dotbot's server makes one per server process, in its format
+ * (`{0:yyyyMMddHHmmss}-{8 hex}`, UTC): a reload keeps it, so the runspaces that hold the
+ * session keep serving.
+ */
+function getMcpSessionId(): string {
+  if (mcpSessionId === undefined) {
+    const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    mcpSessionId = `${stamp}-${randomBytes(4).toString('hex')}`;
+  }
+  return mcpSessionId;
 }
 
 function quote(text: string): string {
