@@ -111,7 +111,10 @@ describe('PowerShell runner with pwsh', () => {
         Format: { type: 'string', enum: ['Markdown', 'Html'], 'x-enumIgnoreCase': true },
         Value: {},
       });
-      // PowerShell itself would take 'hTML' and hand the script 'hTML'; the script gets 'Html'.
+      // PowerShell itself takes 'hTML' and hands the script 'hTML' (a schema without the enum
+      // shows it); Toolpack binds the listed spelling.
+      const plain = scriptTool('Get-Format', { Format: { type: 'string' }, Value: {} });
+      expect(firstText(await runner.call(plain, { Format: 'hTML' }))).toBe('hTML|null');
       expect(firstText(await runner.call(tool, { Format: 'hTML' }))).toBe('Html|null');
       expect(firstText(await runner.call(tool, {}))).toBe('markdown|null');
       expect(firstText(await runner.call(tool, { Format: 'pdf' }))).toMatch(/must be one of/);
