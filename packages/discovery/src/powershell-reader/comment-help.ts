@@ -303,6 +303,8 @@ export interface HelpSearch {
   help?: CommentHelp;
   /** Blocks that look like help but that PowerShell would ignore, with the reason. */
   rejections: HelpRejection[];
+  /** External help files read for the command that have no entry for it (find-external-help.ts). */
+  externalHelpFiles?: string[];
 }
 
 function analyzeBlock(comments: readonly Token[], search: HelpSearch): CommentHelp | undefined {

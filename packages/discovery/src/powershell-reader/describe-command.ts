@@ -96,6 +96,9 @@ function describeMissingHelp(input: DescribeCommandInput): Diagnostic {
   } else {
     message = `${capitalize(input.what)} has no description: no comment-based help with .SYNOPSIS or .DESCRIPTION was found.`;
   }
+  const files = input.help.externalHelpFiles ?? [];
+  if (help === undefined && files.length > 0)
+    message += ` Its external help (${files.join(', ')}) has no entry for ${input.originalName}.`;
   return createDiagnostic(
     'error',
     'E_NO_DESCRIPTION',

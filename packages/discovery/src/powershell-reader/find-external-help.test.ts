@@ -152,6 +152,12 @@ describe('external help of a module', () => {
       'E_PARAMETER_NO_DESCRIPTION',
     ]);
     expect(errorsOf(result, 'Get-ExcelColumnName')).toContain('E_NO_DESCRIPTION');
+    const missing = result.diagnostics.find(
+      (d) => d.code === 'E_NO_DESCRIPTION' && d.message.includes('Get-ExcelColumnName'),
+    );
+    expect(missing?.message).toContain(
+      `Its external help (${external}ImportExcel/en/ImportExcel-help.xml) has no entry for Get-ExcelColumnName.`,
+    );
   });
 
   it('describes the functions the engine reports with the same external help', async () => {

@@ -105,7 +105,9 @@ export class ExternalHelpFinder {
     } else if (comment !== undefined) {
       return search;
     }
+    const searched: string[] = [];
     const moduleFile = await this.locate([this.moduleDirectory], `${this.moduleName}-help.xml`);
+    if (moduleFile !== undefined) searched.push(moduleFile);
     const fromModule =
       moduleFile === undefined ? undefined : (await this.read(moduleFile)).get(name);
     if (fromModule !== undefined) return { help: fromModule, rejections: [] };
@@ -114,11 +116,16 @@ export class ExternalHelpFinder {
         [this.moduleDirectory, dirname(resolve(nestedModulePath))],
         `${basename(nestedModulePath)}-help.xml`,
       );
+      if (nestedFile !== undefined) searched.push(nestedFile);
       const fromNested =
         nestedFile === undefined ? undefined : (await this.read(nestedFile)).get(name);
       if (fromNested !== undefined) return { help: fromNested, rejections: [] };
     }
-    return comment === undefined ? search : { rejections: search.rejections };
+    // No help: none was there, or the one-token `.EXTERNALHELP` block is dropped.
+    return {
+      rejections: search.rejections,
+      ...(searched.length === 0 ? {} : { externalHelpFiles: searched }),
+    };
   }
 
   private locate(directories: readonly string[], fileName: string): Promise<string | undefined> {
