@@ -63,6 +63,7 @@ describe('server-bound credentials through mcp', () => {
         type: 'pscredential',
         username: { env: 'AD_USER' },
         password: { env: 'AD_PASSWORD' },
+        origin: 'toolpack.yaml:4',
       },
     ]);
     const text = mcp(['inspect', 'Get_CredentialUser'], SECRETS);

@@ -53,6 +53,8 @@ export interface BoundCredential {
   password: SecretSource;
   /** With several parameter sets: passed only when the call binds one of these. */
   sets?: string[];
+  /** The `credentials:` entry that bound it (`toolpack.yaml:12`), for messages. */
+  origin?: string;
 }
 
 const envNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {

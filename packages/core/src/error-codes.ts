@@ -504,6 +504,10 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'Two tools have the same name; the first one found is served.',
     exit: 'none',
   },
+  W_CREDENTIAL_UNUSED: {
+    meaning: 'A credentials: entry of toolpack.yaml binds no parameter of any tool.',
+    exit: 'none',
+  },
   W_DATE_FORMAT: {
     meaning: 'A date example is not ISO 8601, so the date format is not enforced.',
     exit: 'none',

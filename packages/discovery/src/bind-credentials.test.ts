@@ -92,10 +92,16 @@ describe('bindCredentials through discoverTools', () => {
         type: 'pscredential',
         username: { env: 'AD_USER' },
         password: { env: 'AD_PASSWORD' },
+        origin: 'toolpack.yaml:4',
       },
     ]);
     expect(invocationOf(tool('Get_TokenLength'))?.credentials).toEqual([
-      { parameter: 'Token', type: 'securestring', password: { file: '/etc/toolpack/token.txt' } },
+      {
+        parameter: 'Token',
+        type: 'securestring',
+        password: { file: '/etc/toolpack/token.txt' },
+        origin: 'toolpack.yaml:8',
+      },
     ]);
     // Bound in the one set that takes it; that set is served like any other.
     const account = tool('Find_Account');
@@ -106,6 +112,7 @@ describe('bindCredentials through discoverTools', () => {
         username: { env: 'AD_USER' },
         password: { env: 'AD_PASSWORD' },
         sets: ['Remote'],
+        origin: 'toolpack.yaml:4',
       },
     ]);
     expect(account?.parameterSets?.find((set) => set.name === 'Remote')?.required).toEqual([
@@ -153,7 +160,34 @@ describe('bindCredentials through discoverTools', () => {
     );
     // The same entry binds a [securestring], which has no user.
     expect(invocationOf(nameless.tool('Get_TokenLength'))?.credentials).toEqual([
-      { parameter: 'Token', type: 'securestring', password: { env: 'AD_PASSWORD' } },
+      {
+        parameter: 'Token',
+        type: 'securestring',
+        password: { env: 'AD_PASSWORD' },
+        origin: 'toolpack.yaml:3',
+      },
+    ]);
+  });
+});
+
+describe('findUnusedCredentialBindings through discoverTools', () => {
+  it('warns at its line about an entry that binds nothing, once, and not about one that binds', async () => {
+    const typo: CredentialBinding = {
+      ...AD,
+      parameters: ['Credentail'],
+      origin: 'toolpack.yaml:9',
+    };
+    const { result } = await discover([AD, typo]);
+    expect(
+      result.diagnostics
+        .filter((d) => d.code === 'W_CREDENTIAL_UNUSED')
+        .map((d) => [path.relative(FIXTURES, d.path ?? ''), d.line, d.message]),
+    ).toEqual([
+      [
+        'toolpack.yaml',
+        9,
+        'The credentials: entry at toolpack.yaml:9 (parameters Credentail) binds no parameter of any tool served from its sources.',
+      ],
     ]);
   });
 });

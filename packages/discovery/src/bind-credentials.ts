@@ -59,6 +59,7 @@ function bindTool(
           : {}),
         password: binding.password,
         ...(parameter.sets === undefined ? {} : { sets: parameter.sets }),
+        ...(binding.origin === undefined ? {} : { origin: binding.origin }),
       });
       continue;
     }
@@ -182,4 +183,50 @@ function describeBindingHint(
       ? 'username: { env: USER_VARIABLE }, password: { env: PASSWORD_VARIABLE }'
       : 'password: { env: SECRET_VARIABLE }';
   return `Have the server bind it from a secret, never the model: credentials: [{ parameters: [${parameter.name}], tools: ['${tool.originalName}'], ${secrets} }] in toolpack.yaml (${CREDENTIALS_DOC}).`;
+}
+
+/**
+ * `credentials:` entries that bound no parameter of any tool the sources gave (a misspelt
+ * parameter or tool name, or a script that changed): said once per entry, at its line.
+ */
+export function findUnusedCredentialBindings(
+  sources: readonly { credentials?: readonly CredentialBinding[] }[],
+  results: readonly SourceResult[],
+  cwd: string,
+): Diagnostic[] {
+  const used = new Set<string>();
+  for (const result of results)
+    for (const tool of result.tools)
+      if (tool.invocation.runner === 'pwsh' && tool.invocation.mode !== 'tool-folder')
+        for (const credential of tool.invocation.credentials ?? [])
+          if (credential.origin !== undefined) used.add(credential.origin);
+  const reported = new Set<string>();
+  const diagnostics: Diagnostic[] = [];
+  for (const source of sources) {
+    for (const binding of source.credentials ?? []) {
+      const origin = binding.origin;
+      if (origin === undefined || used.has(origin) || reported.has(origin)) continue;
+      reported.add(origin);
+      const at = /^(.*):(\d+)$/u.exec(origin);
+      const names = [
+        binding.parameters === undefined
+          ? 'any credential parameter'
+          : `parameters ${binding.parameters.join(', ')}`,
+        binding.tools === undefined ? '' : ` of tools ${binding.tools.join(', ')}`,
+      ].join('');
+      diagnostics.push(
+        createDiagnostic(
+          'warning',
+          'W_CREDENTIAL_UNUSED',
+          `The credentials: entry at ${origin} (${names}) binds no parameter of any tool served from its sources.`,
+          {
+            path: path.resolve(cwd, at?.[1] ?? origin),
+            ...(at?.[2] === undefined ? {} : { line: Number(at[2]) }),
+          },
+          'Check the parameter and tool names (wildcards, any case; the name before any prefix); a [pscredential] needs an entry with username:. Remove the entry if nothing needs it.',
+        ),
+      );
+    }
+  }
+  return diagnostics;
 }

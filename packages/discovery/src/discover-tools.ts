@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolpackError, type SourceSpec, type ToolSandbox } from '@toolpack/core';
 import { JS_MODULE_EXTENSIONS, discoverJsModule } from './adapters/js-module/discover-js-module.ts';
-import { bindCredentials } from './bind-credentials.ts';
+import { bindCredentials, findUnusedCredentialBindings } from './bind-credentials.ts';
 import { applyHelpLeniency } from './lenient-help.ts';
 import { throwIfDiscoveryAborted } from './discovery-aborted.ts';
 import { discoverScriptRoot } from './adapters/script-root/discover-script-root.ts';
@@ -93,6 +93,9 @@ export async function discoverTools(options: DiscoverToolsOptions): Promise<Disc
       result: results[i] ?? { tools: [], diagnostics: [] },
     })),
     options,
+  );
+  composition.diagnostics.push(
+    ...findUnusedCredentialBindings(options.sources, results, options.cwd),
   );
   return cache instanceof FileParseCache
     ? { ...composition, cache: { ...cache.stats } }
