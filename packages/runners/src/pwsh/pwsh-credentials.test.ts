@@ -208,13 +208,17 @@ describe('server-bound credentials through pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
-    `${PWSH_TEST_TAG} a secret the tool puts in its errors is redacted from the result and the logs`,
+    `${PWSH_TEST_TAG} a secret the tool puts in its errors, logs or progress is redacted`,
     async () => {
       const logs: string[] = [];
+      const progress: string[] = [];
       const result = await runner.call(
         credentialTool([AD]),
         { Fail: true },
-        { onLog: (_level, message) => logs.push(message) },
+        {
+          onLog: (_level, message) => logs.push(message),
+          onProgress: (report) => progress.push(report.message ?? ''),
+        },
       );
       expect(result.isError).toBe(true);
       const text = JSON.stringify(result);
@@ -223,6 +227,8 @@ describe('server-bound credentials through pwsh', () => {
       expect(text).not.toContain(PASSWORD);
       expect(logs.join('\n')).toContain('could not log in as CONTOSO\\ada with [secret]');
       expect(logs.join('\n')).not.toContain(PASSWORD);
+      expect(progress.join('\n')).toContain('Logging in as CONTOSO\\ada with [secret]');
+      expect(progress.join('\n')).not.toContain(PASSWORD);
     },
   );
 

@@ -171,7 +171,10 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
     const handle = current.startCall(request, {
       onProgress(record) {
         const progress = progressRecords.map(record);
-        if (progress !== undefined) call.onProgress(progress);
+        if (progress === undefined) return;
+        if (secrets.length > 0 && progress.message !== undefined)
+          progress.message = redactSecrets(progress.message, secrets);
+        call.onProgress(progress);
       },
       onLog(level, raw) {
         const message = secrets.length === 0 ? raw : redactSecrets(raw, secrets);
