@@ -11,7 +11,9 @@ param(
     [Parameter(Mandatory)][string]$Marker
 )
 
-$ErrorActionPreference = 'Stop'
+# Not 'Stop': the module's own code runs under this preference, and a non-terminating error in
+# it (a missing optional command) must not fail an import that the runner's host would complete.
+$ErrorActionPreference = 'Continue'
 $ProgressPreference = 'SilentlyContinue'
 $version = $PSVersionTable.PSVersion.ToString()
 
