@@ -194,6 +194,27 @@ describe('server-bound credentials through pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} the environment check can see a secret that is in the tool's environment`,
+    async () => {
+      // The same tool with the password also given to every tool's environment, as a project
+      // that allow-lists the variable does: the tool then sees it, so the check above is real.
+      const leaky = createToolRunner({
+        projectRoot: fixtures,
+        concurrency: { pwsh: 1 },
+        env: { AD_PASSWORD: PASSWORD },
+        secretEnvironment: { AD_USER: 'ada', AD_PASSWORD: PASSWORD },
+      });
+      try {
+        const result = await leaky.call(credentialTool([AD]), {});
+        expect(result.structuredContent).toMatchObject({ SecretInEnvironment: true });
+      } finally {
+        await leaky.close();
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} an unset variable fails the call naming the variable; pwsh is not asked`,
     async () => {
       const result = await runner.call(
