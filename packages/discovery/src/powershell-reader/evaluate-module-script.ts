@@ -509,6 +509,32 @@ export class ModuleScriptEvaluator {
     return UNKNOWN(`$${name} is not assigned where the reader can see it`);
   }
 
+  /** The inside of `( )`, `@( )` or `$( )`: the output of each statement, in order. */
+  private async evaluateStatements(start: number, end: number, frame: Frame): Promise<ScriptValue> {
+    const tokens = this.tokens;
+    const values: ScriptValue[] = [];
+    let i = start;
+    while (i < end) {
+      const token = tokens[i] as Token;
+      if (isTrivia(token) || token.kind === 'semicolon') {
+        i++;
+        continue;
+      }
+      const stop = statementEnd(tokens, i, end);
+      const value = await this.evaluatePipeline(i, stop, frame);
+      if (!value.known) return value;
+      values.push(value);
+      i = Math.max(stop, i + 1);
+    }
+    if (values.length === 1) return values[0] as ScriptValue;
+    if (values.some((value) => value.known && value.each === true))
+      return UNKNOWN(this.text(start, end));
+    return {
+      known: true,
+      elements: values.flatMap((value) => (value.known ? value.elements : [])),
+    };
+  }
+
   /** `a | b | c`: each element gets the previous one's output. */
   private async evaluatePipeline(start: number, end: number, frame: Frame): Promise<ScriptValue> {
     const elements = split(this.tokens, start, end, (t) => t.kind === 'pipe');
@@ -626,7 +652,7 @@ export class ModuleScriptEvaluator {
         token.text !== '@{' &&
         token.text !== '['
       ) {
-        part = await this.evaluatePipeline(i + 1, token.match, frame);
+        part = await this.evaluateStatements(i + 1, token.match, frame);
         next = token.match + 1;
       } else if (token.kind === 'word' && value !== undefined && /^\.[\p{L}_]/u.test(token.text)) {
         // Member access glued to what precedes it: `.FullName`, `.BaseName.Trim` is not followed.

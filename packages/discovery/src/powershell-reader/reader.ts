@@ -291,7 +291,11 @@ class Reader {
     const open = skipTrivia(this.tokens, i + 1, true);
     const openToken = this.token(open);
     if (openToken.kind !== 'open' || openToken.text !== '(' || openToken.match === undefined) {
-      this.error('"param" must be followed by a parameter list in parentheses', keyword.line);
+      // A bare `param` is a command to PowerShell; only attributes before it make it an error.
+      if (openToken.kind === 'open' && openToken.text === '(')
+        this.error('the parameter list of "param" is never closed with ")"', keyword.line);
+      else if (attributes.length > 0)
+        this.error('"param" must be followed by a parameter list in parentheses', keyword.line);
       return undefined;
     }
     const list = this.readParameterList(open, openToken.match);
@@ -572,9 +576,19 @@ function readFunction(
       reader.error(`"${keyword.text}" must be followed by a function name`, keyword.line);
     return undefined;
   }
-  const rawName = nameToken.kind === 'string' ? (nameToken.value ?? '') : nameToken.text;
+  // PowerShell scans the name as one generic token: `F]x`, `F$x` and `F#>y` are names too.
+  let rawName = nameToken.kind === 'string' ? (nameToken.value ?? '') : nameToken.text;
+  let nameEnd = nameIndex + 1;
+  while (nameToken.kind === 'word') {
+    const glued = tokens[nameEnd] as Token;
+    if (glued.start !== (tokens[nameEnd - 1] as Token).end) break;
+    if (!['word', 'variable', 'close', 'equals'].includes(glued.kind) && glued.text !== '[') break;
+    if (glued.kind === 'close' && glued.text !== ']') break;
+    rawName += glued.text;
+    nameEnd += 1;
+  }
   const name = rawName.replace(/^(global|script|local|private):/i, '');
-  let next = skipTrivia(tokens, nameIndex + 1, true);
+  let next = skipTrivia(tokens, nameEnd, true);
   let shortParameters: PsParameterList | undefined;
   const maybeParen = tokens[next] as Token;
   if (maybeParen.kind === 'open' && maybeParen.text === '(' && maybeParen.match !== undefined) {

@@ -102,6 +102,11 @@ class Tokenizer {
   pos = 0;
   line = 1;
   private nesting = 0;
+  /**
+   * Where a bare word (with any variables glued to it, `par$a`) ends: a `<#` right there is
+   * part of that word, as PowerShell scans a generic token, not the start of a comment.
+   */
+  private wordEnd = -1;
   readonly errors: ParseProblem[] = [];
 
   constructor(source: string) {
@@ -114,6 +119,9 @@ class Tokenizer {
       const token = this.next();
       tokens.push(token);
       if (token.kind === 'end') return tokens;
+      if (token.kind === 'word' && !/^[\d.]/.test(token.text)) this.wordEnd = token.end;
+      else if (token.kind === 'variable' && token.start === this.wordEnd) this.wordEnd = token.end;
+      else this.wordEnd = -1;
     }
   }
 
@@ -181,7 +189,7 @@ class Tokenizer {
     const ch = s[this.pos] as string;
     const next = s[this.pos + 1] ?? '';
 
-    if (ch === '<' && next === '#') return this.blockComment(start, line);
+    if (ch === '<' && next === '#' && start !== this.wordEnd) return this.blockComment(start, line);
     if (ch === '#') {
       while (this.pos < s.length && !isNewline(s[this.pos] as string)) this.pos += 1;
       return this.make('comment', start, line);

@@ -146,7 +146,13 @@ export function canonical(value: unknown): string {
 
 export function errorCodes(result: SourceResult, name?: string): ToolpackErrorCode[] {
   return result.diagnostics
-    .filter((d) => d.severity === 'error' && (name === undefined || d.message.includes(name)))
+    .filter(
+      (d) =>
+        d.severity === 'error' &&
+        (name === undefined ||
+          // A module-level summary naming its exports, never one function's own reason.
+          (d.message.includes(name) && d.code !== 'E_MODULE_NO_TOOLS')),
+    )
     .map((d) => d.code);
 }
 

@@ -1,0 +1,257 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { fuzzRuns } from '@toolpack/fuzz-runs';
+import { hasPwsh, PWSH_TEST_TAG, pwshEngine } from '@toolpack/pwsh-probe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyEdits, textEdits } from '../testing/fuzz-mutations.ts';
+import { readPowerShell } from './reader.ts';
+
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const collector = join(fixtures, 'parse-collect.ps1');
+
+/** Mutants per run (FC_RUNS_SCALE multiplies them); a fixed seed finds a difference again locally. */
+const MUTANTS = fuzzRuns(600);
+const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : 29;
+
+/** The characters and words PowerShell structure is made of, for mutating valid files. */
+const ALPHABET = [
+  '(',
+  ')',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  '=',
+  '"',
+  "'",
+  '$',
+  '$a',
+  '`',
+  '#',
+  '<#',
+  '#>',
+  '@(',
+  '@{',
+  '$(',
+  "@'\n",
+  "\n'@",
+  '\n',
+  ' ',
+  'param(',
+  'function F',
+  'function F()',
+  '[ordered]',
+  '[string]',
+];
+
+/**
+ * Near misses around every syntax error the reader reports, next to the valid forms they
+ * resemble: function headers with and without parentheses, parameter lists with a comma too
+ * many or too few, strings and comments left open.
+ */
+function generateSnippets(): string[] {
+  const heads = [
+    'function F',
+    'function F()',
+    'function F( )',
+    'function F(\n)',
+    'function F(<# none #>)',
+    'function F($a)',
+    'function F([int]$a, $b)',
+    'filter F()',
+    'function global:F()',
+    'workflow F',
+  ];
+  const bodies = [
+    '{ }',
+    '{ param() }',
+    '{ param($x) }',
+    '{ [CmdletBinding()] param([string]$x) $x }',
+    '{\n  param(\n    [Parameter(Mandatory)][string]$x\n  )\n  $x\n}',
+    '{ begin { } process { $_ } }',
+    '{ <# help #> param($x) }',
+  ];
+  const parameters = [
+    '$a',
+    '$a,',
+    '$a, $b',
+    '[string]$a [int]$b',
+    '[string]$a\n[int]$b',
+    '[string]',
+    '$a = ',
+    '$a = 1, 2',
+    '$a = (1, 2)',
+    '$a = @(1, 2)',
+    '[ordered]$a',
+    '[hashtable]$a = [ordered]@{}',
+    '$a,, $b',
+    "[ValidateSet('x', 'y')]$a",
+    "[ValidateSet('x',)]$a",
+    '[Parameter()]$a = @{ k = 1 }',
+    '[Parameter(Mandatory,)]$a',
+    '$a = $(Get-Date)',
+    '[int]$a = -1',
+  ];
+  const fragments = [
+    '"never closed',
+    "'never closed",
+    '@"\nhere\n"@',
+    '@"\nnever closed',
+    "@'\nx\n  '@",
+    '<# never closed',
+    '${never',
+    '$(1',
+    '(1',
+    '{',
+    '}',
+    ')',
+    '[',
+    ']',
+    'Write-Output a]b',
+    '$a = [ordered]@{ b = 1 }',
+    'function',
+    'function F',
+    'param',
+    'param $a',
+    '`',
+    'Get-X --% ( {',
+    'enum E { Function; Filter }',
+    'class C { [string] $function }',
+    "switch ($x) { 'a' { 1 } default { 2 } }",
+    '$x ?? 1',
+    '& { param($a) $a } 1',
+    '$h = @{ Filter = 1; Function = 2 }',
+    'foreach ($f in Get-ChildItem) { . $f.FullName }',
+    ':outer foreach ($a in 1) { continue outer }',
+  ];
+  const snippets: string[] = [];
+  for (const head of heads) for (const body of bodies) snippets.push(`${head} ${body}\n`);
+  for (const parameter of parameters) {
+    snippets.push(`param(${parameter})\n`);
+    snippets.push(`function F { param(${parameter}) }\n`);
+    snippets.push(`function F(${parameter}) { }\n`);
+  }
+  for (const fragment of fragments) snippets.push(`${fragment}\n`);
+  return snippets;
+}
+
+function ps1Files(folder: string): string[] {
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter((name) => /\.ps(m?)1$/i.test(name))
+    .sort()
+    .map((name) => join(folder, name));
+}
+
+interface Case {
+  label: string;
+  content: string;
+}
+
+function buildCases(): Case[] {
+  const originals = [
+    ...ps1Files(join(fixtures, 'valid-syntax')),
+    ...ps1Files(join(fixtures, 'scripts')),
+    ...ps1Files(join(fixtures, 'functions')),
+    ...ps1Files(join(fixtures, 'modules')),
+  ].map((path) => ({ label: relative(fixtures, path), content: readFileSync(path, 'utf8') }));
+  const snippets = generateSnippets().map((content, index) => ({
+    label: `snippet ${index}: ${JSON.stringify(content)}`,
+    content,
+  }));
+  const edits = fc.sample(textEdits(ALPHABET), { seed: SEED, numRuns: MUTANTS });
+  const mutants = edits.map((edit, index) => {
+    const original = originals[index % originals.length] as Case;
+    return {
+      label: `mutant ${index} of ${original.label}`,
+      content: applyEdits(original.content, edit),
+    };
+  });
+  return [...originals, ...snippets, ...mutants];
+}
+
+describe.skipIf(!hasPwsh)(
+  `syntax errors agree with PowerShell's parser on ${pwshEngine?.description ?? 'pwsh'}`,
+  () => {
+    let work = '';
+    const cases = buildCases();
+    const pwshErrors = new Map<number, string>();
+
+    // One pwsh parses every case: starting it is what costs.
+    beforeAll(() => {
+      work = mkdtempSync(join(tmpdir(), 'toolpack-parse-parity-'));
+      const paths = cases.map((entry, index) => {
+        const path = join(work, `${index}.ps1`);
+        writeFileSync(path, entry.content);
+        return path;
+      });
+      const list = join(work, 'list.txt');
+      const out = join(work, 'out.txt');
+      writeFileSync(list, paths.join('\n'));
+      execFileSync(
+        'pwsh',
+        [
+          '-NoLogo',
+          '-NoProfile',
+          '-NonInteractive',
+          '-File',
+          collector,
+          '-ListPath',
+          list,
+          '-OutPath',
+          out,
+        ],
+        { timeout: 300_000, stdio: 'ignore' },
+      );
+      for (const line of readFileSync(out, 'utf8').split(/\r?\n/)) {
+        const [path = '', found = ''] = line.split('\t');
+        const index = paths.indexOf(path);
+        if (index >= 0) pwshErrors.set(index, found.trim());
+      }
+    }, 300_000);
+
+    afterAll(() => {
+      if (work !== '') rmSync(work, { recursive: true, force: true });
+    });
+
+    it(`${PWSH_TEST_TAG} reports no syntax error PowerShell does not (fixtures, ${generateSnippets().length} near misses, ${MUTANTS} mutants)`, () => {
+      expect(pwshErrors.size).toBe(cases.length);
+      const falseErrors: string[] = [];
+      let bothFailed = 0;
+      cases.forEach((entry, index) => {
+        const ours = readPowerShell(entry.content).errors;
+        const theirs = pwshErrors.get(index) ?? '';
+        if (ours.length > 0 && theirs === '')
+          falseErrors.push(
+            `${entry.label}: "${ours[0]?.message}" (line ${ours[0]?.line}), PowerShell parses ${JSON.stringify(
+              entry.content
+                .split('\n')
+                .slice(Math.max(0, (ours[0]?.line ?? 1) - 3), (ours[0]?.line ?? 1) + 2)
+                .join('\n'),
+            )}`,
+          );
+        if (ours.length > 0 && theirs !== '') bothFailed += 1;
+      });
+      expect(falseErrors).toEqual([]);
+      // The check was reachable: the reader does report syntax errors here, each one PowerShell's too.
+      expect(bothFailed).toBeGreaterThanOrEqual(50);
+    });
+
+    it(`${PWSH_TEST_TAG} keeps the valid-syntax fixtures valid for both, and the error fixtures errors for both`, () => {
+      cases.forEach((entry, index) => {
+        if (!entry.label.startsWith('valid-syntax/')) return;
+        expect(readPowerShell(entry.content).errors, entry.label).toEqual([]);
+        expect(pwshErrors.get(index), entry.label).toBe('');
+      });
+      for (const name of ['parse-error', 'missing-brace', 'missing-comma', 'trailing-comma']) {
+        const index = cases.findIndex((entry) => entry.label === `scripts/${name}.ps1`);
+        expect(readPowerShell(cases[index]!.content).errors.length, name).toBeGreaterThan(0);
+        expect(pwshErrors.get(index), name).not.toBe('');
+      }
+    });
+  },
+);
