@@ -1,14 +1,14 @@
 // Benchmark: `mcp list --json --module` whole-process time on PowerShell modules as they ship
-// (issue 29): the largest module (dbatools-sized: 717 public functions dot-sourced from 945
-// files), uncached and cached, beside pwsh's own Import-Module + Get-Command of the same module;
-// a ~150-function module (PowerShellForGitHub's layout) uncached and cached; and a module whose
-// exports only the engine can tell, so discovery imports it in pwsh once and then serves the
-// cached answer.
+// (issue 29): the largest module (dbatools-sized: 717 public and 151 private functions
+// dot-sourced from 868 files), uncached and cached, beside pwsh's own Import-Module +
+// Get-Command of the same module; a ~150-function module (PowerShellForGitHub's layout)
+// uncached and cached; and a module whose exports only the engine can tell, so discovery
+// imports it in pwsh once and then serves the cached answer.
 //
-//   pnpm build && pnpm --filter @toolpack/bench bench:modules [--runs 5] [--dbatools DIR]
+//   pnpm build && pnpm --filter @toolpack/bench bench:modules [--runs 5] [--dbatools DIR] [--cli BIN]
 //
 // The modules are generated (the same on every machine). `--dbatools DIR` takes the largest
-// module's function files from a dbatools checkout instead (its public/ and private/ folders,
+// module's function files from a dbatools checkout instead (public/ and private/functions/,
 // with a .psm1 and .psd1 written here in dbatools' own layout).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,10 +19,16 @@ import { pwshEngine } from '@toolpack/pwsh-probe';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
-  options: { runs: { type: 'string', default: '5' }, dbatools: { type: 'string' } },
+  options: {
+    runs: { type: 'string', default: '5' },
+    dbatools: { type: 'string' },
+    cli: { type: 'string' },
+  },
 });
 const runs = Number(values.runs);
-const cli = path.join(import.meta.dirname, '..', 'packages', 'cli', 'dist', 'bin.mjs');
+// --cli: a copy of the built packages, for a checkout whose dist/ others keep rebuilding.
+const cli =
+  values.cli ?? path.join(import.meta.dirname, '..', 'packages', 'cli', 'dist', 'bin.mjs');
 
 /** One module function file: comment help, a param block of four parameters, a body. */
 function functionText(name: string, i: number): string {
@@ -98,8 +104,12 @@ ${exported.map((name) => `        '${name}'`).join(',\n')}
 `;
 }
 
-/** dbatools' own layout: every file of public/ and private/ dot-sourced by a loop over Get-ChildItem. */
-const DBATOOLS_STYLE_PSM1 = `foreach ($file in Get-ChildItem -Path "$PSScriptRoot/private" -Filter *.ps1 -Recurse) { . $file.FullName }
+/**
+ * dbatools' own layout: the function files of private/ and public/ dot-sourced by loops over
+ * Get-ChildItem. (dbatools' own .psm1 also loads dbatools.library and runs private/configurations,
+ * which need that library: the benchmark keeps to the function files.)
+ */
+const DBATOOLS_STYLE_PSM1 = `foreach ($file in Get-ChildItem -Path "$PSScriptRoot/private/functions" -Filter *.ps1 -Recurse) { . $file.FullName }
 foreach ($file in Get-ChildItem -Path "$PSScriptRoot/public" -Filter *.ps1 -Recurse) { . $file.FullName }
 `;
 
@@ -110,20 +120,24 @@ function writeLargestModule(root: string): { manifest: string; functions: number
   let exported: string[] = [];
   if (values.dbatools !== undefined) {
     cpSync(path.join(values.dbatools, 'public'), path.join(folder, 'public'), { recursive: true });
-    cpSync(path.join(values.dbatools, 'private'), path.join(folder, 'private'), {
-      recursive: true,
-    });
+    cpSync(
+      path.join(values.dbatools, 'private', 'functions'),
+      path.join(folder, 'private', 'functions'),
+      {
+        recursive: true,
+      },
+    );
     exported = readdirSync(path.join(folder, 'public'))
       .filter((file) => file.endsWith('.ps1'))
       .map((file) => file.slice(0, -4));
   } else {
-    // dbatools' counts: 717 public functions, 228 private files.
+    // dbatools' counts: 717 public functions, 151 private function files.
     for (let i = 0; i < 717; i++) {
       const name = `Get-DbaWidget${i}`;
       exported.push(name);
       writeFileSync(path.join(folder, 'public', `${name}.ps1`), functionText(name, i));
     }
-    for (let i = 0; i < 228; i++) {
+    for (let i = 0; i < 151; i++) {
       const name = `Get-DbaHelper${i}`;
       writeFileSync(
         path.join(folder, 'private', 'functions', `${name}.ps1`),
