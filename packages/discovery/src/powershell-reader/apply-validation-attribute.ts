@@ -214,8 +214,9 @@ export function applyValidationAttribute(
     case 'validatenotnullorempty':
     case 'validatenotnullorwhitespace': {
       const whitespace = attribute.key === 'validatenotnullorwhitespace';
-      if (isArray) spec.minItems = Math.max(spec.minItems ?? 0, 1);
-      if (element?.type === 'string') {
+      // Untyped, the value may be a string or an array: each keyword binds only its own kind.
+      if (isArray || spec.type === undefined) spec.minItems = Math.max(spec.minItems ?? 0, 1);
+      if (element !== undefined && (element.type === 'string' || element.type === undefined)) {
         element.minLength = Math.max(element.minLength ?? 0, 1);
         // A [ValidatePattern()] in any position keeps the one pattern slot; \S is the fallback.
         const patterned = parameter.attributes.some((a) => a.key === 'validatepattern');
