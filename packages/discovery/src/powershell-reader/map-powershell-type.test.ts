@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { describe, expect, it } from 'vitest';
-import { mapPowerShellType } from './map-powershell-type.ts';
+import { findCredentialType, mapPowerShellType } from './map-powershell-type.ts';
 import { compileWildcard, matchesAnyWildcard } from './wildcard.ts';
 
 describe('mapPowerShellType', () => {
@@ -232,5 +232,34 @@ describe.skipIf(!hasPwsh)('enum types, against PowerShell', () => {
       'System.IO.FileAttributes ""',
       'Microsoft.PowerShell.ExecutionPolicy "bypass "',
     ]);
+  });
+});
+
+describe('findCredentialType', () => {
+  it('knows the credential types in every spelling, and nothing else, arrays of them included', () => {
+    expect(
+      [
+        'pscredential',
+        'PSCredential',
+        'System.Management.Automation.PSCredential',
+        'Management.Automation.PSCredential',
+        'securestring',
+        'System.Security.SecureString',
+        ' SecureString ',
+      ].map(findCredentialType),
+    ).toEqual([
+      'pscredential',
+      'pscredential',
+      'pscredential',
+      'pscredential',
+      'securestring',
+      'securestring',
+      'securestring',
+    ]);
+    expect(
+      ['pscredential[]', 'List[pscredential]', 'string', 'scriptblock', undefined].map(
+        findCredentialType,
+      ),
+    ).toEqual([undefined, undefined, undefined, undefined, undefined]);
   });
 });
