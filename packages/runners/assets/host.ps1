@@ -931,9 +931,10 @@ function Reset-Runspaces {
 
 function Select-IdleRunspace {
     # An idle runspace for a call of this session ('' for none): one that already holds it,
-    # else a fresh one (it loads the session with the call). A runspace holding another
-    # session never serves the call; when only such are idle, one is closed so Update-Pool
-    # opens a fresh runspace, and the call waits for it.
+    # else none while one that holds it is being reset, else a fresh one (it loads the
+    # session with the call). A runspace holding another session never serves the call;
+    # when only such are idle, one is closed so Update-Pool opens a fresh runspace, and the
+    # call waits for it.
     param([string] $SessionKey)
     $entries = $script:Idle.ToArray()
     $chosen = $null
@@ -941,6 +942,11 @@ function Select-IdleRunspace {
         if ([string]$candidate['Session'] -eq $SessionKey) { $chosen = $candidate; break }
     }
     if ($null -eq $chosen -and $SessionKey -ne '') {
+        # One that holds the session and is being reset is ready in about a millisecond;
+        # loading the session into a fresh one takes hundreds (dotbot's: half a second).
+        foreach ($pending in @($script:Resetting) + @($script:Reviving)) {
+            if ([string]$pending['Session'] -eq $SessionKey) { return $null }
+        }
         foreach ($candidate in $entries) {
             if ([string]$candidate['Session'] -eq '') { $chosen = $candidate; break }
         }
