@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describeSandbox } from '@toolpack/containment';
 import { LEAST_PERMISSIONS } from '@toolpack/core';
 import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { FileParseCache } from '../cache/file-parse-cache.ts';
@@ -262,6 +263,83 @@ describe('a module whose exports only the engine can tell', () => {
       message: expect.stringContaining('TOOLPACK_SANDBOX=off'),
     });
   });
+});
+
+// A pack module whose import reaches for a key outside its folder and a token its pack never
+// declared, and exports functions named after what it got.
+const PROBE_PSM1 = `. $PSScriptRoot/Probe.ps1
+$key = 'Refused'
+try { if ([System.IO.File]::ReadAllText($env:KEY_FILE).Trim() -eq 'PRIVATE-KEY') { $key = 'Read' } } catch { }
+$token = if ($env:LISTING_TOKEN) { 'Set' } else { 'Unset' }
+Export-ModuleMember -Function "Get-Key$key", "Get-Token$token"
+`;
+
+describe("a confined module's import, run to learn its exports", () => {
+  let project: string;
+  const module = '.toolpack/packs/probe/Probe.psm1';
+  const sandbox = {
+    root: '.toolpack/packs/probe',
+    permissions: { ...LEAST_PERMISSIONS, env: ['KEY_FILE'] },
+  };
+
+  beforeAll(() => {
+    project = join(scratch, 'confined');
+    const pack = join(project, '.toolpack', 'packs', 'probe');
+    mkdirSync(pack, { recursive: true });
+    writeFileSync(join(pack, 'Probe.psm1'), PROBE_PSM1);
+    writeFileSync(
+      join(pack, 'Probe.ps1'),
+      ['Get-KeyRead', 'Get-KeyRefused', 'Get-TokenSet', 'Get-TokenUnset']
+        .map(
+          (name) =>
+            `function ${name} {\n    <#\n    .SYNOPSIS\n    Says ${name}.\n    #>\n    param()\n}\n`,
+        )
+        .join(''),
+    );
+    const keyFile = join(scratch, 'home', '.ssh', 'id_ed25519');
+    mkdirSync(dirname(keyFile), { recursive: true });
+    writeFileSync(keyFile, 'PRIVATE-KEY\n', { mode: 0o600 });
+    process.env.KEY_FILE = keyFile;
+    process.env.LISTING_TOKEN = 'server-token';
+  });
+
+  afterAll(() => {
+    delete process.env.KEY_FILE;
+    delete process.env.LISTING_TOKEN;
+  });
+
+  const list = async (options: { sandbox?: typeof sandbox }) => {
+    const { tools, diagnostics } = await discoverPowerShellModule({
+      path: module,
+      cwd: project,
+      envAllowList: ['KEY_FILE', 'LISTING_TOKEN'],
+      ...options,
+    });
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    return tools.map((tool) => tool.name);
+  };
+
+  it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} reaches the key and the token when it is not confined (what the sandbox must stop)`,
+    async () => {
+      expect(await list({})).toEqual(['Get_KeyRead', 'Get_TokenSet']);
+    },
+  );
+
+  it.skipIf(!hasPwsh || !describeSandbox().available)(
+    `${PWSH_TEST_TAG} reaches neither in the sandbox: only its own folder and its declared names [needs bubblewrap]`,
+    async () => {
+      expect(await list({ sandbox })).toEqual(['Get_KeyRefused', 'Get_TokenUnset']);
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} gets only its declared names even where the sandbox cannot be had`,
+    async () => {
+      process.env.TOOLPACK_SANDBOX = 'off';
+      expect(await list({ sandbox })).toEqual(['Get_KeyRead', 'Get_TokenUnset']);
+    },
+  );
 });
 
 describe('a cached start of a module', () => {
