@@ -77,11 +77,6 @@ const REPO_EXCLUSIONS: ReadonlyArray<{ pattern: RegExp; reason: string }> = [
       'take their help from MAML files, which GetHelpContent() (comment help only) does not see: external-help-parity.test.ts compares them with Get-Help in four cultures',
   },
   {
-    pattern: /^packages\/discovery\/src\/powershell-reader\/fixtures\/external-help\//,
-    reason:
-      'take their help from MAML files, which GetHelpContent() (comment help only) does not see: external-help-parity.test.ts compares them with Get-Help in four cultures',
-  },
-  {
     pattern: /^packages\/runners\/src\/pwsh\/fixtures\/modules\/SlowImport\//,
     reason: 'sleeps 1.5 s on import to test the runner; it documents nothing',
   },
