@@ -91,11 +91,13 @@ export async function describeEngineExports(
   // Classes first: an output type may name a class of any file the module loaded.
   for (const file of answer.files) if (/\.(ps1|psm1)$/i.test(file)) await readDocument(file);
 
+  // In the order the files would be read: by file, then line (never by the locale's collation).
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const exports = [...answer.exports].sort(
     (a, b) =>
-      (a.file ?? '\uffff').localeCompare(b.file ?? '\uffff') ||
+      order(a.file ?? '\uffff', b.file ?? '\uffff') ||
       (a.line ?? 0) - (b.line ?? 0) ||
-      a.name.localeCompare(b.name),
+      order(a.name, b.name),
   );
   const tools: DiscoveredTool[] = [];
   for (const exported of exports) {
@@ -149,5 +151,15 @@ export async function describeEngineExports(
     if (described.tool !== undefined) tools.push(described.tool);
   }
   diagnostics.push(...externalHelp.diagnostics);
+  if (answer.exports.length === 0) {
+    diagnostics.push(
+      createFileDiagnostic(
+        'warning',
+        'W_NO_FUNCTIONS',
+        `pwsh imported ${basename(modulePath)}, and it exports no functions, so it provides no tools.`,
+        modulePath,
+      ),
+    );
+  }
   return { tools, diagnostics };
 }

@@ -233,6 +233,27 @@ describe('a module whose exports only the engine can tell', () => {
     },
   );
 
+  it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} warns when pwsh finds that the module exports nothing`,
+    async () => {
+      const folder = join(scratch, 'none', 'None');
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(
+        join(folder, 'None.psm1'),
+        'function Get-Thing { param() }\nExport-ModuleMember -Function ([System.IO.File]::ReadAllLines("$PSScriptRoot/names.txt"))\n',
+      );
+      writeFileSync(join(folder, 'names.txt'), 'Get-Missing\n');
+      const { tools, diagnostics } = await discoverPowerShellModule({
+        path: join(folder, 'None.psm1'),
+        cwd: dirname(folder),
+      });
+      expect(tools).toEqual([]);
+      expect(diagnostics.filter((d) => d.severity !== 'info')).toEqual([
+        expect.objectContaining({ severity: 'warning', code: 'W_NO_FUNCTIONS' }),
+      ]);
+    },
+  );
+
   it('never starts pwsh for a module its files describe exactly', async () => {
     const pwsh = countingPwsh(mkdtempSync(join(scratch, 'exact-')));
     const { tools } = await discoverPowerShellModule({
