@@ -167,6 +167,7 @@ describe('discoverToolFolders: load-time checks', async () => {
       'renamed_tool',
       'several_metadata',
       'typo_key',
+      'yaml_and_yml',
     ]);
   });
 
@@ -266,6 +267,11 @@ describe('discoverToolFolders: load-time checks', async () => {
       }),
     ]);
     expect(result.tools.find((t) => t.name === 'several_metadata')?.description).toBe('From JSON');
+    // Two YAML files: the first is read, the other only named.
+    expect(codes('yaml-and-yml')).toEqual([['W_SEVERAL_METADATA', undefined]]);
+    expect(result.tools.find((t) => t.name === 'yaml_and_yml')?.description).toBe(
+      'From metadata.yaml',
+    );
   });
 
   it('reports a name it had to change', () => {

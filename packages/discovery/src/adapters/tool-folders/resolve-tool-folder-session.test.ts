@@ -56,6 +56,22 @@ describe("tool folders: dotbot's server session", () => {
     expect(result.diagnostics.map((d) => d.code)).not.toContain('W_METADATA_DISAGREE');
   });
 
+  it('gives workflow tools outside the framework the session of the one copied into .bot/runtime', async () => {
+    const result = await discoverToolFolders({
+      root: '.bot/content/workflows/*/tools',
+      cwd: PROJECT,
+    });
+    expect(result.tools.map((t) => t.name)).toEqual(['bump_note']);
+    expect(result.tools[0]?.invocation).toMatchObject({
+      session: {
+        origin: 'dotbot',
+        imports: expect.arrayContaining([
+          join(FRAMEWORK, 'src/runtime/Modules/Dotbot.Logging/Dotbot.Logging.psd1'),
+        ]),
+      },
+    });
+  });
+
   it('gives no session where the project has no .bot folder, though the framework is the same', async () => {
     const result = await discoverToolFolders({ root: join('project', TOOLS), cwd: FIXTURE });
     const invocation = result.tools[0]?.invocation;
