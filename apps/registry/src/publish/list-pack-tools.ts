@@ -54,6 +54,8 @@ export async function listPackTools(input: ListPackToolsInput): Promise<PackTool
       sandbox: true,
       permissions: LEAST_PERMISSIONS,
       sandboxRoot: root,
+      // Its credentials: bind its tools as a project serving it binds them (docs/permissions.md).
+      ...(manifest.credentials?.length ? { credentials: manifest.credentials } : {}),
     }));
   const missingDiagnostics = missing.map((m) => m.diagnostic);
   let result;

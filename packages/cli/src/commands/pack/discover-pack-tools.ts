@@ -12,7 +12,10 @@ export async function discoverPackTools(
 ): Promise<{ tools: DiscoveredTool[]; diagnostics: Diagnostic[] }> {
   const { discoverTools } = await import('@toolpack/discovery');
   const result = await discoverTools({
-    sources: manifest.sources.map(({ prefix: _prefix, ...source }) => source),
+    // The pack's credentials: bind its tools as they will be bound when it is served.
+    sources: manifest.sources.map(({ prefix: _prefix, ...source }) =>
+      manifest.credentials?.length ? { ...source, credentials: manifest.credentials } : source,
+    ),
     cwd: packDir,
     cache: false,
     builtins: false,
