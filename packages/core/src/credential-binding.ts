@@ -84,8 +84,3 @@ export const credentialBindingSchema = z.strictObject({
     .optional(),
   password: secretSourceSchema,
 });
-
-/** `env AD_PASSWORD` / `file ~/.config/x`: how a message names a secret (never its value). */
-export function describeSecretSource(source: SecretSource): string {
-  return 'env' in source ? `environment variable ${source.env}` : `file ${source.file}`;
-}

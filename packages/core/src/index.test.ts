@@ -28,7 +28,6 @@ it('@toolpack/core exports exactly these runtime names', () => {
     'describeErrorCode',
     'describePermissions',
     'editDistance',
-    'describeSecretSource',
     'findClosestName',
     'findEnumValue',
     'findFilesystemRootProblem',

@@ -75,7 +75,6 @@ export {
 export {
   CREDENTIAL_TYPES,
   credentialBindingSchema,
-  describeSecretSource,
   secretSourceSchema,
 } from './credential-binding.ts';
 export type {

@@ -223,7 +223,7 @@ describe('server-bound credentials through pwsh', () => {
       );
       expect(result.isError).toBe(true);
       expect(firstText(result)).toBe(
-        'E_CREDENTIAL_UNSET Tool "Get_CredentialUser" was not run: the server binds its -Credential [pscredential] from the environment variable AD_USER and environment variable AD_PASSWORD_UNSET (toolpack.yaml credentials:), and the environment variable AD_PASSWORD_UNSET is not set for the server. Set it where the server starts (or fix the file), then call the tool again; the model cannot supply it.',
+        'E_CREDENTIAL_UNSET Tool "Get_CredentialUser" was not run: the server binds its -Credential [pscredential] from the environment variables AD_USER and AD_PASSWORD_UNSET (toolpack.yaml credentials:), and the environment variable AD_PASSWORD_UNSET is not set for the server. Set it where the server starts (or fix the file), then call the tool again; the model cannot supply it.',
       );
     },
   );

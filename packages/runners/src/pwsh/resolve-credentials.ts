@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import {
-  describeSecretSource,
   type BoundCredential,
   type DiscoveredTool,
   type SecretSource,
@@ -106,12 +105,21 @@ function readSecret(
 }
 
 function describeUnset(tool: DiscoveredTool, credential: BoundCredential, problem: string): string {
-  const from = [credential.username, credential.password]
-    .filter((source): source is SecretSource => typeof source === 'object')
-    .map(describeSecretSource)
-    .join(' and ');
+  const sources = [credential.username, credential.password].filter(
+    (source): source is SecretSource => typeof source === 'object',
+  );
+  const envs = sources.flatMap((source) => ('env' in source ? [source.env] : []));
+  const files = sources.flatMap((source) => ('file' in source ? [source.file] : []));
+  const from = [
+    ...(envs.length === 0
+      ? []
+      : [`the environment variable${envs.length === 1 ? '' : 's'} ${envs.join(' and ')}`]),
+    ...(files.length === 0
+      ? []
+      : [`the file${files.length === 1 ? '' : 's'} ${files.join(' and ')}`]),
+  ].join(' and ');
   return (
-    `${UNSET} Tool "${tool.name}" was not run: the server binds its -${credential.parameter} [${credential.type}] from the ${from} (toolpack.yaml credentials:), and ${problem}. ` +
+    `${UNSET} Tool "${tool.name}" was not run: the server binds its -${credential.parameter} [${credential.type}] from ${from} (toolpack.yaml credentials:), and ${problem}. ` +
     'Set it where the server starts (or fix the file), then call the tool again; the model cannot supply it.'
   );
 }
