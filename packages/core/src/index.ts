@@ -69,10 +69,6 @@ export {
 export type { SourceLocationKey, SourceOptions, SourceSpec } from './source-spec.ts';
 export { toolPolicySchema } from './tool-policy.ts';
 export {
-  LEAST_PERMISSIONS,
-  describePermissions,
-  findFilesystemRootProblem,
-export {
   CREDENTIAL_TYPES,
   credentialBindingSchema,
   secretSourceSchema,
@@ -84,6 +80,10 @@ export type {
   CredentialType,
   SecretSource,
 } from './credential-binding.ts';
+export {
+  LEAST_PERMISSIONS,
+  describePermissions,
+  findFilesystemRootProblem,
   findPermissionWidening,
   normalizePermissions,
   packPermissionsSchema,
