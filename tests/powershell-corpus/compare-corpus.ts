@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
+import type { Diagnostic, DiscoveredTool, JsonSchema } from '@toolpack/core';
 import { discoverTools } from '../../packages/discovery/src/index.ts';
 import type {
   CollectEntry,
@@ -75,8 +75,58 @@ async function readWithToolpack(item: CorpusItem, cwd: string) {
   return discoverTools({ sources, cwd, cache: false, builtins: false, maxTools: 100_000 });
 }
 
-/** A command as corpus-collect.ps1 reports it: Get-Help's text where no comment help exists. */
-type CorpusCommand = PwshCommand & { engineHelp?: { synopsis: string; description: string } };
+/**
+ * A command as corpus-collect.ps1 reports it: Get-Help's text where no comment help exists, and
+ * the names of each .NET enum parameter type.
+ */
+type CorpusCommand = PwshCommand & {
+  engineHelp?: { synopsis: string; description: string };
+  parameters?: Array<
+    NonNullable<PwshCommand['parameters']>[number] & { enumNames?: string[]; enumFlags?: boolean }
+  >;
+};
+
+const sortedJson = (values: readonly unknown[]) => JSON.stringify(values.map(String).sort());
+
+/**
+ * What the parity comparison leaves unchecked: an untyped or `[object]` parameter takes any JSON
+ * value (no `type`), and a parameter of a .NET enum type (not a flags enum, which also takes
+ * combinations, and without a ValidateSet, which the parity comparison checks) is an `enum` of
+ * the type's names: any of them binds, nothing else does.
+ */
+function compareEngineTypes(
+  command: CorpusCommand,
+  tool: DiscoveredTool | undefined,
+  label: string,
+): string[] {
+  if (tool === undefined) return [];
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const differences: string[] = [];
+  for (const parameter of command.parameters ?? []) {
+    // Untyped and [object] parameters bind any value the engine is given.
+    const untypedSchema = properties[parameter.name];
+    if (parameter.type === 'System.Object' && untypedSchema?.type !== undefined)
+      differences.push(
+        `${label} $${parameter.name}: type ${JSON.stringify(untypedSchema.type)} for [System.Object], expected any JSON value`,
+      );
+    const names = parameter.enumNames;
+    if (names === undefined || parameter.enumFlags === true) continue;
+    if (parameter.validation.sets.length > 0) continue;
+    const schema = properties[parameter.name];
+    if (schema === undefined) continue;
+    const target = schema.type === 'array' ? (schema.items as JsonSchema | undefined) : schema;
+    const ours = target?.enum as unknown[] | undefined;
+    if (ours === undefined)
+      differences.push(
+        `${label} $${parameter.name}: .NET enum [${parameter.type}] (${names.length} names) is not an enum in the schema`,
+      );
+    else if (sortedJson(ours) !== sortedJson(names))
+      differences.push(
+        `${label} $${parameter.name}: enum ${sortedJson(ours)} differs from the .NET enum [${parameter.type}]'s names ${sortedJson(names)}`,
+      );
+  }
+  return differences;
+}
 
 /**
  * The parity comparison of one command (help, parameters, types, sets, defaults, validation),
@@ -94,7 +144,10 @@ function compareOne(
     command.hasHelp === true || help === undefined
       ? command
       : { ...command, hasHelp: true, synopsis: help.synopsis, description: help.description };
-  return compareCommand(judged, tool === undefined ? { result } : { result, tool }, label);
+  return [
+    ...compareCommand(judged, tool === undefined ? { result } : { result, tool }, label),
+    ...compareEngineTypes(command, tool, label),
+  ];
 }
 
 function relativeLabel(item: CorpusItem, file: string): string {

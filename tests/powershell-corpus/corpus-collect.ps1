@@ -57,6 +57,23 @@ function Add-EngineHelp($Facts, [string]$Name) {
     return $Facts
 }
 
+function Add-EnumNames($Facts, $CommandInfo) {
+    # The names a .NET enum parameter (or an array of one) takes, which the parity facts leave
+    # out: the engine converts any of them, in any case. Flags enums also take combinations, so
+    # they are marked.
+    if ($null -eq $Facts.parameters) { return $Facts }
+    foreach ($parameter in $Facts.parameters) {
+        $type = $CommandInfo.Parameters[$parameter.name].ParameterType
+        if ($type.IsArray) { $type = $type.GetElementType() }
+        $underlying = [System.Nullable]::GetUnderlyingType($type)
+        if ($null -ne $underlying) { $type = $underlying }
+        if (-not $type.IsEnum) { continue }
+        $parameter['enumNames'] = [string[]][System.Enum]::GetNames($type)
+        $parameter['enumFlags'] = $type.IsDefined([System.FlagsAttribute], $false)
+    }
+    return $Facts
+}
+
 function Add-CorpusModuleFacts([System.Collections.Generic.List[object]]$Commands, [string]$Path) {
     # Add-ModuleFacts of the parity collector, plus the engine's help while the module is loaded.
     $name = [System.IO.Path]::GetFileNameWithoutExtension($Path)
@@ -73,7 +90,8 @@ function Add-CorpusModuleFacts([System.Collections.Generic.List[object]]$Command
         foreach ($function in $exported) {
             try {
                 $facts = Get-CommandFacts $function 'function' $function.ScriptBlock.File $Path $function.Name $function.Name
-                $Commands.Add((Add-EngineHelp $facts $function.Name))
+                $facts = Add-EnumNames (Add-EngineHelp $facts $function.Name) $function
+                $Commands.Add($facts)
             }
             catch {
                 $Commands.Add([ordered]@{ kind = 'function'; file = $function.ScriptBlock.File; module = $Path; name = $function.Name; loadError = $_.Exception.Message })
@@ -90,7 +108,11 @@ foreach ($line in [System.IO.File]::ReadAllLines($corpusList)) {
     if ($line.Trim() -eq '') { continue }
     $kind, $path = $line.Split("`t", 2)
     if ($kind -eq 'module') { Add-CorpusModuleFacts $commands $path }
-    else { $commands.Add((Get-ScriptFacts $path)) }
+    else {
+        $facts = Get-ScriptFacts $path
+        if ($null -eq $facts['loadError']) { $facts = Add-EnumNames $facts (Get-Command -Name $path) }
+        $commands.Add($facts)
+    }
 }
 
 $builder = [System.Text.StringBuilder]::new()

@@ -84,6 +84,13 @@ export const CAUSES: readonly Cause[] = [
     reason: 'Issue 29 item 4: required follows Mandatory, set by set.',
   },
   {
+    id: 'dotnet-enum',
+    title: '.NET enum parameter types',
+    pattern: /\.NET enum/,
+    reason:
+      "Issue 29 item 4: a .NET enum parameter type is an enum of the type's names (the engine path knows them; well-known framework enums the static reader can too).",
+  },
+  {
     id: 'enum',
     title: 'enums (ValidateSet)',
     pattern: /ValidateSet|enum /,
