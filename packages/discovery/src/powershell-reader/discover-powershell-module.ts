@@ -11,8 +11,12 @@ import { findPwsh, identifyPwsh, readEngineExports } from './engine-exports.ts';
 import { readUiCulture } from './find-external-help.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
 
-/** Bumped whenever a module's reading changes for the same files (2: external help is read). */
-const MODULE_PARSER_VERSION = 2;
+/**
+ * Bumped whenever a module's reading changes for the same files (2: external help is read; 3:
+ * enums, any JSON value for untyped parameters, ValidateSet ignoring case, undescribed
+ * parameters marked for lenient help).
+ */
+const MODULE_PARSER_VERSION = 3;
 /** How many function names a missing-pwsh error lists before it counts the rest. */
 const LISTED_NAMES = 12;
 
