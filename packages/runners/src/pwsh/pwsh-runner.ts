@@ -18,8 +18,8 @@ import { findPwshRuntimePaths } from '../runtime-paths.ts';
 import type { HostResultMessage, HostSession } from './host-protocol.ts';
 import { startPwshHost, type PwshCallRequest, type PwshHost } from './pwsh-host.ts';
 import { createProgressRecordMapper } from './progress-records.ts';
-
 import { redactSecrets, resolveCredentials } from './resolve-credentials.ts';
+
 type PwshInvocation = Extract<ToolInvocation, { runner: 'pwsh' }>;
 
 export interface PwshRunnerOptions {
@@ -34,12 +34,12 @@ export interface PwshRunnerOptions {
   /** How long a stopped pipeline may take to end before the host is killed and restarted. */
   stopGraceMs: number;
   startTimeoutMs: number;
-}
   /**
    * Where server-bound credentials (`invocation.credentials`) read `{ env: NAME }` secrets: the
    * server's own environment, not the tool's. Default `process.env`.
    */
   secretEnvironment?: Readonly<Record<string, string | undefined>>;
+}
 
 export interface PwshRunner extends KindRunner {
   /**
@@ -134,7 +134,6 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
     call: RunnerCall,
     request: PwshCallRequest,
     pwshPath: string,
-  ): Promise<ToolCallResult> => {
     secrets: readonly string[],
   ): Promise<ToolCallResult> => {
     const result = await runOnHostUnredacted(call, request, pwshPath, secrets);
@@ -153,6 +152,7 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
     request: PwshCallRequest,
     pwshPath: string,
     secrets: readonly string[],
+  ): Promise<ToolCallResult> => {
     if (closed)
       return createErrorResult(`Tool "${call.tool.name}" was not run: the runner is closed.`);
     const current = getHost(pwshPath, call.confinement);
@@ -224,7 +224,6 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
       if (pwshPath === undefined)
         return createErrorResult(formatMissingPwshMessage(call.tool.name));
       const request = buildRequest(options.projectRoot, call, invocation);
-
       let secrets: readonly string[] = [];
       const bound = invocation.mode === 'tool-folder' ? undefined : invocation.credentials;
       if (bound !== undefined && bound.length > 0) {
@@ -238,6 +237,7 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
         request.credentials = resolved.credentials;
         secrets = resolved.secrets;
       }
+
       if (invocation.mode === 'module') {
         // One runspace per module (per host), one call at a time: queue here so a call that
         // times out while waiting never reaches the host.
