@@ -186,7 +186,7 @@ describe('external help of a module', () => {
         import { registerHooks } from 'node:module';
         let loaded = false;
         registerHooks({ resolve(specifier, context, next) {
-          if (specifier === 'fast-xml-parser') loaded = true;
+          if (specifier === 'saxes') loaded = true;
           return next(specifier, context);
         } });
         const { describePowerShellModule } = await import(${JSON.stringify(describeModule)});

@@ -129,7 +129,10 @@ describe('readMamlHelp', () => {
       `<helpItems schema="maml">\n<command:command ${NS}><command:details><command:name>Get-A</command:name><maml:description><maml:para>${para}</maml:para></maml:description></command:details></command:command></helpItems>`;
     const html = await readMamlHelp(entry('A&nbsp;b'), '/x/A-help.xml');
     expect(html.commands.size).toBe(0);
-    expect(html.problem).toEqual({ message: 'it refers to the undeclared entity &nbsp;', line: 2 });
+    expect(html.problem).toEqual({
+      message: 'it is not well-formed XML: undefined entity.',
+      line: 2,
+    });
     // The same text inside CDATA or a comment is no reference.
     const quoted = await readMamlHelp(
       entry('<![CDATA[A&nbsp;b]]><!-- &nbsp; -->'),
