@@ -246,7 +246,8 @@ describe("dotbot's own tools, unchanged: mcp serve beside dotbot-mcp.ps1", () =>
       expect(served.map((tool) => pick(tool as Record<string, unknown>)).sort(byName)).toEqual(
         theirs.tools.map(pick).sort(byName),
       );
-      expect(served).toHaveLength(31);
+      // src/mcp/tools and two workflows' systems/mcp/tools.
+      expect(served).toHaveLength(36);
     },
   );
 
@@ -267,6 +268,9 @@ describe("dotbot's own tools, unchanged: mcp serve beside dotbot-mcp.ps1", () =>
     ['steering_heartbeat', { session_id: 's_1', process_id: 'p_1', status: 'working' }],
     ['decision_list', {}],
     ['session_get_state', {}],
+    // Workflow tools, from .bot/content/workflows/*/systems/mcp/tools.
+    ['repo_list', {}],
+    ['research_status', {}],
     // The runtime, through Invoke-McpRuntimeRequest and Get-McpActor (Dotbot.Runtime).
     ['task_get', { task_id: TASK.id }],
     ['task_get', { task_id: 't_Zz99Zz99' }],
@@ -279,7 +283,7 @@ describe("dotbot's own tools, unchanged: mcp serve beside dotbot-mcp.ps1", () =>
   ];
 
   it.skipIf(!runs)(
-    title('gives the same result, or the same error, for each of 13 calls, in order'),
+    title('gives the same result, or the same error, for each of 15 calls, in order'),
     async () => {
       for (const [name, args] of calls) {
         const theirs = await callDotbot(name, args);
