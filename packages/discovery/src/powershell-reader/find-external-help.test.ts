@@ -1,10 +1,15 @@
 import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DiscoveredTool } from '@toolpack/core';
 import { describe, expect, it } from 'vitest';
+import { FileParseCache } from '../cache/file-parse-cache.ts';
 import type { SourceResult } from '../types.ts';
 import { describeEngineExports } from './describe-engine-exports.ts';
 import { describePowerShellModule } from './describe-module.ts';
+import { discoverPowerShellModule } from './discover-powershell-module.ts';
 import { listHelpCultures, readUiCulture } from './find-external-help.ts';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -177,6 +182,49 @@ describe('external help of a module', () => {
     expect(result.tools.map((tool) => tool.description)).toEqual([
       expect.stringMatching(/^Gets a plain widget \(from/),
     ]);
+  });
+
+  it('reads a module again when its help file or the UI culture changes', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'toolpack-external-help-'));
+    const saved = process.env.LC_ALL;
+    try {
+      const folder = join(scratch, 'PlainWidgets');
+      cpSync(`${external}PlainWidgets`, folder, { recursive: true });
+      // Only the file in the module's own folder: every culture ends up there.
+      rmSync(join(folder, 'en-US'), { recursive: true });
+      const start = async (): Promise<{ description?: string; misses: number }> => {
+        const cache = new FileParseCache({ dir: join(scratch, 'cache') });
+        const result = await discoverPowerShellModule({
+          path: join(folder, 'PlainWidgets.psm1'),
+          cwd: scratch,
+          cache,
+          pwshPath: false,
+        });
+        await cache.flush();
+        return { description: result.tools[0]?.description, misses: cache.stats.misses };
+      };
+      process.env.LC_ALL = 'C';
+      expect(await start()).toEqual({
+        description: expect.stringMatching(/own folder/),
+        misses: 1,
+      });
+      expect((await start()).misses).toBe(0);
+      const help = join(folder, 'PlainWidgets-help.xml');
+      writeFileSync(
+        help,
+        readFileSync(help, 'utf8').replace('Gets a plain widget', 'Fetches a widget'),
+      );
+      expect(await start()).toEqual({
+        description: expect.stringMatching(/^Fetches a widget/),
+        misses: 1,
+      });
+      process.env.LC_ALL = 'de_DE.UTF-8';
+      expect((await start()).misses).toBe(1);
+    } finally {
+      if (saved === undefined) delete process.env.LC_ALL;
+      else process.env.LC_ALL = saved;
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 
   it('loads the XML parser only for a module that has a help file', () => {
