@@ -25,6 +25,24 @@ function problems(result: SourceResult): string[] {
 }
 
 describe('describePowerShellModule', () => {
+  it("lists the names of the module's own enums and of well-known .NET ones", async () => {
+    const result = await describePowerShellModule({ path: fixture('EnumTypes/EnumTypes.psm1') });
+    expect(problems(result)).toEqual([]);
+    const properties = result.tools[0]?.inputSchema.properties ?? {};
+    expect(properties.Color).toMatchObject({
+      type: 'string',
+      enum: ['Red', 'Green', 'Blue'],
+      'x-enumIgnoreCase': true,
+    });
+    expect(new RegExp(properties.Shade?.pattern as string, 'u').test('light, DARK')).toBe(true);
+    // The default as written: the schema's enum ignores case, so it is valid as it stands.
+    expect(properties.Day).toMatchObject({
+      enum: expect.arrayContaining(['Friday']),
+      default: 'friday',
+    });
+    expect(properties.Command?.enum).toEqual(['Text', 'StoredProcedure', 'TableDirect']);
+  });
+
   it('makes a tool of each function the manifest exports, however its help is placed', async () => {
     const manifest = fixture('WidgetTools/WidgetTools.psd1');
     const script = fixture('WidgetTools/WidgetTools.psm1');
@@ -137,6 +155,17 @@ describe('describePowerShellModule', () => {
       path: fixture('PipelineDotSource/PipelineDotSource.psm1'),
     });
     expect(result.tools.map((tool) => tool.originalName)).toEqual(['Get-PLHelper', 'Get-PLItem']);
+    expect(result.staticReading.exact).toBe(true);
+  });
+
+  it('keeps test files out when the module filters them with Where-Object', async () => {
+    const result = await readPowerShellModule({
+      path: fixture('FilteredFolders/FilteredFolders.psm1'),
+    });
+    expect(result.tools.map((tool) => tool.originalName)).toEqual([
+      'Get-FFFunction',
+      'Get-FFPublic',
+    ]);
     expect(result.staticReading.exact).toBe(true);
   });
 

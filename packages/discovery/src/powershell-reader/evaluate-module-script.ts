@@ -1,6 +1,7 @@
 import { dirname, isAbsolute, posix, resolve } from 'node:path';
 import { parseNumberLiteral } from './constant-value.ts';
 import { listChildItems } from './list-child-items.ts';
+import { compileWildcard } from './wildcard.ts';
 import type { ChildItem } from './list-child-items.ts';
 import type { PowerShellDocument, PsFunction } from './reader.ts';
 import type { Token } from './tokenizer.ts';
@@ -16,7 +17,7 @@ export interface ModuleScriptEffects {
   loads: Array<{ path: string; line: number; construct: string }>;
   exports: Array<{ line: number; patterns: string[]; dynamic: string[] }>;
   /** Constructs whose effect could not be worked out without running the module. */
-  gaps: Array<{ line: number; construct: string }>;
+  gaps: Array<{ line: number; construct: string; kind: 'dot-source' | 'export' }>;
 }
 
 /** A helper function that dot-sources one of its parameters: `function Import-ModuleFile { param($Path) . $Path }`. */
@@ -351,8 +352,8 @@ export class ModuleScriptEvaluator {
     return this.source.slice(first.start, last.end).replace(/\s+/g, ' ').trim();
   }
 
-  private gap(line: number, construct: string): void {
-    this.effects.gaps.push({ line, construct });
+  private gap(line: number, construct: string, kind: 'dot-source' | 'export' = 'dot-source'): void {
+    this.effects.gaps.push({ line, construct, kind });
   }
 
   /** Dot-sources outside function bodies that no evaluated statement accounted for. */
@@ -563,6 +564,8 @@ export class ModuleScriptEvaluator {
       const value = args.named.get('path') ?? args.named.get('literalpath') ?? args.positional[0];
       return value === undefined ? UNKNOWN(command) : this.evaluateValue(value, frame, true);
     }
+    if (command === 'where-object' || command === 'where' || command === '?')
+      return this.whereObject(first + 1, end, frame, input);
     if (command === 'sort-object' || command === 'sort') {
       return input ?? UNKNOWN('Sort-Object without input');
     }
@@ -901,6 +904,49 @@ export class ModuleScriptEvaluator {
     return UNKNOWN('the output of ForEach-Object');
   }
 
+  /**
+   * `Where-Object { $_.Name -notlike '*.Tests.ps1' }` and `Where-Object Name -NotLike '...'`:
+   * comparisons of a property (or the item) with a constant, joined by `-and`/`-or`, and
+   * `-not $_.PSIsContainer`. Anything else leaves the filtered list unknown.
+   */
+  private async whereObject(
+    start: number,
+    end: number,
+    frame: Frame,
+    input: ScriptValue | undefined,
+  ): Promise<ScriptValue> {
+    const tokens = this.tokens;
+    const described = `Where-Object ${this.text(start, end)}`;
+    if (input === undefined || !input.known) return input ?? UNKNOWN(described);
+    let first = start;
+    while (first < end && isTrivia(tokens[first] as Token)) first++;
+    const open = tokens[first] as Token;
+    let words: Token[];
+    if (open.kind === 'open' && open.text === '{' && open.match !== undefined) {
+      words = tokens.slice(first + 1, open.match).filter((t) => !isTrivia(t));
+    } else {
+      // The simplified form: `Name -NotLike '*.Tests.ps1'`, a property with no `$_.`.
+      words = tokens.slice(first, end).filter((t) => !isTrivia(t));
+      if (words[0]?.kind === 'word' && /^-property$/i.test(words[0].text)) words = words.slice(1);
+      const property = words[0];
+      if (property?.kind !== 'word' || property.text.startsWith('-')) return UNKNOWN(described);
+      words = [
+        { ...property, kind: 'variable', value: '_', end: property.start },
+        { ...property, text: `.${property.text}` },
+        ...words.slice(1),
+      ];
+    }
+    const test = compileCondition(words);
+    if (test === undefined) return UNKNOWN(described);
+    const kept: ScriptElement[] = [];
+    for (const element of input.elements) {
+      const verdict = test(element);
+      if (verdict === undefined) return UNKNOWN(described);
+      if (verdict) kept.push(element);
+    }
+    return { known: true, elements: kept, ...(input.each === true ? { each: true } : {}) };
+  }
+
   private async dotSource(dot: number, end: number, frame: Frame): Promise<void> {
     const tokens = this.tokens;
     const groups = argumentGroups(tokens, dot + 1, end);
@@ -957,9 +1003,18 @@ export class ModuleScriptEvaluator {
       patterns: [] as string[],
       dynamic: [] as string[],
     };
+    const groups = args.named.get('function') ?? args.positional[0] ?? [];
+    const values = [];
+    for (const group of groups) values.push(await this.evaluateGroup(group, frame, true));
+    // `-Function $a.BaseName, 'x'` is a list holding an array, which PowerShell cannot bind to
+    // [string[]]: the call fails and exports nothing. Only the engine says so for certain.
+    if (groups.length > 1 && values.some((value) => value.known && value.elements.length !== 1)) {
+      this.gap(exported.line, this.text(command, end), 'export');
+      return;
+    }
     this.effects.exports.push(exported);
-    for (const group of args.named.get('function') ?? args.positional[0] ?? []) {
-      const value = await this.evaluateGroup(group, frame, true);
+    for (const [index, group] of groups.entries()) {
+      const value = values[index] as ScriptValue;
       const names =
         value.known && value.each !== true && value.elements.every((e) => e.kind === 'string')
           ? value.elements.map((e) => (e as { value: string }).value)
@@ -968,6 +1023,124 @@ export class ModuleScriptEvaluator {
       else exported.patterns.push(...names);
     }
   }
+}
+
+/** The property of a listed element a condition names; undefined when the reader cannot know it. */
+function propertyOf(
+  element: ScriptElement,
+  name: string | undefined,
+): string | boolean | undefined {
+  if (element.kind === 'string') return name === undefined ? element.value : undefined;
+  const item = element.item;
+  switch (name?.toLowerCase()) {
+    case undefined:
+    case 'fullname':
+    case 'pspath':
+      return item.fullName;
+    case 'name':
+      return item.name;
+    case 'basename':
+      return item.directory ? item.name : item.name.replace(/\.[^.]*$/, '');
+    case 'extension':
+      return item.directory ? '' : (/\.[^.]*$/.exec(item.name)?.[0] ?? '');
+    case 'psiscontainer':
+      return item.directory;
+    default:
+      return undefined;
+  }
+}
+
+type Condition = (element: ScriptElement) => boolean | undefined;
+
+/** `$_.Name -like 'x'`, `-not $_.PSIsContainer`, joined by `-and`/`-or` (left to right, as PowerShell's equal precedence does). */
+function compileCondition(words: readonly Token[]): Condition | undefined {
+  const clauses: Condition[] = [];
+  const joins: string[] = [];
+  let i = 0;
+  while (i < words.length) {
+    let negate = false;
+    while (words[i]?.kind === 'word' && /^(-not|!)$/i.test(words[i]!.text)) {
+      negate = !negate;
+      i++;
+    }
+    const subject = words[i];
+    if (subject?.kind !== 'variable' || !['_', 'psitem'].includes(variableName(subject)))
+      return undefined;
+    i++;
+    let property: string | undefined;
+    const member = words[i];
+    if (member?.kind === 'word' && member.text.startsWith('.') && member.start === subject.end) {
+      property = member.text.slice(1);
+      i++;
+    }
+    const operator = words[i];
+    let clause: Condition;
+    const match =
+      operator?.kind === 'word'
+        ? /^-([ci]?)(like|notlike|match|notmatch|eq|ne)$/i.exec(operator.text)
+        : null;
+    if (match !== null && match !== undefined) {
+      const operand = words[i + 1];
+      if (operand === undefined || (operand.kind !== 'string' && operand.kind !== 'word'))
+        return undefined;
+      if (operand.kind === 'string' && operand.expandable === true) return undefined;
+      const pattern = operand.kind === 'string' ? (operand.value ?? '') : operand.text;
+      const caseSensitive = match[1]?.toLowerCase() === 'c';
+      const kind = (match[2] as string).toLowerCase();
+      let compare: (text: string) => boolean;
+      if (kind === 'like' || kind === 'notlike') {
+        const regex = compileWildcard(pattern);
+        const exact = caseSensitive ? new RegExp(regex.source, 'u') : regex;
+        compare = (text) => exact.test(text) === (kind === 'like');
+      } else if (kind === 'match' || kind === 'notmatch') {
+        let regex: RegExp;
+        try {
+          regex = new RegExp(pattern, caseSensitive ? 'u' : 'iu');
+        } catch {
+          return undefined;
+        }
+        compare = (text) => regex.test(text) === (kind === 'match');
+      } else {
+        const fold = (text: string): string => (caseSensitive ? text : text.toLowerCase());
+        compare = (text) => (fold(text) === fold(pattern)) === (kind === 'eq');
+      }
+      clause = (element) => {
+        const value = propertyOf(element, property);
+        return typeof value === 'string' ? compare(value) : undefined;
+      };
+      i += 2;
+    } else {
+      // A bare property: its truth (`$_.PSIsContainer`).
+      clause = (element) => {
+        const value = propertyOf(element, property);
+        return typeof value === 'boolean' ? value : undefined;
+      };
+    }
+    clauses.push(
+      negate
+        ? (element) => {
+            const verdict = clause(element);
+            return verdict === undefined ? undefined : !verdict;
+          }
+        : clause,
+    );
+    const join = words[i];
+    if (join === undefined) break;
+    if (join.kind !== 'word' || !/^-(and|or)$/i.test(join.text)) return undefined;
+    joins.push(join.text.toLowerCase());
+    i++;
+    if (i >= words.length) return undefined;
+  }
+  if (clauses.length === 0) return undefined;
+  return (element) => {
+    let verdict = (clauses[0] as Condition)(element);
+    for (let k = 1; k < clauses.length; k++) {
+      const next = (clauses[k] as Condition)(element);
+      if (verdict === undefined || next === undefined) return undefined;
+      verdict = joins[k - 1] === '-and' ? verdict && next : verdict || next;
+    }
+    return verdict;
+  };
 }
 
 function concatenate(a: ScriptValue, b: ScriptValue): ScriptValue {

@@ -190,7 +190,7 @@ export class ModuleLoader {
       if (this.loaded.has(target)) continue;
       await this.loadDotSourced(target, { path, line: load.line }, into, depth);
     }
-    const [gap] = effects.gaps;
+    const gap = effects.gaps.find((entry) => entry.kind === 'dot-source');
     if (gap === undefined) return effects.exports;
     // Without the engine, the nearest guess: every script of the module's folder.
     const directory = dirname(path);

@@ -582,7 +582,11 @@ function readFunction(
   while (nameToken.kind === 'word') {
     const glued = tokens[nameEnd] as Token;
     if (glued.start !== (tokens[nameEnd - 1] as Token).end) break;
-    if (!['word', 'variable', 'close', 'equals'].includes(glued.kind) && glued.text !== '[') break;
+    if (
+      !['word', 'variable', 'string', 'close', 'equals'].includes(glued.kind) &&
+      glued.text !== '['
+    )
+      break;
     if (glued.kind === 'close' && glued.text !== ']') break;
     rawName += glued.text;
     nameEnd += 1;

@@ -120,7 +120,11 @@ class Tokenizer {
       tokens.push(token);
       if (token.kind === 'end') return tokens;
       if (token.kind === 'word' && !/^[\d.]/.test(token.text)) this.wordEnd = token.end;
-      else if (token.kind === 'variable' && token.start === this.wordEnd) this.wordEnd = token.end;
+      else if (
+        token.start === this.wordEnd &&
+        (token.kind === 'variable' || token.text === '[' || token.text === ']')
+      )
+        this.wordEnd = token.end;
       else this.wordEnd = -1;
     }
   }
