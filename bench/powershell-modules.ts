@@ -5,7 +5,8 @@
 // uncached and cached; and a module whose exports only the engine can tell, so discovery
 // imports it in pwsh once and then serves the cached answer.
 //
-//   pnpm build && pnpm --filter @toolpack/bench bench:modules [--runs 5] [--dbatools DIR] [--cli BIN]
+//   pnpm build && pnpm --filter @toolpack/bench bench:modules [--runs 5] [--dbatools DIR]
+//     [--cli BIN] [--baseline-cli BIN]
 //
 // The modules are generated (the same on every machine). `--dbatools DIR` takes the largest
 // module's function files from a dbatools checkout instead (public/ and private/functions/,
@@ -23,12 +24,16 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '5' },
     dbatools: { type: 'string' },
     cli: { type: 'string' },
+    'baseline-cli': { type: 'string' },
   },
 });
 const runs = Number(values.runs);
 // --cli: a copy of the built packages, for a checkout whose dist/ others keep rebuilding.
 const cli =
   values.cli ?? path.join(import.meta.dirname, '..', 'packages', 'cli', 'dist', 'bin.mjs');
+// --baseline-cli: the build the issue's targets are relative to ("its current time", "the same as
+// today"), timed on the same modules in the same run, its runs interleaved with ours.
+const baselineCli = values['baseline-cli'];
 
 /** One module function file: comment help, a param block of four parameters, a body. */
 function functionText(name: string, i: number): string {
@@ -207,12 +212,12 @@ interface Listing {
   errors: string[];
 }
 
-function timeList(cwd: string, module: string, cached: boolean): Listing {
+function timeList(bin: string, cwd: string, module: string, cached: boolean): Listing {
   const start = process.hrtime.bigint();
   const result = spawnSync(
     process.execPath,
     [
-      cli,
+      bin,
       'list',
       '--json',
       '--max-tools',
@@ -252,6 +257,8 @@ interface Row {
   /** pwsh's own Import-Module + Get-Command of the same module, whole process; null without pwsh. */
   pwshMs: number | null;
   pwshCommands: number | null;
+  /** The same with --baseline-cli; null without it. */
+  baseline: { tools: number; uncachedMs: number; cachedMs: number; errors: string[] } | null;
 }
 
 /** Whole-process time of pwsh importing the module and listing its commands, as a user would. */
@@ -279,27 +286,52 @@ function timePwsh(module: string): { ms: number; commands: number } | null {
 }
 
 function measure(work: string, label: string, module: string, functions: number): Row {
-  const uncached: number[] = [];
-  let listing: Listing | undefined;
-  for (let r = 0; r < runs; r++) {
-    listing = timeList(work, module, false);
-    uncached.push(listing.ms);
+  const builds = [
+    { bin: cli, cwd: path.join(work, 'ours') },
+    ...(baselineCli === undefined ? [] : [{ bin: baselineCli, cwd: path.join(work, 'baseline') }]),
+  ].map((build) => ({
+    ...build,
+    uncached: [] as number[],
+    cached: [] as number[],
+    last: undefined as Listing | undefined,
+  }));
+  for (const build of builds) {
+    rmSync(build.cwd, { recursive: true, force: true });
+    mkdirSync(build.cwd, { recursive: true });
   }
-  rmSync(path.join(work, '.toolpack'), { recursive: true, force: true });
-  timeList(work, module, true); // fills the cache
-  timeList(work, module, true); // settles entries stored within the racy-mtime window
-  const cached: number[] = [];
-  for (let r = 0; r < runs; r++) cached.push(timeList(work, module, true).ms);
+  for (let r = 0; r < runs; r++) {
+    for (const build of builds) {
+      build.last = timeList(build.bin, build.cwd, module, false);
+      build.uncached.push(build.last.ms);
+    }
+  }
+  for (const build of builds) {
+    timeList(build.bin, build.cwd, module, true); // fills the cache
+    timeList(build.bin, build.cwd, module, true); // settles entries stored within the racy-mtime window
+  }
+  for (let r = 0; r < runs; r++) {
+    for (const build of builds) build.cached.push(timeList(build.bin, build.cwd, module, true).ms);
+  }
   const pwsh = timePwsh(module);
+  const [ours, baseline] = builds;
   return {
     module: label,
     functions,
-    tools: listing?.tools ?? 0,
-    uncachedMs: median(uncached),
-    cachedMs: median(cached),
-    errors: listing?.errors ?? [],
+    tools: ours?.last?.tools ?? 0,
+    uncachedMs: median(ours?.uncached ?? []),
+    cachedMs: median(ours?.cached ?? []),
+    errors: ours?.last?.errors ?? [],
     pwshMs: pwsh?.ms ?? null,
     pwshCommands: pwsh?.commands ?? null,
+    baseline:
+      baseline === undefined
+        ? null
+        : {
+            tools: baseline.last?.tools ?? 0,
+            uncachedMs: median(baseline.uncached),
+            cachedMs: median(baseline.cached),
+            errors: baseline.last?.errors ?? [],
+          },
   };
 }
 
@@ -341,6 +373,10 @@ try {
     console.log(
       `| ${row.module} | ${row.tools} | ${row.uncachedMs.toFixed(0)} | ${row.cachedMs.toFixed(0)} | ${(row.cachedMs / row.uncachedMs).toFixed(2)} | ${row.pwshMs === null ? 'no pwsh' : `${row.pwshMs.toFixed(0)} (${row.pwshCommands} commands)`} | ${row.errors.join(', ') || '-'} |`,
     );
+    if (row.baseline !== null)
+      console.log(
+        `| ... with the baseline build | ${row.baseline.tools} | ${row.baseline.uncachedMs.toFixed(0)} | ${row.baseline.cachedMs.toFixed(0)} | ${(row.baseline.cachedMs / row.baseline.uncachedMs).toFixed(2)} | | ${row.baseline.errors.join(', ') || '-'} |`,
+      );
   }
   const out = path.join(import.meta.dirname, 'out');
   mkdirSync(out, { recursive: true });
@@ -353,6 +389,7 @@ try {
         node: process.version,
         pwsh: pwshEngine?.description ?? null,
         source: values.dbatools === undefined ? 'generated' : 'dbatools',
+        baselineCli: baselineCli ?? null,
         rows,
       },
       null,

@@ -262,6 +262,34 @@ function powershellModuleRows(out: unknown, loadAverage?: readonly number[]): Re
             : null,
       }),
     );
+    // Issue 29's targets for the largest module are relative to the build before it.
+    const baseline = record(record(entry)?.baseline);
+    if (baseline === undefined) return;
+    const largest = index === 0;
+    const baselineTools = numberAt(baseline, 'tools');
+    for (const [phase, ours, theirs, limit] of [
+      ['--no-cache', uncached, numberAt(baseline, 'uncachedMs'), 2],
+      ['cached', cached, numberAt(baseline, 'cachedMs'), 1],
+    ] as const) {
+      const ratio = ratioOf(ours, theirs);
+      const fits = largest && ratio !== null ? ratio <= limit : null;
+      rows.push(
+        row({
+          bench,
+          scenario: `mcp list --json --module, ${label}, ${phase}, against the build before issue 29 (which listed ${baselineTools ?? '?'} tools)`,
+          ours: ms(ours),
+          oursValue: ours,
+          reference: `the same with ${stringAt(out, 'baselineCli') ?? 'the baseline build'} ${ms(theirs)}`,
+          referenceValue: theirs,
+          target: largest ? `<= ${limit}x the build before issue 29` : 'reported',
+          met: fits,
+          note:
+            fits === false
+              ? `${OPEN_NOTE_PREFIX} slower than issue 29 allows against the build before it${loadNote(loadAverage)}.`
+              : null,
+        }),
+      );
+    }
   });
   return rows;
 }
