@@ -200,6 +200,24 @@ describe('a module whose exports only the engine can tell', () => {
     expect(codes(diagnostics)).not.toContain('E_DYNAMIC_EXPORTS');
   });
 
+  it('says so once, per construct, when its files show no function at all', async () => {
+    const folder = copyFixture('EngineExports', 'no-pwsh-none');
+    const { tools, diagnostics } = await discoverPowerShellModule({
+      path: join(folder, 'EngineExports.psd1'),
+      cwd: dirname(folder),
+      pwshPath: false,
+    });
+    expect(tools).toEqual([]);
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([
+      expect.objectContaining({
+        code: 'E_MODULE_NEEDS_PWSH',
+        line: 6,
+        message: expect.stringContaining('none of its functions could be listed'),
+      }),
+      expect.objectContaining({ code: 'E_MODULE_NEEDS_PWSH', line: 14 }),
+    ]);
+  });
+
   it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} finds the function the static reading could not see, with pwsh`,
     async () => {

@@ -17,6 +17,11 @@ import { createFileDiagnostic } from './file-diagnostic.ts';
  * parameters marked for lenient help).
  */
 const MODULE_PARSER_VERSION = 3;
+const FOLDED_INTO_NEEDS_PWSH = new Set([
+  'E_DYNAMIC_EXPORTS',
+  'I_DYNAMIC_DOT_SOURCE',
+  'E_MODULE_NO_TOOLS',
+]);
 /** How many function names a missing-pwsh error lists before it counts the rest. */
 const LISTED_NAMES = 12;
 
@@ -179,11 +184,9 @@ function reportMissingPwsh(
     tools: reading.tools,
     diagnostics: [
       ...diagnostics,
-      // The static reading's own guesses are folded into the errors above.
-      ...reading.diagnostics.filter(
-        (diagnostic) =>
-          diagnostic.code !== 'E_DYNAMIC_EXPORTS' && diagnostic.code !== 'I_DYNAMIC_DOT_SOURCE',
-      ),
+      // The static reading's own guesses, and its conclusion that nothing was found, are
+      // folded into the errors above.
+      ...reading.diagnostics.filter((diagnostic) => !FOLDED_INTO_NEEDS_PWSH.has(diagnostic.code)),
     ],
   };
 }
