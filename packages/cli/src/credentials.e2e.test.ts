@@ -88,6 +88,20 @@ describe('server-bound credentials through mcp', () => {
   );
 
   it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} mcp call: a bound token moves PowerShell off a default set that needs an unbound credential`,
+    () => {
+      // Connect-Service's default set needs -Credential, which only Get-* tools get; its other
+      // set takes -Token, which the server binds: {} is bound to ByToken, as pwsh binds it.
+      const { code, stdout, stderr } = mcp(['call', 'Connect_Service', '--json'], {
+        SERVICE_TOKEN: 'token-123456',
+      });
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout).structuredContent).toEqual({ Set: 'ByToken', TokenLength: 12 });
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} mcp call: an unset variable is an error naming it, and a client cannot send the parameter`,
     () => {
       const unset = mcp(['call', 'Get_CredentialUser'], { AD_USER: 'ada' });

@@ -191,3 +191,35 @@ describe('findUnusedCredentialBindings through discoverTools', () => {
     ]);
   });
 });
+
+describe('a command whose every set needs a credential', () => {
+  const discoverSets = (credentials: CredentialBinding[]) =>
+    discoverTools({
+      cwd: FIXTURES,
+      cache: false,
+      sources: [{ scripts: 'credentials-sets', credentials }],
+    });
+
+  it('is refused when no set is left, and served with the sets whose credential is bound', async () => {
+    const none = await discoverSets([]);
+    expect(none.tools.find((tool) => tool.name === 'Connect_Service')).toBeUndefined();
+    expect(none.diagnostics.find((d) => d.code === 'E_PARAMETER_TYPE')?.message).toBe(
+      'Every parameter set of the script Connect-Service.ps1 needs a credential parameter ($Credential, $Token) that no credentials: entry binds, so the tool could never be called.',
+    );
+    const token = await discoverSets([
+      { parameters: ['Token'], password: { env: 'SERVICE_TOKEN' } },
+    ]);
+    const tool = token.tools.find((candidate) => candidate.name === 'Connect_Service');
+    // ByCredential can never be bound, and the server passes the token, which moves PowerShell
+    // off that default: so it no longer takes the calls that fit it, and {} binds ByToken.
+    expect(tool?.parameterSets?.map((set) => [set.name, set.isDefault, set.required])).toEqual([
+      ['ByCredential', false, ['Credential']],
+      ['ByToken', false, []],
+    ]);
+    const branches = tool?.inputSchema.oneOf as { title: string; not?: unknown }[];
+    expect(branches.map((branch) => [branch.title, branch.not])).toEqual([
+      ['ByCredential', undefined],
+      ['ByToken', undefined],
+    ]);
+  });
+});

@@ -119,6 +119,39 @@ function bindTool(
     }
   }
   if (refused) return { diagnostics };
+  const unbound = new Set(
+    (tool.credentialParameters ?? [])
+      .filter((parameter) => !credentials.some((bound) => bound.parameter === parameter.name))
+      .map((parameter) => parameter.name),
+  );
+  // Each set may need another unbound credential: then none is left to call.
+  if (sets !== undefined && sets.every((set) => set.required.some((name) => unbound.has(name)))) {
+    diagnostics.push(
+      createDiagnostic(
+        'error',
+        'E_PARAMETER_TYPE',
+        `Every parameter set of ${describeCommand(tool)} needs a credential parameter (${[...unbound].map((name) => `$${name}`).join(', ')}) that no credentials: entry binds, so the tool could never be called.`,
+        {
+          path: tool.source.path,
+          ...(tool.source.line === undefined ? {} : { line: tool.source.line }),
+        },
+        'Bind them in toolpack.yaml credentials: (docs/powershell-scripts.md#credentials).',
+      ),
+    );
+    return { diagnostics };
+  }
+  // The server passes a bound credential only when the call's set takes it, and a credential
+  // passed moves PowerShell off a default set that does not take it. So a default set that
+  // needs an unbound credential (never bound itself) does not take the calls that fit it
+  // while another set's credential is bound: ByToken is chosen, not a ByCredential no one fills.
+  const defaultSet = sets?.find((set) => set.isDefault);
+  if (
+    sets !== undefined &&
+    defaultSet !== undefined &&
+    defaultSet.required.some((name) => unbound.has(name)) &&
+    credentials.some((bound) => bound.sets?.some((name) => name !== defaultSet.name) === true)
+  )
+    sets = sets.map((set) => (set.isDefault ? { ...set, isDefault: false } : set));
   const next: DiscoveredTool = { ...tool };
   if (sets !== undefined && sets !== tool.parameterSets) {
     const { oneOf: _branches, ...schema } = tool.inputSchema;
