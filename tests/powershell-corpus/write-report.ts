@@ -1,6 +1,7 @@
 // `pnpm powershell-corpus [--update-baseline]`: runs the corpus comparison with the pwsh on PATH
 // and rewrites docs/powershell-corpus.md (and, with the flag, baseline.json) from it.
 import { existsSync, writeFileSync } from 'node:fs';
+import { format, resolveConfig } from 'prettier';
 import { buildBaseline, checkBaseline, renderReport } from './corpus-report.ts';
 import { baselinePath, readBaseline, reportPath, runCorpusComparison } from './run-corpus.ts';
 
@@ -12,8 +13,15 @@ if (engine !== 'full') {
 }
 const previous = existsSync(baselinePath) ? readBaseline() : undefined;
 const baseline = update || previous === undefined ? buildBaseline(outcomes, previous) : previous;
+// In the repository's own format, so `pnpm check` (prettier --check) passes as written.
 if (update || previous === undefined)
-  writeFileSync(baselinePath, `${JSON.stringify(baseline, null, 2)}\n`);
+  writeFileSync(
+    baselinePath,
+    await format(JSON.stringify(baseline, null, 2), {
+      ...(await resolveConfig(baselinePath)),
+      filepath: baselinePath,
+    }),
+  );
 writeFileSync(reportPath, renderReport(outcomes, { psVersion, baseline }));
 const { unexpected, gone } = checkBaseline(outcomes, baseline);
 for (const outcome of outcomes)
