@@ -305,12 +305,13 @@ describe('a module whose exports only the engine can tell', () => {
 });
 
 // A pack module whose import reaches for a key outside its folder and a token its pack never
-// declared, and exports functions named after what it got.
+// declared, and exports functions named after what it got (and after the two variables every
+// importing pwsh is given: no diagnostics pipe, no telemetry).
 const PROBE_PSM1 = `. $PSScriptRoot/Probe.ps1
 $key = 'Refused'
 try { if ([System.IO.File]::ReadAllText($env:KEY_FILE).Trim() -eq 'PRIVATE-KEY') { $key = 'Read' } } catch { }
 $token = if ($env:LISTING_TOKEN) { 'Set' } else { 'Unset' }
-Export-ModuleMember -Function "Get-Key$key", "Get-Token$token"
+Export-ModuleMember -Function "Get-Key$key", "Get-Token$token", "Get-Env$($env:DOTNET_EnableDiagnostics)$($env:POWERSHELL_TELEMETRY_OPTOUT)"
 `;
 
 describe("a confined module's import, run to learn its exports", () => {
@@ -328,7 +329,7 @@ describe("a confined module's import, run to learn its exports", () => {
     writeFileSync(join(pack, 'Probe.psm1'), PROBE_PSM1);
     writeFileSync(
       join(pack, 'Probe.ps1'),
-      ['Get-KeyRead', 'Get-KeyRefused', 'Get-TokenSet', 'Get-TokenUnset']
+      ['Get-Env01', 'Get-KeyRead', 'Get-KeyRefused', 'Get-TokenSet', 'Get-TokenUnset']
         .map(
           (name) =>
             `function ${name} {\n    <#\n    .SYNOPSIS\n    Says ${name}.\n    #>\n    param()\n}\n`,
@@ -361,14 +362,14 @@ describe("a confined module's import, run to learn its exports", () => {
   it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} reaches the key and the token when it is not confined (what the sandbox must stop)`,
     async () => {
-      expect(await list({})).toEqual(['Get_KeyRead', 'Get_TokenSet']);
+      expect(await list({})).toEqual(['Get_Env01', 'Get_KeyRead', 'Get_TokenSet']);
     },
   );
 
   it.skipIf(!hasPwsh || !describeSandbox().available)(
     `${PWSH_TEST_TAG} reaches neither in the sandbox: only its own folder and its declared names [needs bubblewrap]`,
     async () => {
-      expect(await list({ sandbox })).toEqual(['Get_KeyRefused', 'Get_TokenUnset']);
+      expect(await list({ sandbox })).toEqual(['Get_Env01', 'Get_KeyRefused', 'Get_TokenUnset']);
     },
   );
 
@@ -376,7 +377,7 @@ describe("a confined module's import, run to learn its exports", () => {
     `${PWSH_TEST_TAG} gets only its declared names even where the sandbox cannot be had`,
     async () => {
       process.env.TOOLPACK_SANDBOX = 'off';
-      expect(await list({ sandbox })).toEqual(['Get_KeyRead', 'Get_TokenUnset']);
+      expect(await list({ sandbox })).toEqual(['Get_Env01', 'Get_KeyRead', 'Get_TokenUnset']);
     },
   );
 });
