@@ -6,6 +6,7 @@
 # The answer is one line on stdout after the marker, as JSON:
 #   { version, exports: [{ name, file, line, kind }], files: [...] }   or   { version, error }
 # What the module itself prints (Write-Host, warnings) goes elsewhere or before the marker.
+# Core cmdlets and .NET only, so that the bare engine (tools/pwsh-engine) runs it as a full pwsh does.
 param(
     [Parameter(Mandatory)][string]$ModulePath,
     [Parameter(Mandatory)][string]$Marker
@@ -17,15 +18,20 @@ $ErrorActionPreference = 'Continue'
 $ProgressPreference = 'SilentlyContinue'
 $version = $PSVersionTable.PSVersion.ToString()
 
-function Write-Answer([hashtable]$Answer) {
-    $Answer.version = $version
+function ConvertTo-JsonText($Value) {
+    if ($null -eq $Value) { return 'null' }
+    if ($Value -is [int]) { return [string]$Value }
+    [System.Text.Json.JsonSerializer]::Serialize([string]$Value, [string])
+}
+
+function Write-Answer([string]$Fields) {
     # Straight to the console: a module's own output must never be taken for the answer.
-    [Console]::Out.WriteLine($Marker + ($Answer | ConvertTo-Json -Depth 5 -Compress))
+    [Console]::Out.WriteLine($Marker + '{"version":' + (ConvertTo-JsonText $version) + ',' + $Fields + '}')
 }
 
 try {
-    $module = Import-Module -Name $ModulePath -PassThru -DisableNameChecking -Force -ErrorAction Stop -WarningAction SilentlyContinue 3>$null 4>$null 5>$null 6>$null |
-        Select-Object -First 1
+    $imported = @(Import-Module -Name $ModulePath -PassThru -DisableNameChecking -Force -ErrorAction Stop -WarningAction SilentlyContinue 3>$null 4>$null 5>$null 6>$null)
+    $module = if ($imported.Count -gt 0) { $imported[0] } else { $null }
 }
 catch {
     $message = $_.Exception.Message
@@ -36,11 +42,11 @@ catch {
             break
         }
     }
-    Write-Answer @{ error = $message }
+    Write-Answer ('"error":' + (ConvertTo-JsonText $message))
     exit 0
 }
 if ($null -eq $module) {
-    Write-Answer @{ error = "Import-Module returned no module for $ModulePath." }
+    Write-Answer ('"error":' + (ConvertTo-JsonText "Import-Module returned no module for $ModulePath."))
     exit 0
 }
 
@@ -65,14 +71,14 @@ foreach ($each in $modules) {
 $exports = foreach ($function in $module.ExportedFunctions.Values) {
     $block = $function.ScriptBlock
     $ast = $block.Ast
-    [ordered]@{
-        name = $function.Name
-        file = if ($block.File) { [System.IO.Path]::GetFullPath($block.File) } else { $null }
-        line = if ($ast) { $ast.Extent.StartLineNumber } else { $null }
-        # A FunctionDefinitionAst is a `function` statement the reader can find; a bare script
-        # block (`Set-Item function:X { }`, `$function:X = { }`) is not.
-        kind = if ($ast -is [System.Management.Automation.Language.FunctionDefinitionAst]) { 'function' } else { 'scriptblock' }
-    }
+    $file = if ($block.File) { [System.IO.Path]::GetFullPath($block.File) } else { $null }
+    $line = if ($ast) { [int]$ast.Extent.StartLineNumber } else { $null }
+    # A FunctionDefinitionAst is a `function` statement the reader can find; a bare script
+    # block (`Set-Item function:X { }`, `${function:X} = { }`) is not.
+    $kind = if ($ast -is [System.Management.Automation.Language.FunctionDefinitionAst]) { 'function' } else { 'scriptblock' }
+    '{"name":' + (ConvertTo-JsonText $function.Name) + ',"file":' + (ConvertTo-JsonText $file) +
+        ',"line":' + (ConvertTo-JsonText $line) + ',"kind":' + (ConvertTo-JsonText $kind) + '}'
 }
 
-Write-Answer @{ exports = @($exports); files = @($files) }
+$loaded = foreach ($file in $files) { ConvertTo-JsonText $file }
+Write-Answer ('"exports":[' + (@($exports) -join ',') + '],"files":[' + (@($loaded) -join ',') + ']')
