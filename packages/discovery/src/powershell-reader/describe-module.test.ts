@@ -158,6 +158,12 @@ describe('describePowerShellModule', () => {
     expect(result.staticReading.exact).toBe(true);
   });
 
+  it('applies Export-ModuleMember in a dot-sourced file to the module, as PowerShell does', async () => {
+    const result = await readPowerShellModule({ path: fixture('FileExports/FileExports.psm1') });
+    expect(result.tools.map((tool) => tool.originalName)).toEqual(['Get-FEItem']);
+    expect(result.staticReading.exact).toBe(true);
+  });
+
   it('keeps test files out when the module filters them with Where-Object', async () => {
     const result = await readPowerShellModule({
       path: fixture('FilteredFolders/FilteredFolders.psm1'),

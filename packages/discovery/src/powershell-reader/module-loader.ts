@@ -185,13 +185,15 @@ export class ModuleLoader {
         );
       return effects.exports;
     }
+    // Export-ModuleMember in a dot-sourced file acts on the module, as in the .psm1 itself.
+    const exports = [...effects.exports];
     for (const load of effects.loads) {
       const target = resolve(load.path);
       if (this.loaded.has(target)) continue;
-      await this.loadDotSourced(target, { path, line: load.line }, into, depth);
+      exports.push(...(await this.loadDotSourced(target, { path, line: load.line }, into, depth)));
     }
     const gap = effects.gaps.find((entry) => entry.kind === 'dot-source');
-    if (gap === undefined) return effects.exports;
+    if (gap === undefined) return exports;
     // Without the engine, the nearest guess: every script of the module's folder.
     const directory = dirname(path);
     const files = await listScripts(directory, this.scope.budget);
@@ -207,8 +209,10 @@ export class ModuleLoader {
       ),
     );
     for (const file of pending)
-      await this.loadDotSourced(resolve(file), { path, line: gap.line }, into, depth);
-    return effects.exports;
+      exports.push(
+        ...(await this.loadDotSourced(resolve(file), { path, line: gap.line }, into, depth)),
+      );
+    return exports;
   }
 
   private async loadDotSourced(
@@ -216,7 +220,7 @@ export class ModuleLoader {
     from: { path: string; line: number },
     into: LoadedFunction[],
     depth: number,
-  ): Promise<void> {
+  ): Promise<ModuleScriptEffects['exports']> {
     this.loaded.add(target);
     let content: string;
     try {
@@ -231,7 +235,7 @@ export class ModuleLoader {
           from.line,
         ),
       );
-      return;
+      return [];
     }
     const document = readPowerShell(content);
     if (document.errors.length > 0) {
@@ -243,9 +247,9 @@ export class ModuleLoader {
           ? `the dot-sourced file ${basename(target)}`
           : `the dot-sourced file ${basename(target)}, so ${lost.join(', ')} ${lost.length === 1 ? 'is' : 'are'} not served`;
       this.diagnostics.push(...createParseDiagnostics(target, document.errors, what));
-      return;
+      return [];
     }
-    await this.collectFunctions(target, content, document, into, depth + 1);
+    return this.collectFunctions(target, content, document, into, depth + 1);
   }
 }
 

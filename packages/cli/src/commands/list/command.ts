@@ -26,7 +26,8 @@ env variable unset) are named after the table, with the fix; --json leaves them 
 the listing is the same on every machine (mcp check --json has them as cannotRunHere).
 
 Exit codes: 0 the sources were read (refused tools or not), 1 a source that promises tools
-yields none (E_MODULE_NO_TOOLS), 2 bad flags or a missing source.`,
+yields none (E_MODULE_NO_TOOLS), a module pwsh cannot import (E_MODULE_IMPORT) or whose
+exports need a pwsh this machine lacks (E_MODULE_NEEDS_PWSH), 2 bad flags or a missing source.`,
   );
   command.action(async (flags: SourceFlagValues & { json?: boolean }) => {
     const report = await listTools({
@@ -57,10 +58,15 @@ yields none (E_MODULE_NO_TOOLS), 2 bad flags or a missing source.`,
  * Diagnostics that say a whole source came out empty though it promised tools: listing then
  * fails, so a script or CI step notices, where a refused tool among served ones does not.
  */
-const SOURCE_FAILURES: ReadonlySet<string> = new Set(['E_MODULE_NO_TOOLS']);
+const SOURCE_FAILURES: ReadonlySet<string> = new Set([
+  'E_MODULE_NO_TOOLS',
+  // Its tools could not run, or which they are is not known here.
+  'E_MODULE_IMPORT',
+  'E_MODULE_NEEDS_PWSH',
+]);
 
 /** Info diagnostics `mcp list` prints (the rest only show with --json). */
-const SHOWN_NOTES = new Set<string>(['I_DOTBOT_SESSION']);
+const SHOWN_NOTES = new Set<string>(['I_DOTBOT_SESSION', 'I_ENGINE_EXPORTS']);
 
 function renderListReport(report: ListToolsReport, io: CliIo): string {
   const paint = createPainter(io.stdout, io.env);

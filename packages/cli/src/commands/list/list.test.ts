@@ -76,4 +76,32 @@ describe('listTools', () => {
       rmSync(project, { recursive: true, force: true });
     }
   });
+
+  it('exits 1 when a module decides its exports at run time and there is no pwsh to ask', async () => {
+    const project = mkdtempSync(path.join(os.tmpdir(), 'toolpack-list-needs-pwsh-'));
+    const savedPath = process.env.PATH;
+    try {
+      mkdirSync(path.join(project, 'Listed'));
+      const psm1 = path.join(project, 'Listed', 'Listed.psm1');
+      writeFileSync(
+        psm1,
+        '<#\n.SYNOPSIS\nSays hello.\n#>\nfunction Get-Hello {\n  param()\n}\nExport-ModuleMember -Function Get-Hello\nExport-ModuleMember -Function ([System.IO.File]::ReadAllLines("$PSScriptRoot/more.txt"))\n',
+      );
+      // Discovery finds pwsh on this process's PATH, as the runners do.
+      process.env.PATH = path.join(project, 'no-bin');
+      let stdout = '';
+      const code = await runCli(['list', '--module', psm1, '--no-cache'], {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: () => undefined },
+        cwd: project,
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      expect(stdout).toContain('Get_Hello');
+      expect(stdout).toMatch(/Listed\.psm1:9: error E_MODULE_NEEDS_PWSH/);
+      expect(code).toBe(1);
+    } finally {
+      process.env.PATH = savedPath;
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
 });
