@@ -24,6 +24,8 @@
                                             just before the call (see __Toolpack-RunTool)
         { type: "stop", id }                stops the call's pipeline
         { type: "warm-module", modulePath } opens the module's runspace ahead of its first call
+        { type: "warm-session", session }   loads a tool-folder session into a runspace ahead of
+                                            its first call (nothing is answered)
         { type: "forget-modules", modulePaths } drops module runspaces (all when null) so the
                                             next call imports the module afresh (hot reload)
         { type: "shutdown" }
@@ -250,6 +252,12 @@ function __Toolpack-InvokeTool {
         $null = __Toolpack-ConvertToJson -Value @{ warm = @(1, 'two', [pscustomobject]@{ three = 3 }) } -MaxChars 100
         $Request['Baseline'] = __Toolpack-ReadState
         __Toolpack-Clean @{} $Request['Baseline']
+        return
+    }
+    if ($Request['Mode'] -eq 'warm-session') {
+        # Not a call: the session is loaded and the runspace cleaned, then it waits for the
+        # session's first call (a failure leaves it uncleaned, so it is closed instead).
+        if ($null -eq (__Toolpack-EnterSession $Request) -and $null -ne $Request['Baseline']) { __Toolpack-Clean $Request $Request['Baseline'] }
         return
     }
     $sessionFailure = __Toolpack-EnterSession $Request
@@ -580,6 +588,7 @@ function Send-StreamRecords {
     # Streams are drained (ReadAll) rather than indexed, so a chatty tool cannot grow them
     # without bound while it runs.
     param([hashtable] $Call)
+    if ($Call['Warm'] -eq $true) { return }
     $streams = $Call['Shell'].Streams
     if (Test-StreamsEmpty $streams) { return }
     # A burst of one activity's records (a tight loop) is sent as its latest only: a loop of
@@ -947,6 +956,10 @@ function Select-IdleRunspace {
         foreach ($pending in @($script:Resetting) + @($script:Reviving)) {
             if ([string]$pending['Session'] -eq $SessionKey) { return $null }
         }
+        # So is one a warm-up is loading it into.
+        foreach ($running in $script:Calls.Values) {
+            if ($running['Warm'] -eq $true -and $null -ne $running['Task'] -and [string]$running['Request']['SessionKey'] -eq $SessionKey) { return $null }
+        }
         foreach ($candidate in $entries) {
             if ([string]$candidate['Session'] -eq '') { $chosen = $candidate; break }
         }
@@ -982,6 +995,12 @@ function Test-StreamsEmpty {
 
 function Complete-ToolCall {
     param([hashtable] $Call)
+    if ($Call['Warm'] -eq $true) {
+        [void]$script:Calls.Remove([string]$Call['Id'])
+        try { $Call['Shell'].Dispose() } catch { }
+        Complete-Runspace $Call
+        return
+    }
     $answer = $Call['Request']['Answer']
     if ($null -ne $answer -and -not $Call['Stopping'] -and [int]$Call['ErrorCount'] -eq 0 -and (Test-StreamsEmpty $Call['Shell'].Streams)) {
         [void]$script:Calls.Remove([string]$Call['Id'])
@@ -1066,6 +1085,25 @@ function Register-ToolCall {
     }
 }
 
+function Register-SessionWarmup {
+    # A call of our own (no answer) that loads the session into a fresh runspace, queued like
+    # a tool's so it takes its turn for a runspace.
+    param($Session)
+    if ($Session -isnot [hashtable] -or [string]::IsNullOrEmpty([string]$Session['key'])) { return }
+    $id = "warm-session:$([string]$Session['key'])"
+    if ($script:Calls.ContainsKey($id)) { return }
+    $request = @{
+        Id = $id; Mode = 'warm-session'; ScriptPath = ''; FunctionName = ''; ToolName = ''; Arguments = @{}
+        MaxOutputChars = $MaxOutputChars; Envelope = $null; Session = $Session; SessionKey = [string]$Session['key']
+    }
+    $call = @{
+        Id = $id; Request = $request; Shell = $null; Task = $null; Runspace = $null; ModulePath = $null; Slot = $null
+        Stopping = $false; ErrorCount = 0; LogCount = 0; Warm = $true
+    }
+    $script:Calls[$id] = $call
+    $script:PendingScripts.Add($call)
+}
+
 function Stop-ToolCall {
     param([string] $Id)
     if (-not $script:Calls.ContainsKey($Id)) { return }
@@ -1119,6 +1157,8 @@ function Receive-Message {
         Stop-ToolCall ([string]$message['id'])
     } elseif ($type -eq 'warm-module') {
         [void](Get-ModuleSlot ([string]$message['modulePath']))
+    } elseif ($type -eq 'warm-session') {
+        Register-SessionWarmup $message['session']
     } elseif ($type -eq 'forget-modules') {
         $paths = $message['modulePaths']
         foreach ($slot in @($script:Modules.Values)) {

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import {
   ToolpackError,
   type DiscoveredTool,
+  type PwshSession,
   type ToolCallResult,
   type ToolLogLevel,
   type ToolpackErrorCode,
@@ -388,16 +389,26 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         return;
       }
       // Per confinement: a pack's PowerShell tools warm its own host, its modules their own child.
-      const pwshHosts = new Map<string, { confinement: CallConfinement; modules: Set<string> }>();
+      const pwshHosts = new Map<
+        string,
+        { confinement: CallConfinement; modules: Set<string>; sessions: PwshSession[] }
+      >();
       const jsModules = new Map<string, { confinement: CallConfinement; modulePath: string }>();
       for (const tool of tools) {
         if (findSandboxRefusal(tool) !== undefined) continue;
         const invocation = tool.invocation;
         const confinement = resolveConfinement(tool);
         if (invocation.runner === 'pwsh') {
-          const host = pwshHosts.get(confinement.key) ?? { confinement, modules: new Set() };
+          const host = pwshHosts.get(confinement.key) ?? {
+            confinement,
+            modules: new Set(),
+            sessions: [],
+          };
           pwshHosts.set(confinement.key, host);
           if (invocation.mode === 'module') host.modules.add(invocation.modulePath);
+          // dotbot's session takes about half a second to load: not on the first call.
+          if (invocation.mode === 'tool-folder' && invocation.session !== undefined)
+            host.sessions.push(invocation.session);
         } else if (invocation.runner === 'node-worker') {
           jsModules.set(`${confinement.key}\0${invocation.modulePath}`, {
             confinement,
@@ -406,8 +417,8 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         }
       }
       await Promise.all([
-        ...[...pwshHosts.values()].map(({ confinement, modules }) =>
-          pwshRunner.warm([...modules], confinement),
+        ...[...pwshHosts.values()].map(({ confinement, modules, sessions }) =>
+          pwshRunner.warm([...modules], confinement, sessions),
         ),
         ...[...jsModules.values()].map(({ confinement, modulePath }) =>
           workerRunner.warm(modulePath, confinement),

@@ -45,6 +45,8 @@ export type ToHostMessage =
     }
   | { type: 'stop'; id: string }
   | { type: 'warm-module'; modulePath: string }
+  /** Loads a tool-folder session into a fresh runspace ahead of the first call that needs it. */
+  | { type: 'warm-session'; session: HostSession }
   /** Module runspaces to drop (all when null): the next call imports the module afresh. */
   | { type: 'forget-modules'; modulePaths: string[] | null }
   | { type: 'shutdown' };

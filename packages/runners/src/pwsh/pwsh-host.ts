@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { spawnContained, type ContainedProcess, type SandboxPlan } from '@toolpack/containment';
 import type { ToolLogLevel } from '@toolpack/core';
 import { createTailBuffer } from '../capped-output.ts';
-import type { HostResultMessage, ToHostMessage } from './host-protocol.ts';
+import type { HostResultMessage, HostSession, ToHostMessage } from './host-protocol.ts';
 import { parseHostMessage } from './host-protocol.ts';
 import type { ProgressRecord } from './progress-records.ts';
 
@@ -52,6 +52,8 @@ export interface PwshHost {
   readonly alive: boolean;
   startCall(request: PwshCallRequest, handlers: PwshCallHandlers): PwshCallHandle;
   warmModule(modulePath: string): void;
+  /** Loads a tool-folder session into a runspace before its first call. */
+  warmSession(session: HostSession): void;
   /** Drops module runspaces (all when absent) so the next call imports the module again. */
   forgetModules(modulePaths?: readonly string[]): void;
   /** Kills the host and its process tree; every call on it ends as `lost` with `reason`. */
@@ -319,6 +321,9 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
     },
     warmModule(modulePath) {
       if (alive) send({ type: 'warm-module', modulePath });
+    },
+    warmSession(session) {
+      if (alive) send({ type: 'warm-session', session });
     },
     forgetModules(modulePaths) {
       if (alive)

@@ -43,10 +43,15 @@ export interface PwshRunnerOptions {
 
 export interface PwshRunner extends KindRunner {
   /**
-   * Starts the host of this confinement (the shared one when absent) and opens the given
-   * modules' runspaces, if pwsh is installed; never rejects.
+   * Starts the host of this confinement (the shared one when absent), opens the given
+   * modules' runspaces and loads the given tool-folder sessions into a runspace each, if pwsh
+   * is installed; never rejects.
    */
-  warm(modulePaths?: readonly string[], confinement?: CallConfinement): Promise<void>;
+  warm(
+    modulePaths?: readonly string[],
+    confinement?: CallConfinement,
+    sessions?: readonly PwshSession[],
+  ): Promise<void>;
   /** Re-imports these modules (all when absent) on their next call, on every host. */
   reload(modulePaths?: readonly string[]): void;
   /** The shared host's process id while it runs. */
@@ -266,7 +271,7 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
         release();
       }
     },
-    async warm(modulePaths = [], confinement = shared) {
+    async warm(modulePaths = [], confinement = shared, sessions = []) {
       const pwshPath = findPwsh();
       if (pwshPath === undefined || closed) return;
       const current = getHost(pwshPath, confinement);
@@ -277,6 +282,13 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
       }
       for (const modulePath of modulePaths) {
         current.warmModule(resolveModuleReference(options.projectRoot, modulePath));
+      }
+      const warmed = new Set<string>();
+      for (const session of sessions) {
+        const hostSession = toHostSession(options.projectRoot, session);
+        if (warmed.has(hostSession.key)) continue;
+        warmed.add(hostSession.key);
+        current.warmSession(hostSession);
       }
     },
     reload(modulePaths) {

@@ -2,12 +2,15 @@
 // loaded once into a runspace that then serves only that session, variables and environment
 // set for every call, and a tool without the session never sees it. The fixtures use .NET
 // APIs only, so these run on the bare engine too.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PwshSession } from '@toolpack/core';
 import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolRunner, type ToolRunner } from '../index.ts';
-import { firstText, makeTool } from '../testing/index.ts';
+import { firstText, makeTool, waitFor } from '../testing/index.ts';
 
 const fixtures = fileURLToPath(new URL('./fixtures/session/', import.meta.url));
 
@@ -77,6 +80,31 @@ describe('PowerShell runner: tool-folder sessions', () => {
         await checkOneRunspace(single);
       } finally {
         await single.close();
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} warm() loads a session before any call, and the first call uses it`,
+    async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'toolpack-session-'));
+      const log = path.join(dir, 'imports.log');
+      const record = folderTool('record', 'Invoke-Record', {
+        origin: 'preload',
+        imports: ['Recorder/Recorder.psm1'],
+        environment: { RECORDER_LOG: log },
+      });
+      const warmed = createToolRunner({ projectRoot: fixtures, concurrency: { pwsh: 2 } });
+      try {
+        await warmed.warm([record]);
+        // Imported with no call made.
+        expect(await waitFor(() => existsSync(log), 30_000)).toBe(true);
+        const result = await warmed.call(record, {});
+        expect(result.structuredContent).toEqual({ Imports: 1 });
+      } finally {
+        await warmed.close();
+        rmSync(dir, { recursive: true, force: true });
       }
     },
     60_000,
