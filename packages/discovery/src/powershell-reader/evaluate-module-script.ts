@@ -264,19 +264,17 @@ function parseArguments(
   const parsed: ParsedArguments = { named: new Map(), switches: new Set(), positional: [] };
   const groups = argumentGroups(tokens, start, end);
   let i = 0;
+  const isComma = (index: number): boolean =>
+    index < groups.length &&
+    (tokens[(groups[index] as [number, number])[0]] as Token).kind === 'comma';
+  // One value, or a comma list of them: `-Function Get-A, Get-B`.
   const readValue = (): Array<[number, number]> => {
     const value: Array<[number, number]> = [];
     while (i < groups.length) {
-      const [from] = groups[i] as [number, number];
       value.push(groups[i] as [number, number]);
       i++;
-      if (
-        i < groups.length &&
-        (tokens[(groups[i] as [number, number])[0]] as Token).kind === 'comma'
-      )
-        i++;
-      else break;
-      void from;
+      if (!isComma(i)) break;
+      i++;
     }
     return value;
   };
