@@ -61,12 +61,13 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
   /** The nested module file each of its functions comes from: its `<File>-help.xml` is their last resort. */
   const nestedModuleOf = new Map<LoadedFunction, string>();
   let manifest: PowerShellManifest | undefined;
-  let moduleDiagnostics: Diagnostic[] | undefined;
+  // Set once the exports are chosen: what follows is about single functions.
+  const before: { functions?: Diagnostic[] } = {};
   const finish = (tools: DiscoveredTool[]): ModuleReading => ({
     tools,
     diagnostics,
     staticReading: loader.staticReading,
-    moduleDiagnostics: moduleDiagnostics ?? [...diagnostics],
+    moduleDiagnostics: before.functions ?? [...diagnostics],
   });
 
   if (extension === '.psd1') {
@@ -144,7 +145,7 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
   if (loader.failed) return finish([]);
 
   const exported = selectExports(input.path, moduleFiles, manifest, diagnostics);
-  moduleDiagnostics = [...diagnostics];
+  before.functions = [...diagnostics];
   const tools: DiscoveredTool[] = [];
   const externalHelp = new ExternalHelpFinder({
     modulePath: input.path,
