@@ -39,6 +39,19 @@ describe('ModuleScriptEvaluator', () => {
     expect(loaded(simple)).toEqual(['Public/Get-A.ps1']);
   });
 
+  it('finds its own folder the older ways: Split-Path and $MyInvocation.MyCommand.Path', async () => {
+    const effects = await evaluate(
+      [
+        '$here = Split-Path -Parent $MyInvocation.MyCommand.Path',
+        '. (Join-Path $here Public/Get-A.ps1)',
+        '$root = Split-Path (Split-Path "$PSScriptRoot/Public/Sub/Get-B.ps1")',
+        '. "$root/Sub/Get-B.ps1"',
+      ].join('\n'),
+    );
+    expect(loaded(effects)).toEqual(['Public/Get-A.ps1', 'Public/Sub/Get-B.ps1']);
+    expect(effects.gaps).toEqual([]);
+  });
+
   it('reports what it cannot follow as gaps, with the construct and its line', async () => {
     const effects = await evaluate(
       [

@@ -557,6 +557,7 @@ export class ModuleScriptEvaluator {
     if (CHILD_ITEM_COMMANDS.has(command)) return this.getChildItem(first + 1, end, frame);
     if (FOREACH_COMMANDS.has(command)) return this.forEachObject(first + 1, end, frame, input);
     if (command === 'join-path') return this.joinPath(first + 1, end, frame);
+    if (command === 'split-path') return this.splitPath(first + 1, end, frame);
     if (command === 'resolve-path' || command === 'convert-path') {
       const args = parseArguments(tokens, first + 1, end, ['path', 'literalpath'], []);
       const value = args.named.get('path') ?? args.named.get('literalpath') ?? args.positional[0];
@@ -644,7 +645,18 @@ export class ModuleScriptEvaluator {
       const token = tokens[i] as Token;
       let part: ScriptValue;
       let next = i + 1;
-      if (token.kind === 'variable') part = this.lookup(variableName(token), frame);
+      const member = tokens[i + 1] as Token | undefined;
+      if (
+        token.kind === 'variable' &&
+        variableName(token) === 'myinvocation' &&
+        member?.kind === 'word' &&
+        member.start === token.end &&
+        /^\.MyCommand\.(Path|Definition)$/i.test(member.text)
+      ) {
+        // The classic way to find one's own file before $PSScriptRoot existed.
+        part = strings([frame.path]);
+        next = i + 2;
+      } else if (token.kind === 'variable') part = this.lookup(variableName(token), frame);
       else if (token.kind === 'string') part = this.interpolate(token, frame);
       else if (
         token.kind === 'open' &&
@@ -846,6 +858,32 @@ export class ModuleScriptEvaluator {
       );
     }
     return strings(results, each);
+  }
+
+  /** `Split-Path -Parent $x` (the default) and `Split-Path -Leaf $x`. */
+  private async splitPath(start: number, end: number, frame: Frame): Promise<ScriptValue> {
+    const args = parseArguments(
+      this.tokens,
+      start,
+      end,
+      ['path', 'literalpath', 'parent', 'leaf'],
+      ['parent', 'leaf'],
+    );
+    const given = args.named.get('path') ?? args.named.get('literalpath') ?? args.positional[0];
+    if (given === undefined || args.positional.length > 1)
+      return UNKNOWN(`Split-Path ${this.text(start, end)}`);
+    const value = await this.evaluateValue(given, frame, true);
+    if (!value.known) return value;
+    const leaf = args.switches.has('leaf');
+    const parts = value.elements.map((element) => {
+      const path = (element.kind === 'string' ? element.value : element.item.fullName).replace(
+        /[\\/]+$/,
+        '',
+      );
+      const cut = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+      return leaf ? path.slice(cut + 1) : cut <= 0 ? path.slice(0, cut + 1) : path.slice(0, cut);
+    });
+    return strings(parts, value.each);
   }
 
   private async forEachObject(
