@@ -12,10 +12,31 @@ import type {
 const collector = path.join(import.meta.dirname, 'corpus-collect.ps1');
 
 /**
+ * HOME, TEMP and the XDG folders inside `workDir`, created: importing these modules writes
+ * configuration and log files there (PSSlack a `~/.psslack`, PSFramework its logs).
+ */
+export function isolatedHome(workDir: string): Record<string, string> {
+  const home = path.join(workDir, 'home');
+  const folders = {
+    HOME: home,
+    TMPDIR: path.join(home, 'tmp'),
+    TEMP: path.join(home, 'tmp'),
+    TMP: path.join(home, 'tmp'),
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+  };
+  // .NET's GetFolderPath answers '' for a folder that does not exist, and some modules build
+  // their log paths from it.
+  for (const folder of [...Object.values(folders), path.join(home, 'Documents')])
+    mkdirSync(folder, { recursive: true });
+  return folders;
+}
+
+/**
  * Asks one pwsh process about the whole corpus, as parity.test.ts does for the repository's own
  * files, after running `preludes` (stand-ins for binary dependencies that cannot be vendored)
- * in that process. HOME, TEMP and the XDG folders point into `workDir`: importing these modules
- * writes configuration and log files there.
+ * in that process, with its home in `workDir` (isolatedHome).
  */
 export async function collectCorpusFacts(options: {
   entries: readonly CollectEntry[];
@@ -25,11 +46,6 @@ export async function collectCorpusFacts(options: {
 }): Promise<PowerShellFacts> {
   const listPath = path.join(options.workDir, 'corpus-list.txt');
   const outPath = path.join(options.workDir, 'corpus-facts.json');
-  const home = path.join(options.workDir, 'home');
-  // .NET's GetFolderPath answers '' for a folder that does not exist, and some modules build
-  // their log paths from it.
-  for (const folder of ['tmp', '.config', '.local/share', '.cache', 'Documents'])
-    mkdirSync(path.join(home, folder), { recursive: true });
   await writeFile(
     listPath,
     options.entries.map((entry) => `${entry.kind}\t${entry.path}\n`).join(''),
@@ -54,16 +70,7 @@ export async function collectCorpusFacts(options: {
     {
       timeout: options.timeoutMs,
       maxBuffer: 64 * 1024 * 1024,
-      env: {
-        ...process.env,
-        HOME: home,
-        TMPDIR: path.join(home, 'tmp'),
-        TEMP: path.join(home, 'tmp'),
-        TMP: path.join(home, 'tmp'),
-        XDG_CONFIG_HOME: path.join(home, '.config'),
-        XDG_DATA_HOME: path.join(home, '.local', 'share'),
-        XDG_CACHE_HOME: path.join(home, '.cache'),
-      },
+      env: { ...process.env, ...isolatedHome(options.workDir) },
     },
   );
   return JSON.parse(await readFile(outPath, 'utf8')) as PowerShellFacts;

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { collectCorpusFacts } from './collect-corpus-facts.ts';
+import { collectCorpusFacts, isolatedHome } from './collect-corpus-facts.ts';
 import { compareCorpus, corpusEntries, type ItemOutcome } from './compare-corpus.ts';
 import type { Baseline } from './corpus-report.ts';
 
@@ -33,8 +33,21 @@ export async function runCorpusComparison(): Promise<{
       workDir: work,
       timeoutMs: CORPUS_TIMEOUT_MS,
     });
-    const outcomes = await compareCorpus(facts, { cwd: work });
-    return { psVersion: facts.psVersion, engine: facts.engine, outcomes };
+    // Toolpack imports some of these modules in pwsh too (the exports only the engine can tell),
+    // with this process's environment: its home is the temporary one as well.
+    const saved = Object.fromEntries(
+      Object.keys(isolatedHome(work)).map((name) => [name, process.env[name]]),
+    );
+    Object.assign(process.env, isolatedHome(work));
+    try {
+      const outcomes = await compareCorpus(facts, { cwd: work });
+      return { psVersion: facts.psVersion, engine: facts.engine, outcomes };
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
