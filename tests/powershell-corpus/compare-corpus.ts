@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { ENUM_IGNORE_CASE_KEYWORD } from '@toolpack/core';
 import type { Diagnostic, DiscoveredTool, JsonSchema } from '@toolpack/core';
 import { discoverTools } from '../../packages/discovery/src/index.ts';
 import type {
@@ -86,13 +87,17 @@ type CorpusCommand = PwshCommand & {
   >;
 };
 
+/** core's annotation beside `enum`: any case is accepted and the listed spelling is bound. */
+const ENUM_IGNORE_CASE = ENUM_IGNORE_CASE_KEYWORD;
+
 const sortedJson = (values: readonly unknown[]) => JSON.stringify(values.map(String).sort());
 
 /**
  * What the parity comparison leaves unchecked: an untyped or `[object]` parameter takes any JSON
- * value (no `type`), and a parameter of a .NET enum type (not a flags enum, which also takes
- * combinations, and without a ValidateSet, which the parity comparison checks) is an `enum` of
- * the type's names: any of them binds, nothing else does.
+ * value (no `type`); a ValidateSet's enum ignores case as the engine does; and a parameter of a
+ * .NET enum type (not a flags enum, which also takes combinations, and without a ValidateSet,
+ * which the parity comparison checks) is an `enum` of the type's names, in any case: any of them
+ * binds, nothing else does.
  */
 function compareEngineTypes(
   command: CorpusCommand,
@@ -109,13 +114,24 @@ function compareEngineTypes(
       differences.push(
         `${label} $${parameter.name}: type ${JSON.stringify(untypedSchema.type)} for [System.Object], expected any JSON value`,
       );
-    const names = parameter.enumNames;
-    if (names === undefined || parameter.enumFlags === true) continue;
-    if (parameter.validation.sets.length > 0) continue;
     const schema = properties[parameter.name];
     if (schema === undefined) continue;
     const target = schema.type === 'array' ? (schema.items as JsonSchema | undefined) : schema;
     const ours = target?.enum as unknown[] | undefined;
+    const ignoresCase = target?.[ENUM_IGNORE_CASE] === true;
+    // The engine compares a ValidateSet's values ignoring case unless IgnoreCase = $false; a
+    // value passes only when every set of the parameter accepts it.
+    const sets = parameter.validation.sets.filter((set) => Array.isArray(set.values));
+    if (sets.length > 0 && ours !== undefined) {
+      const expected = sets.every((set) => set.ignoreCase);
+      if (ignoresCase !== expected)
+        differences.push(
+          `${label} $${parameter.name}: ValidateSet ${expected ? 'ignores case' : 'is case-sensitive (IgnoreCase = $false)'}, the schema's enum ${ignoresCase ? 'ignores' : 'keeps'} it (${ENUM_IGNORE_CASE})`,
+        );
+    }
+    const names = parameter.enumNames;
+    if (names === undefined || parameter.enumFlags === true) continue;
+    if (parameter.validation.sets.length > 0) continue;
     if (ours === undefined)
       differences.push(
         `${label} $${parameter.name}: .NET enum [${parameter.type}] (${names.length} names) is not an enum in the schema`,
@@ -123,6 +139,10 @@ function compareEngineTypes(
     else if (sortedJson(ours) !== sortedJson(names))
       differences.push(
         `${label} $${parameter.name}: enum ${sortedJson(ours)} differs from the .NET enum [${parameter.type}]'s names ${sortedJson(names)}`,
+      );
+    else if (!ignoresCase)
+      differences.push(
+        `${label} $${parameter.name}: the .NET enum [${parameter.type}] takes its names in any case, the schema's enum keeps case (${ENUM_IGNORE_CASE})`,
       );
   }
   return differences;
