@@ -80,7 +80,7 @@ async function readWithToolpack(item: CorpusItem, cwd: string) {
  * A command as corpus-collect.ps1 reports it: Get-Help's text where no comment help exists, and
  * the names of each .NET enum parameter type.
  */
-type CorpusCommand = PwshCommand & {
+export type CorpusCommand = PwshCommand & {
   engineHelp?: { synopsis: string; description: string };
   parameters?: Array<
     NonNullable<PwshCommand['parameters']>[number] & { enumNames?: string[]; enumFlags?: boolean }
@@ -99,7 +99,7 @@ const sortedJson = (values: readonly unknown[]) => JSON.stringify(values.map(Str
  * which the parity comparison checks) is an `enum` of the type's names, in any case: any of them
  * binds, nothing else does.
  */
-function compareEngineTypes(
+export function compareEngineTypes(
   command: CorpusCommand,
   tool: DiscoveredTool | undefined,
   label: string,
@@ -167,7 +167,37 @@ function compareOne(
   return [
     ...compareCommand(judged, tool === undefined ? { result } : { result, tool }, label),
     ...compareEngineTypes(command, tool, label),
+    ...compareTypeRefusal(command, tool, diagnostics, label),
   ];
+}
+
+/** Parameter types no JSON value can carry (a mandatory one is Toolpack's E_PARAMETER_TYPE). */
+const UNREPRESENTABLE =
+  /^System\.(Management\.Automation\.(PSCredential|ScriptBlock)|Security\.SecureString)(\[\])?$/;
+
+/**
+ * A type no JSON value carries refuses only the parameter sets that need it: when pwsh has a set
+ * whose mandatory parameters all have representable types, the tool is served with that set.
+ */
+export function compareTypeRefusal(
+  command: PwshCommand,
+  tool: DiscoveredTool | undefined,
+  diagnostics: readonly Diagnostic[],
+  label: string,
+): string[] {
+  const sets = command.sets ?? [];
+  if (tool !== undefined || sets.length < 2) return [];
+  const codes = errorCodesOf(diagnostics);
+  if (codes.length !== 1 || codes[0] !== 'E_PARAMETER_TYPE') return [];
+  const typeOf = new Map((command.parameters ?? []).map((p) => [p.name, p.type]));
+  const servable = sets.filter((set) =>
+    set.parameters.every((p) => !p.mandatory || !UNREPRESENTABLE.test(typeOf.get(p.name) ?? '')),
+  );
+  return servable.length === 0
+    ? []
+    : [
+        `${label}: refused whole with E_PARAMETER_TYPE, though its parameter sets ${JSON.stringify(servable.map((set) => set.name).sort())} need no unrepresentable mandatory parameter`,
+      ];
 }
 
 function relativeLabel(item: CorpusItem, file: string): string {

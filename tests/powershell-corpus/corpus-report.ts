@@ -46,6 +46,13 @@ export const CAUSES: readonly Cause[] = [
       "Issue 29 items 1 and 3: a refusal must follow the specification's rules; this code refuses a function pwsh loads and documents.",
   },
   {
+    id: 'type-refusal',
+    title: 'refused whole for a type one parameter set needs',
+    pattern: /refused whole with E_PARAMETER_TYPE/,
+    reason:
+      'Issue 29 item 4: a set that needs an unrepresentable mandatory parameter ([pscredential], [securestring], [scriptblock]) is dropped and the rest of the tool served.',
+  },
+  {
     id: 'help',
     title: 'whether there is help, and the tool description',
     pattern: /finds (no )?help|^[^$]*: description .* differs from Get-Help/,

@@ -5,7 +5,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PWSH_TEST_TAG, pwshEngine } from '@toolpack/pwsh-probe';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ItemOutcome } from './compare-corpus.ts';
+import type { DiscoveredTool } from '@toolpack/core';
+import {
+  compareEngineTypes,
+  compareTypeRefusal,
+  type CorpusCommand,
+  type ItemOutcome,
+} from './compare-corpus.ts';
 import { CORPUS, itemRoot } from './corpus.ts';
 import {
   CAUSES,
@@ -66,6 +72,124 @@ describe('the vendored PowerShell corpus', () => {
       unexpected: [fresh],
       gone: [known],
     });
+  });
+});
+
+describe('the checks the parity comparison lacks', () => {
+  const validation = {
+    sets: [],
+    ranges: [],
+    patterns: [],
+    lengths: [],
+    counts: [],
+    notEmpty: false,
+  };
+  const parameter = (name: string, type: string, extra: object = {}) => ({
+    name,
+    type,
+    mandatory: false,
+    description: 'd',
+    helpDefault: null,
+    default: { hasDefault: false, constant: false, value: null, text: null },
+    validation,
+    ...extra,
+  });
+  const command = (parameters: CorpusCommand['parameters'], sets?: CorpusCommand['sets']) =>
+    ({
+      kind: 'function',
+      file: '/m/Get-X.ps1',
+      module: '/m/M.psd1',
+      name: 'Get-X',
+      hasHelp: true,
+      parameters,
+      ...(sets ? { sets, parameterSets: sets.map((set) => set.name) } : {}),
+    }) as CorpusCommand;
+  const tool = (properties: Record<string, object>) =>
+    ({
+      name: 'Get_X',
+      originalName: 'Get-X',
+      inputSchema: { type: 'object', properties },
+    }) as unknown as DiscoveredTool;
+
+  it('wants a .NET enum type as an enum of its names in any case, and [object] as any value', () => {
+    const pwsh = command([
+      parameter('Style', 'My.Style', { enumNames: ['Bold', 'Thin'], enumFlags: false }),
+      parameter('Flags', 'My.Flags', { enumNames: ['A', 'B'], enumFlags: true }),
+      parameter('Value', 'System.Object'),
+    ]);
+    const served = tool({
+      Style: { type: 'string', enum: ['Bold', 'Thin'], 'x-enumIgnoreCase': true },
+      Flags: { type: 'string' },
+      Value: {},
+    });
+    expect(compareEngineTypes(pwsh, served, 'M:Get-X')).toEqual([]);
+    expect(
+      compareEngineTypes(
+        pwsh,
+        tool({ Style: { type: 'string' }, Flags: { type: 'string' }, Value: { type: 'string' } }),
+        'M:Get-X',
+      ),
+    ).toEqual([
+      'M:Get-X $Style: .NET enum [My.Style] (2 names) is not an enum in the schema',
+      'M:Get-X $Value: type "string" for [System.Object], expected any JSON value',
+    ]);
+    expect(
+      compareEngineTypes(
+        pwsh,
+        tool({ Style: { type: 'string', enum: ['Bold', 'Thin'] } }),
+        'M:Get-X',
+      ),
+    ).toEqual([
+      "M:Get-X $Style: the .NET enum [My.Style] takes its names in any case, the schema's enum keeps case (x-enumIgnoreCase)",
+    ]);
+  });
+
+  it("wants a ValidateSet's enum to ignore case unless IgnoreCase = $false", () => {
+    const withSet = (ignoreCase: boolean) =>
+      command([
+        parameter('Mode', 'System.String', {
+          validation: { ...validation, sets: [{ values: ['Fast', 'Slow'], ignoreCase }] },
+        }),
+      ]);
+    const keeping = tool({ Mode: { type: 'string', enum: ['Fast', 'Slow'] } });
+    const ignoring = tool({
+      Mode: { type: 'string', enum: ['Fast', 'Slow'], 'x-enumIgnoreCase': true },
+    });
+    expect(compareEngineTypes(withSet(true), ignoring, 'M:Get-X')).toEqual([]);
+    expect(compareEngineTypes(withSet(false), keeping, 'M:Get-X')).toEqual([]);
+    expect(compareEngineTypes(withSet(true), keeping, 'M:Get-X')).toHaveLength(1);
+    expect(compareEngineTypes(withSet(false), ignoring, 'M:Get-X')).toHaveLength(1);
+  });
+
+  it('wants a tool refused for a [pscredential] only when every parameter set needs one', () => {
+    const refusal = [
+      {
+        severity: 'error' as const,
+        code: 'E_PARAMETER_TYPE' as const,
+        message: 'Get-X needs $Credential',
+        path: '/m/Get-X.ps1',
+      },
+    ];
+    const credential = parameter('Credential', 'System.Management.Automation.PSCredential');
+    const name = parameter('Name', 'System.String');
+    const bothNeedIt = command(
+      [credential, name],
+      [
+        { name: 'A', isDefault: true, parameters: [{ name: 'Credential', mandatory: true }] },
+        { name: 'B', isDefault: false, parameters: [{ name: 'Credential', mandatory: true }] },
+      ],
+    );
+    expect(compareTypeRefusal(bothNeedIt, undefined, refusal, 'M:Get-X')).toEqual([]);
+    const oneNeedsIt = command(
+      [credential, name],
+      [
+        { name: 'A', isDefault: true, parameters: [{ name: 'Credential', mandatory: true }] },
+        { name: 'B', isDefault: false, parameters: [{ name: 'Name', mandatory: true }] },
+      ],
+    );
+    expect(compareTypeRefusal(oneNeedsIt, undefined, refusal, 'M:Get-X')).toEqual([
+      'M:Get-X: refused whole with E_PARAMETER_TYPE, though its parameter sets ["B"] need no unrepresentable mandatory parameter',
+    ]);
   });
 });
 
