@@ -22,6 +22,21 @@ export interface DescribeModuleInput {
   readFile?: (path: string) => Promise<string>;
   /** The UI culture whose external help to prefer (`de-DE`, `''` invariant); by default pwsh's, from the environment. */
   uiCulture?: string;
+  /**
+   * Describes one exported function, given how to do it: the module cache answers from an
+   * earlier start when the function's file and its context are unchanged.
+   */
+  describeFunction?: (input: DescribeFunctionInput) => Promise<DescribedFunction>;
+}
+
+export type DescribedFunction = ReturnType<typeof describeModuleFunction>;
+
+/** What one function's description depends on besides its own file, and how to make it. */
+export interface DescribeFunctionInput {
+  loaded: LoadedFunction;
+  classes: ModuleLoader['classes'];
+  help: HelpSearch | undefined;
+  describe: () => DescribedFunction;
 }
 
 /** A module as its files tell it, and how far that reading can be trusted. */
@@ -153,7 +168,11 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
   });
   for (const loaded of exported) {
     const help = await externalHelp.findFunctionHelp(loaded, nestedModuleOf.get(loaded));
-    const described = describeModuleFunction(loaded, input.path, loader.classes, help);
+    const describe = () => describeModuleFunction(loaded, input.path, loader.classes, help);
+    const described =
+      input.describeFunction === undefined
+        ? describe()
+        : await input.describeFunction({ loaded, classes: loader.classes, help, describe });
     diagnostics.push(...described.diagnostics);
     if (described.tool !== undefined) tools.push(described.tool);
   }

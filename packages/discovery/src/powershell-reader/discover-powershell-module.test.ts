@@ -383,13 +383,13 @@ describe("a confined module's import, run to learn its exports", () => {
 });
 
 describe('a cached start of a module', () => {
-  it('parses nothing when no file changed, and reads again when one did', async () => {
-    const folder = copyFixture('WidgetTools', 'static-cache');
+  it('parses nothing when no file changed, and describes again only the functions of a changed file', async () => {
+    const folder = copyFixture('DotSourced', 'static-cache');
     const cacheDir = join(scratch, 'static-cache', '.toolpack', 'cache');
     const start = async () => {
       const cache = new FileParseCache({ dir: cacheDir });
       const result = await discoverPowerShellModule({
-        path: join(folder, 'WidgetTools.psd1'),
+        path: join(folder, 'DotSourced.psd1'),
         cwd: dirname(folder),
         cache,
         pwshPath: false,
@@ -397,16 +397,24 @@ describe('a cached start of a module', () => {
       await cache.flush();
       return { ...result, stats: { ...cache.stats } };
     };
+    // The module's reading, and each of its two functions (one file each).
     const first = await start();
-    expect(first.stats).toEqual({ hits: 0, misses: 1 });
+    expect(first.tools.map((tool) => tool.name)).toEqual(['Get_Public', 'Set_Public']);
+    expect(first.stats).toEqual({ hits: 0, misses: 3 });
     const second = await start();
     expect(second.stats).toEqual({ hits: 1, misses: 0 });
     expect(second.tools).toEqual(first.tools);
 
-    const psm1 = join(folder, 'WidgetTools.psm1');
-    writeFileSync(psm1, `${readFileSync(psm1, 'utf8')}\n# changed\n`);
+    const changed = join(folder, 'Public', 'Set-Public.ps1');
+    writeFileSync(
+      changed,
+      readFileSync(changed, 'utf8').replace(/\.SYNOPSIS\s*\n(\s*)/, '.SYNOPSIS\n$1Changed: '),
+    );
     const third = await start();
-    expect(third.stats).toEqual({ hits: 0, misses: 1 });
+    // The module is read again; Get-Public's description comes from the cache.
+    expect(third.stats).toEqual({ hits: 1, misses: 2 });
+    expect(third.tools[0]).toEqual(first.tools[0]);
+    expect(third.tools[1]?.description).toMatch(/^Changed: /);
   });
 
   it('is keyed by every PowerShell file and help file of the module folder, at any depth', () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
 import type { Diagnostic, ToolSandbox } from '@toolpack/core';
@@ -6,7 +7,7 @@ import { createDiscoveryAbortedError } from '../discovery-aborted.ts';
 import type { ParseCache, SourceResult } from '../types.ts';
 import { describeEngineExports } from './describe-engine-exports.ts';
 import { readPowerShellModule } from './describe-module.ts';
-import type { ModuleReading } from './describe-module.ts';
+import type { DescribeFunctionInput, DescribedFunction, ModuleReading } from './describe-module.ts';
 import { findPwsh, identifyPwsh, readEngineExports } from './engine-exports.ts';
 import { readUiCulture } from './find-external-help.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
@@ -104,7 +105,13 @@ export async function discoverPowerShellModule(
         if (!inFolder(file)) outside = true;
         return Promise.resolve(readFileSync(file, 'utf8'));
       };
-      const result = await readPowerShellModule({ path: options.path, readFile: read });
+      const result = await readPowerShellModule({
+        path: options.path,
+        readFile: read,
+        ...(options.cache === undefined
+          ? {}
+          : { describeFunction: createFunctionMemo(options.cache, options.path) }),
+      });
       const entry: StaticEntry = { tools: result.tools, diagnostics: result.diagnostics };
       if (!result.staticReading.exact) {
         entry.staticReading = result.staticReading;
@@ -157,6 +164,33 @@ export async function discoverPowerShellModule(
       return result;
     },
   );
+}
+
+/**
+ * Each exported function's description, kept per function and keyed by its own file and by what
+ * else it depends on (the module's classes, its help): a start after one file of a large module
+ * changed describes only that file's functions again.
+ */
+function createFunctionMemo(
+  cache: ParseCache,
+  modulePath: string,
+): (input: DescribeFunctionInput) => Promise<DescribedFunction> {
+  let classes: { list: DescribeFunctionInput['classes']; count: number; hash: string } | undefined;
+  return ({ loaded, classes: list, help, describe }) => {
+    // The classes are complete before the first function is described: hashed once.
+    if (classes?.list !== list || classes.count !== list.length)
+      classes = { list, count: list.length, hash: hashText(JSON.stringify(list)) };
+    const context = hashText(`${classes.hash}\u0000${JSON.stringify(help ?? null)}`);
+    return cache.read(
+      `ps-function@${MODULE_PARSER_VERSION}\u0000${modulePath}\u0000${loaded.fn.name}\u0000${loaded.fn.line}\u0000${context}`,
+      [loaded.path],
+      () => describe(),
+    );
+  };
+}
+
+function hashText(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
 }
 
 /** The statically found tools, and an error per construct only the engine could have resolved. */
