@@ -12,7 +12,15 @@
 // module's function files from a dbatools checkout instead (public/ and private/functions/,
 // with a .psm1 and .psd1 written here in dbatools' own layout).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -118,7 +126,13 @@ const DBATOOLS_STYLE_PSM1 = `foreach ($file in Get-ChildItem -Path "$PSScriptRoo
 foreach ($file in Get-ChildItem -Path "$PSScriptRoot/public" -Filter *.ps1 -Recurse) { . $file.FullName }
 `;
 
-function writeLargestModule(root: string): { manifest: string; functions: number; files: number } {
+function writeLargestModule(root: string): {
+  manifest: string;
+  functions: number;
+  files: number;
+  /** The first exported function, whose file is edited. */
+  edited: string;
+} {
   const folder = path.join(root, 'Largest');
   mkdirSync(path.join(folder, 'public'), { recursive: true });
   mkdirSync(path.join(folder, 'private', 'functions'), { recursive: true });
@@ -155,7 +169,12 @@ function writeLargestModule(root: string): { manifest: string; functions: number
   const files = execFileSync('find', [folder, '-name', '*.ps1'], { encoding: 'utf8' })
     .trim()
     .split('\n').length;
-  return { manifest: path.join(folder, 'Largest.psd1'), functions: exported.length, files };
+  return {
+    manifest: path.join(folder, 'Largest.psd1'),
+    functions: exported.length,
+    files,
+    edited: exported[0] ?? '',
+  };
 }
 
 /** PowerShellForGitHub's layout: ~150 functions in 30 nested .ps1 modules named by the manifest. */
@@ -252,6 +271,8 @@ interface Row {
   tools: number;
   uncachedMs: number;
   cachedMs: number;
+  /** A cached start after one file of the module changed. */
+  editedMs: number;
   /** Error codes `mcp list` reported (a module that lists with errors is still timed). */
   errors: string[];
   /** pwsh's own Import-Module + Get-Command of the same module, whole process; null without pwsh. */
@@ -285,7 +306,14 @@ function timePwsh(module: string): { ms: number; commands: number } | null {
   return { ms: median(samples), commands };
 }
 
-function measure(work: string, label: string, module: string, functions: number): Row {
+function measure(
+  work: string,
+  label: string,
+  module: string,
+  functions: number,
+  /** A file of the module that a developer edits: a cached start after each edit is timed. */
+  edited: string,
+): Row {
   const builds = [
     { bin: cli, cwd: path.join(work, 'ours') },
     ...(baselineCli === undefined ? [] : [{ bin: baselineCli, cwd: path.join(work, 'baseline') }]),
@@ -312,6 +340,12 @@ function measure(work: string, label: string, module: string, functions: number)
   for (let r = 0; r < runs; r++) {
     for (const build of builds) build.cached.push(timeList(build.bin, build.cwd, module, true).ms);
   }
+  const [first] = builds;
+  const afterEdit: number[] = [];
+  for (let r = 0; r < runs && first !== undefined; r++) {
+    appendFileSync(edited, `\n# edited ${r}\n`);
+    afterEdit.push(timeList(first.bin, first.cwd, module, true).ms);
+  }
   const pwsh = timePwsh(module);
   const [ours, baseline] = builds;
   return {
@@ -320,6 +354,7 @@ function measure(work: string, label: string, module: string, functions: number)
     tools: ours?.last?.tools ?? 0,
     uncachedMs: median(ours?.uncached ?? []),
     cachedMs: median(ours?.cached ?? []),
+    editedMs: median(afterEdit),
     errors: ours?.last?.errors ?? [],
     pwshMs: pwsh?.ms ?? null,
     pwshCommands: pwsh?.commands ?? null,
@@ -346,18 +381,21 @@ try {
       `${values.dbatools === undefined ? 'generated' : 'dbatools'} module, ${largest.functions} exported functions in ${largest.files} files (dbatools' layout)`,
       largest.manifest,
       largest.functions,
+      path.join(path.dirname(largest.manifest), 'public', `${largest.edited}.ps1`),
     ),
     measure(
       work,
       `module of ${medium.functions} functions in 30 nested .ps1 files (PowerShellForGitHub's layout)`,
       medium.manifest,
       medium.functions,
+      path.join(path.dirname(medium.manifest), 'GitHubWidgets0.ps1'),
     ),
     measure(
       work,
       `module of ${engine.functions} functions exported by a list read at import (pwsh resolves them)`,
       engine.module,
       engine.functions,
+      path.join(path.dirname(engine.module), 'functions', 'Get-EngineWidget0.ps1'),
     ),
   ];
 
@@ -366,16 +404,16 @@ try {
     `mcp list --json --module, whole process, median of ${runs} runs, ${cores} cores, Node ${process.version}`,
   );
   console.log(
-    '| module | tools | uncached ms | cached ms | cached/uncached | pwsh Import-Module + Get-Command ms | errors |',
+    '| module | tools | uncached ms | cached ms | cached/uncached | one file changed ms | pwsh Import-Module + Get-Command ms | errors |',
   );
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const row of rows) {
     console.log(
-      `| ${row.module} | ${row.tools} | ${row.uncachedMs.toFixed(0)} | ${row.cachedMs.toFixed(0)} | ${(row.cachedMs / row.uncachedMs).toFixed(2)} | ${row.pwshMs === null ? 'no pwsh' : `${row.pwshMs.toFixed(0)} (${row.pwshCommands} commands)`} | ${row.errors.join(', ') || '-'} |`,
+      `| ${row.module} | ${row.tools} | ${row.uncachedMs.toFixed(0)} | ${row.cachedMs.toFixed(0)} | ${(row.cachedMs / row.uncachedMs).toFixed(2)} | ${row.editedMs.toFixed(0)} | ${row.pwshMs === null ? 'no pwsh' : `${row.pwshMs.toFixed(0)} (${row.pwshCommands} commands)`} | ${row.errors.join(', ') || '-'} |`,
     );
     if (row.baseline !== null)
       console.log(
-        `| ... with the baseline build | ${row.baseline.tools} | ${row.baseline.uncachedMs.toFixed(0)} | ${row.baseline.cachedMs.toFixed(0)} | ${(row.baseline.cachedMs / row.baseline.uncachedMs).toFixed(2)} | | ${row.baseline.errors.join(', ') || '-'} |`,
+        `| ... with the baseline build | ${row.baseline.tools} | ${row.baseline.uncachedMs.toFixed(0)} | ${row.baseline.cachedMs.toFixed(0)} | ${(row.baseline.cachedMs / row.baseline.uncachedMs).toFixed(2)} | | | ${row.baseline.errors.join(', ') || '-'} |`,
       );
   }
   const out = path.join(import.meta.dirname, 'out');

@@ -213,32 +213,35 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     const rows = buildResultRows({
       outputs: { 'powershell-modules': load('powershell-modules') },
     }).filter((r) => r.bench === 'powershell-modules');
-    // Per module: uncached vs pwsh, cached vs uncached, and both against the baseline build.
-    expect(rows).toHaveLength(12);
-    const [largest, largestCached, largestVsBefore, largestCachedVsBefore] = rows;
+    // Per module: uncached vs pwsh, cached and after an edit vs uncached, and both against the
+    // baseline build.
+    expect(rows).toHaveLength(15);
+    const [largest, largestCached, largestEdited, largestVsBefore, largestCachedVsBefore] = rows;
     expect(largest?.scenario).toMatch(/717 exported functions in 868 files.*--no-cache.*717 tools/);
     expect(largest?.reference).toMatch(/^pwsh's own Import-Module \+ Get-Command/);
-    expect(largest?.ratio).toBeCloseTo(2544.420944 / 5926.112708, 5);
+    expect(largest?.ratio).toBeCloseTo(778.511745 / 1143.482181, 5);
     expect(largestCached?.met).toBeNull();
+    expect(largestEdited?.scenario).toMatch(/after one file of the module changed/);
+    expect(largestEdited?.ratio).toBeCloseTo(354.549797 / 778.511745, 5);
     expect(largestVsBefore?.scenario).toMatch(
       /--no-cache, against the build before issue 29 \(which listed 349 tools\)/,
     );
     expect(largestVsBefore?.target).toBe('<= 2x the build before issue 29');
-    expect(largestVsBefore?.ratio).toBeCloseTo(2544.420944 / 2083.088272, 5);
+    expect(largestVsBefore?.ratio).toBeCloseTo(778.511745 / 935.85984, 5);
     expect(largestVsBefore?.met).toBe(true);
     expect(largestCachedVsBefore?.target).toBe('<= 1x the build before issue 29');
     expect(largestCachedVsBefore?.met).toBe(true);
-    const mediumCached = rows[5];
+    const mediumCached = rows[6];
     expect(mediumCached?.target).toBe('<= 0.5x --no-cache');
-    expect(mediumCached?.ratio).toBeCloseTo(412.432619 / 1209.866101, 5);
+    expect(mediumCached?.ratio).toBeCloseTo(109.530327 / 322.360042, 5);
     expect(mediumCached?.met).toBe(true);
     expect(rows.filter((r) => r.met !== null)).toHaveLength(3);
 
     const slow = structuredClone(load('powershell-modules')) as {
       rows: Array<{ cachedMs: number; uncachedMs: number }>;
     };
-    slow.rows[1]!.cachedMs = 700;
-    slow.rows[0]!.uncachedMs = 4500;
+    slow.rows[1]!.cachedMs = 200;
+    slow.rows[0]!.uncachedMs = 2000;
     const missed = buildResultRows({ outputs: { 'powershell-modules': slow } }).filter(
       (r) => r.bench === 'powershell-modules' && r.met === false,
     );
