@@ -27,7 +27,7 @@ export const WORKSPACE_PACKAGES: readonly WorkspacePackage[] = [
   {
     name: '@toolpack/discovery',
     dir: 'packages/discovery',
-    assets: ['assets/list-module-tools.mjs'],
+    assets: ['assets/list-module-tools.mjs', 'assets/list-module-exports.ps1'],
     entries: ['dist/index.mjs'],
   },
   {
