@@ -90,6 +90,17 @@ function toObjectSchema(
     // keys); clients should be told not to send them, as every other source's schema says.
     if (schema.type === 'object' && schema.additionalProperties === undefined)
       schema.additionalProperties = false;
+    // z.string().regex(...) becomes a `pattern`, which must run in linear time like any other.
+    const problems = findSchemaProblems(schema);
+    if (problems.length > 0) {
+      throw new ToolpackError(
+        'E_SCHEMA',
+        `Tool ${toolName}: the ${role} zod schema cannot be checked: ${problems.join('; ')}.`,
+        {
+          hint: 'docs/json-schema-patterns.md: write the regex without back-references or lookaround.',
+        },
+      );
+    }
   } else {
     schema = input;
     const problems = findSchemaProblems(schema);

@@ -1,4 +1,5 @@
 import { ToolpackError } from './errors.ts';
+import { findPatternProblem } from './linear-pattern.ts';
 import type { JsonSchema, ObjectJsonSchema, ToolParameterSet } from './tool-model.ts';
 
 export const PARAMETER_TYPES = [
@@ -122,6 +123,7 @@ function findValueProblems(spec: ValueSpec, label: string): string[] {
     }
   }
   if (spec.pattern !== undefined) {
+    const before = problems.length;
     try {
       new RegExp(spec.pattern, 'u');
     } catch (error) {
@@ -129,6 +131,8 @@ function findValueProblems(spec: ValueSpec, label: string): string[] {
         `${label}: the pattern ${JSON.stringify(spec.pattern)} is not a valid regular expression (${(error as Error).message})`,
       );
     }
+    const linear = problems.length === before ? findPatternProblem(spec.pattern) : undefined;
+    if (linear !== undefined) problems.push(`${label}: ${linear}`);
   }
   if (spec.enum !== undefined) {
     if (spec.enum.length === 0) problems.push(`${label}: the list of allowed values is empty`);

@@ -191,3 +191,40 @@ describe('unknown argument names', () => {
     expect(result.moreErrors).toBe(6);
   });
 });
+
+describe('patterns run in linear time', () => {
+  it('refuses 34 `a`s and a `b` against ^(a|a)*$ at once, in an argument and in a patternProperties key', () => {
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string', pattern: '^(a|a)*$' } },
+      patternProperties: { '^(b|b)*$': { type: 'string' } },
+    } as const;
+    const validate = createArgumentValidator(schema);
+    const attack = `${'a'.repeat(34)}b`;
+    // With V8's engine either check would hold the thread for about a minute.
+    expect(validate({ name: attack })).toMatchObject({
+      valid: false,
+      errors: [{ path: '/name', rule: 'pattern' }],
+    });
+    expect(validate({ name: 'aaa', [`${'b'.repeat(34)}c`]: 'x' })).toEqual({ valid: true });
+    expect(validate({ name: 'aaa', bbb: 1 })).toMatchObject({ valid: false });
+  });
+
+  it('refuses to compile a schema whose pattern the engine cannot run, and findSchemaProblems says where', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        pattern: { type: 'string', pattern: '^(?!admin)' },
+        list: { type: 'array', items: { type: 'string', pattern: '(a)\\1' } },
+        safe: { const: { pattern: '(a)\\1' } },
+      },
+      patternProperties: { '(?<=x)y': {} },
+    };
+    expect(() => createArgumentValidator(schema)).toThrow(/E_SCHEMA|linear-time engine/);
+    expect(findSchemaProblems(schema).sort()).toEqual([
+      '/patternProperties/(?<=x)y the pattern "(?<=x)y" uses a lookbehind ((?<=…), which the linear-time engine (RE2) cannot run',
+      '/properties/list/items/pattern the pattern "(a)\\\\1" uses a back-reference (\\1), which the linear-time engine (RE2) cannot run',
+      '/properties/pattern/pattern the pattern "^(?!admin)" uses a lookahead ((?!…), which the linear-time engine (RE2) cannot run',
+    ]);
+  });
+});

@@ -4,6 +4,7 @@ import type addFormatsModule from 'ajv-formats';
 import { canonicalizeArguments } from './canonicalize-arguments.ts';
 import { findClosestName } from './closest-name.ts';
 import { ToolpackError } from './errors.ts';
+import { compileLinearPattern, findPatternProblem } from './linear-pattern.ts';
 import type { JsonSchema } from './tool-model.ts';
 
 export interface ArgumentError {
@@ -44,10 +45,23 @@ function createAjv(): Ajv2020 {
   const addFormats = require('ajv-formats') as typeof addFormatsModule;
   // strict off: tool authors' schemas may carry annotations (`x-*`, `examples`) Ajv does not know.
   // logger off: a library never prints; unknown formats are the schema author's business.
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true, logger: false });
+  // code.regExp: every `pattern` and `patternProperties` key runs in linear time (RE2), never
+  // in V8's backtracking engine on the server's thread (linear-pattern.ts says why).
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    validateFormats: true,
+    logger: false,
+    code: { regExp: linearRegExpEngine },
+  });
   addFormats.default(ajv);
   return ajv;
 }
+
+const linearRegExpEngine = Object.assign((pattern: string) => compileLinearPattern(pattern), {
+  // Only read by Ajv's standalone code generation, which Toolpack does not use.
+  code: '@toolpack/core/linear-pattern',
+});
 
 let sharedAjv: Ajv2020 | undefined;
 function getAjv(): Ajv2020 {
@@ -192,6 +206,8 @@ export function findSchemaProblems(schema: unknown): string[] {
   if (ajv.validateSchema(schema as JsonSchema) !== true) {
     return (ajv.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
   }
+  const patternProblems = findSchemaPatternProblems(schema as JsonSchema);
+  if (patternProblems.length > 0) return patternProblems;
   // Meta-validation catches everything but unresolvable references; compiling (code
   // generation, ~1 ms a schema) is only needed to find those, so only schemas with a
   // reference pay for it. Listing 1,000 tool folders must stay fast.
@@ -203,6 +219,68 @@ export function findSchemaProblems(schema: unknown): string[] {
     }
   }
   return [];
+}
+
+/** Keywords whose value is a schema, a list of schemas, or a map of names to schemas. */
+const SCHEMA_KEYWORDS = new Set([
+  'additionalProperties',
+  'contains',
+  'contentSchema',
+  'else',
+  'if',
+  'items',
+  'not',
+  'propertyNames',
+  'then',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]);
+const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const SCHEMA_MAP_KEYWORDS = new Set([
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'patternProperties',
+  'properties',
+]);
+
+/**
+ * `/properties/id/pattern the pattern "(a)\1" uses a back-reference …` for each pattern of a
+ * (meta-valid) schema that the linear-time engine cannot run. Walks keyword positions only,
+ * so a property named `pattern` or a `const` holding one is not taken for a pattern.
+ */
+function findSchemaPatternProblems(schema: JsonSchema): string[] {
+  const problems: string[] = [];
+  // A list, not recursion: a schema from a file can nest deeper than the call stack.
+  const pending: { node: unknown; pointer: string }[] = [{ node: schema, pointer: '' }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { node, pointer } = next;
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) continue;
+    const record = node as Record<string, unknown>;
+    if (typeof record.pattern === 'string') {
+      const problem = findPatternProblem(record.pattern);
+      if (problem !== undefined) problems.push(`${pointer}/pattern ${problem}`);
+    }
+    for (const [keyword, value] of Object.entries(record)) {
+      const at = `${pointer}/${escapePointer(keyword)}`;
+      if (SCHEMA_KEYWORDS.has(keyword)) pending.push({ node: value, pointer: at });
+      else if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value)) {
+        value.forEach((item, index) => pending.push({ node: item, pointer: `${at}/${index}` }));
+      } else if (SCHEMA_MAP_KEYWORDS.has(keyword) && typeof value === 'object' && value !== null) {
+        for (const [name, item] of Object.entries(value)) {
+          const itemPointer = `${at}/${escapePointer(name)}`;
+          if (keyword === 'patternProperties') {
+            const problem = findPatternProblem(name);
+            // A key with spaces would end the pointer early; name the keyword instead.
+            if (problem !== undefined)
+              problems.push(`${/\s/.test(name) ? at : itemPointer} ${problem}`);
+          }
+          pending.push({ node: item, pointer: itemPointer });
+        }
+      }
+    }
+  }
+  return problems;
 }
 
 function describeAjvError(error: ErrorObject, schema: JsonSchema): ArgumentError {
