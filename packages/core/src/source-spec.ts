@@ -37,6 +37,12 @@ export interface SourceOptions {
    */
   credentials?: readonly CredentialBinding[];
   /**
+   * Set by the project loader for an installed pack's sources: the pack's own (approved)
+   * `interpreters:`. Its tools run with these over Toolpack's defaults, never with the
+   * project's or another pack's; its script roots serve their extensions.
+   */
+  interpreters?: Readonly<Record<string, readonly string[]>>;
+  /**
    * `tools:` sources only: PowerShell modules (`.psd1`/`.psm1`/`.dll`) to import and scripts
    * (`.ps1`) to dot-source into the runspace before a tool's `script.ps1`, relative to the
    * project root (docs/dotbot-tool-folders.md).

@@ -44,6 +44,11 @@ export interface ToolSource {
   pack?: string;
   /** Set when the tool runs confined (every pack tool; a project source with `sandbox: true`). */
   sandbox?: ToolSandbox;
+  /**
+   * A pack's own interpreters (its source's `interpreters`): a process tool of a pack runs
+   * with these over the defaults, never with the project's interpreters or another pack's.
+   */
+  interpreters?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** How a confined tool runs: what it may touch, and its own folder (always readable). */
@@ -51,6 +56,12 @@ export interface ToolSandbox {
   /** The pack's folder or the source's, relative to the project root (or absolute). */
   root: string;
   permissions: PackPermissions;
+  /**
+   * What the project runs unconfined, relative to the project root: its own sources' folders
+   * and files. Never writable from the sandbox, even inside a granted `project` folder, since
+   * the server would run what was written there with the user's full rights.
+   */
+  protect?: readonly string[];
 }
 
 /**

@@ -78,9 +78,12 @@ export function composeTools(
     diagnostics.push(...result.diagnostics);
     const sourceFilter = createFilter(spec.include, spec.exclude);
     const prefix = choosePrefix(spec);
-    const sandbox = chooseSandbox(spec);
+    const sandbox = chooseSandbox(
+      spec,
+      sources.map((source) => source.spec),
+    );
     for (const discovered of result.tools) {
-      const tool = applyPrefix(discovered, prefix, spec.pack, sandbox);
+      const tool = applyPrefix(discovered, prefix, spec.pack, sandbox, spec.interpreters);
       if (
         !sourceFilter(tool.name, tool.originalName, discovered.name) ||
         !globalFilter(tool.name, tool.originalName, discovered.name)
@@ -165,6 +168,7 @@ function applyPrefix(
   prefix: string | undefined,
   pack: string | undefined,
   sandbox: ToolSandbox | undefined,
+  interpreters: SourceSpec['interpreters'],
 ): DiscoveredTool {
   let name = tool.name;
   if (prefix !== undefined && !name.toLowerCase().startsWith(`${prefix.toLowerCase()}_`)) {
@@ -178,6 +182,8 @@ function applyPrefix(
       ...tool.source,
       ...(pack === undefined ? {} : { pack }),
       ...(sandbox === undefined ? {} : { sandbox }),
+      // A pack's tools carry its own interpreters, so no other map can reach them.
+      ...(pack === undefined || interpreters === undefined ? {} : { interpreters }),
     },
   };
 }

@@ -120,12 +120,12 @@ async function readSource(
       root: spec.scripts,
       cwd,
       ...(cache ? { cache } : {}),
-      ...(options.extraScriptExtensions ? { extraExtensions: options.extraScriptExtensions } : {}),
+      ...chooseScriptExtensions(spec, options),
     });
   }
   if ('workflows' in spec)
     return discoverWorkflows({ dir: spec.workflows, cwd, ...(cache ? { cache } : {}) });
-  return readModule(spec.module, options, chooseSandbox(spec), cache);
+  return readModule(spec.module, options, chooseSandbox(spec, options.sources), cache);
 }
 
 async function readModule(
@@ -184,4 +184,19 @@ async function readModule(
     );
   }
   return readPowerShell(resolved);
+}
+
+/**
+ * The extensions a script root serves besides the built-in ones: a pack's, its own
+ * interpreters' (never the project's or another pack's); the project's, the configured ones.
+ */
+function chooseScriptExtensions(
+  spec: SourceSpec,
+  options: DiscoverToolsOptions,
+): { extraExtensions?: readonly string[] } {
+  if (spec.pack !== undefined && spec.interpreters !== undefined) {
+    const own = Object.keys(spec.interpreters);
+    return own.length === 0 ? {} : { extraExtensions: own };
+  }
+  return options.extraScriptExtensions ? { extraExtensions: options.extraScriptExtensions } : {};
 }

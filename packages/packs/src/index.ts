@@ -26,6 +26,13 @@ export type {
 
 export { computeIntegrity } from './integrity/integrity.ts';
 export { hashToolDefinition } from './pins/tool-hash.ts';
+export {
+  areInterpretersEqual,
+  describeInterpreters,
+  findInterpreterWidening,
+  normalizeInterpreters,
+} from './interpreters/pack-interpreters.ts';
+export type { InterpreterMap } from './interpreters/pack-interpreters.ts';
 export type { ToolDefinition } from './pins/tool-hash.ts';
 
 export { DEFAULT_PACK_LIMITS, formatBytes } from './tarball/limits.ts';

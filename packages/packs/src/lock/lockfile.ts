@@ -41,6 +41,11 @@ export interface LockEntry {
    * tools are not pinned yet (the next install or update pins them, asking once).
    */
   tools?: Record<string, string>;
+  /**
+   * The pack's own `interpreters:` as approved (extension -> argv). Absent: none approved, so
+   * a pack that declares some runs its tools with the defaults until an install asks.
+   */
+  interpreters?: Record<string, string[]>;
 }
 
 /**
@@ -74,6 +79,9 @@ const lockSchema = z.object({
           z.string().min(1),
           z.string().refine(isToolHash, { error: 'not a tool hash (sha256-<base64>)' }),
         )
+        .optional(),
+      interpreters: z
+        .record(z.string().regex(/^\.[A-Za-z0-9]{1,16}$/), z.array(z.string().min(1)).min(1))
         .optional(),
     }),
   ),
@@ -169,13 +177,16 @@ export function serializeLockfile(lock: Lockfile): string {
         ? {}
         : { permissions: normalizePermissions(entry.permissions) }),
       ...(entry.tools === undefined ? {} : { tools: sortByKey(entry.tools) }),
+      ...(entry.interpreters === undefined || Object.keys(entry.interpreters).length === 0
+        ? {}
+        : { interpreters: sortByKey(entry.interpreters) }),
     };
   }
   return `${JSON.stringify({ lockfileVersion: LOCKFILE_VERSION, packs }, null, 2)}\n`;
 }
 
-function sortByKey(record: Record<string, string>): Record<string, string> {
-  const sorted: Record<string, string> = {};
+function sortByKey<T>(record: Record<string, T>): Record<string, T> {
+  const sorted: Record<string, T> = {};
   for (const key of Object.keys(record).sort()) sorted[key] = record[key]!;
   return sorted;
 }

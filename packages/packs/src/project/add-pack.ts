@@ -149,6 +149,7 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
       name,
       version,
       permissions: manifest.permissions,
+      ...(manifest.interpreters === undefined ? {} : { interpreters: manifest.interpreters }),
       ...(locked === undefined ? {} : { locked }),
       ...(check === undefined ? {} : { check }),
       mode: 'add',

@@ -41,6 +41,7 @@ describe('auditPacks', () => {
         name: 'hello',
         version: '1.1.0',
         permissions: LEAST_PERMISSIONS,
+        interpreters: {},
         approved: true,
         installedPermissions: LEAST_PERMISSIONS,
         status: 'matches',

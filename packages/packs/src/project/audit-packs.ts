@@ -4,6 +4,12 @@ import {
   type Diagnostic,
   type PackPermissions,
 } from '@toolpack/core';
+import {
+  areInterpretersEqual,
+  findInterpreterWidening,
+  normalizeInterpreters,
+  type InterpreterMap,
+} from '../interpreters/pack-interpreters.ts';
 import { readLockfile } from '../lock/lockfile.ts';
 import { readManifest } from '../manifest/parse-manifest.ts';
 import { packInstallDir } from './project-files.ts';
@@ -17,6 +23,8 @@ export interface PackAudit {
   version?: string;
   /** What its tools get: toolpack.lock's approved grant (the least when none is recorded). */
   permissions: PackPermissions;
+  /** The interpreters toolpack.lock approved for its own tools (`{}`: none). */
+  interpreters: InterpreterMap;
   /** False when the lock records no approval (written before approval, or not locked). */
   approved: boolean;
   /** What the installed toolpack.yaml asks for; absent when the pack is not installed. */
@@ -28,7 +36,7 @@ export interface PackAudit {
    * - `not-installed`: there is nothing in `.toolpack/packs/<alias>` to compare.
    */
   status: 'matches' | 'asks-more' | 'asks-less' | 'not-installed';
-  /** What the installed pack asks for beyond the approved grant. */
+  /** What the installed pack asks for beyond the approved grant (new or changed interpreters included). */
   beyond: string[];
   /** Served tool name -> pinned definition hash; empty when nothing is pinned. */
   tools: Record<string, string>;
@@ -55,12 +63,21 @@ export async function auditPacks(
       await readManifest(packInstallDir(projectDir, dependency.alias), { kind: 'pack' })
     ).manifest;
     const asked = installed?.name === dependency.name ? installed.permissions : undefined;
-    const beyond = asked === undefined ? [] : findPermissionWidening(permissions, asked);
+    const interpreters = normalizeInterpreters(entry?.interpreters);
+    const askedInterpreters = installed?.name === dependency.name ? installed.interpreters : {};
+    const beyond =
+      asked === undefined
+        ? []
+        : [
+            ...findPermissionWidening(permissions, asked),
+            ...findInterpreterWidening(interpreters, askedInterpreters),
+          ];
     packs.push({
       alias: dependency.alias,
       name: dependency.name,
       ...(entry === undefined ? {} : { version: entry.version }),
       permissions,
+      interpreters,
       approved: entry?.permissions !== undefined,
       ...(asked === undefined ? {} : { installedPermissions: asked }),
       status:
@@ -68,7 +85,8 @@ export async function auditPacks(
           ? 'not-installed'
           : beyond.length > 0
             ? 'asks-more'
-            : arePermissionsEqual(asked, permissions)
+            : arePermissionsEqual(asked, permissions) &&
+                areInterpretersEqual(askedInterpreters, interpreters)
               ? 'matches'
               : 'asks-less',
       beyond,

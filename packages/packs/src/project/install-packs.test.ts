@@ -308,6 +308,7 @@ describe('loadProject: the project packs as discovery sources', () => {
       {
         scripts: '.toolpack/packs/hello/scripts',
         pack: 'hello',
+        interpreters: {},
         sandbox: true,
         permissions: LEAST_PERMISSIONS,
         sandboxRoot: '.toolpack/packs/hello',
@@ -315,6 +316,7 @@ describe('loadProject: the project packs as discovery sources', () => {
       {
         scripts: '.toolpack/packs/wx/scripts',
         pack: 'wx',
+        interpreters: {},
         sandbox: true,
         permissions: weather,
         sandboxRoot: '.toolpack/packs/wx',

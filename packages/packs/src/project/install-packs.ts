@@ -225,6 +225,9 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
         name: pack.name,
         version: pack.version,
         permissions: pack.manifest.permissions,
+        ...(pack.manifest.interpreters === undefined
+          ? {}
+          : { interpreters: pack.manifest.interpreters }),
         ...(locked === undefined ? {} : { locked }),
         ...(check === undefined ? {} : { check }),
         mode: options.frozen ? 'frozen' : 'install',

@@ -17,7 +17,10 @@ export interface Project {
   sources: SourceSpec[];
   /** `policy:`, with `origin` `toolpack.yaml:<line>` for denial messages. */
   policy?: ToolPolicy;
-  /** Per extension: the installed packs' interpreters, overridden by the project's own. */
+  /**
+   * Per extension: the project's own interpreters, for its own tools. An installed pack's
+   * (approved) interpreters ride on its sources and reach its tools only.
+   */
   interpreters?: Record<string, string[]>;
   /** Environment variables the installed packs declare: a runner lets these through. */
   env: string[];
@@ -50,10 +53,10 @@ export async function loadProject(dir: string): Promise<LoadProjectResult> {
     manifest,
     manifestFile: read.file,
   });
-  const interpreters = mergeInterpreters([
-    ...installed.packs.map((p) => p.interpreters),
-    manifest.interpreters,
-  ]);
+  const interpreters =
+    manifest.interpreters === undefined || Object.keys(manifest.interpreters).length === 0
+      ? undefined
+      : manifest.interpreters;
   const project: Project = {
     file: read.file,
     manifest,
@@ -76,13 +79,4 @@ export async function loadProject(dir: string): Promise<LoadProjectResult> {
   }
   if (interpreters !== undefined) project.interpreters = interpreters;
   return { status: 'loaded', project };
-}
-
-/** Later entries win: the project's own interpreters override a pack's for the same extension. */
-function mergeInterpreters(
-  all: readonly (Record<string, string[]> | undefined)[],
-): Record<string, string[]> | undefined {
-  const merged: Record<string, string[]> = {};
-  for (const entry of all) Object.assign(merged, entry ?? {});
-  return Object.keys(merged).length === 0 ? undefined : merged;
 }

@@ -11,6 +11,11 @@ import {
   type SourceSpec,
   type ToolPolicy,
 } from '@toolpack/core';
+import {
+  findInterpreterWidening,
+  normalizeInterpreters,
+  type InterpreterMap,
+} from '../interpreters/pack-interpreters.ts';
 import { readLockfile } from '../lock/lockfile.ts';
 import { MANIFEST_FILE, findPackPathProblem, readManifest } from '../manifest/parse-manifest.ts';
 import type { EnvRequirement, Manifest, PackManifest } from '../manifest/manifest-schema.ts';
@@ -77,8 +82,15 @@ export function listPackSources(options: {
    * installed pack.
    */
   confine?: PackPermissions;
+  /**
+   * The pack's interpreters its tools run with (the lock's approved ones for an installed
+   * pack; none when absent): set on every source, so neither the project's nor another pack's
+   * interpreters reach them, nor theirs the others'.
+   */
+  interpreters?: InterpreterMap;
 }): { sources: SourceSpec[]; diagnostics: Diagnostic[] } {
   const { projectDir, alias, dir, manifest, confine } = options;
+  const interpreters = normalizeInterpreters(options.interpreters);
   const sources: SourceSpec[] = [];
   const diagnostics: Diagnostic[] = [];
   const relativeDir = path.relative(projectDir, dir).split(path.sep).join('/');
@@ -99,6 +111,7 @@ export function listPackSources(options: {
     sources.push(
       createSourceSpec(key, path.posix.join(relativeDir, location), {
         pack: alias,
+        interpreters,
         ...(source.include === undefined ? {} : { include: source.include }),
         ...(source.exclude === undefined ? {} : { exclude: source.exclude }),
         // The pack's own credentials: entries, which read only the env it declares; their
@@ -145,6 +158,10 @@ export interface InstalledPack {
   dir: string;
   /** What the pack declares it needs; a server should let these names through to its tools. */
   env: EnvRequirement[];
+  /**
+   * Its own interpreters as toolpack.lock approved them (never what its installed
+   * toolpack.yaml says beyond that): they apply to its tools only.
+   */
   interpreters?: Record<string, string[]>;
   policy?: ToolPolicy;
   /**
@@ -216,7 +233,12 @@ export async function readInstalledPacks(options: {
     const approved =
       (lockEntry?.name === packManifest.name ? lockEntry.permissions : undefined) ??
       LEAST_PERMISSIONS;
-    const beyond = findPermissionWidening(approved, packManifest.permissions);
+    const approvedInterpreters =
+      lockEntry?.name === packManifest.name ? normalizeInterpreters(lockEntry.interpreters) : {};
+    const beyond = [
+      ...findPermissionWidening(approved, packManifest.permissions),
+      ...findInterpreterWidening(approvedInterpreters, packManifest.interpreters),
+    ];
     if (beyond.length > 0) {
       result.diagnostics.push(
         createDiagnostic(
@@ -234,6 +256,7 @@ export async function readInstalledPacks(options: {
       dir,
       manifest: packManifest,
       confine: approved,
+      interpreters: approvedInterpreters,
     });
     result.sources.push(...own.sources);
     result.diagnostics.push(...own.diagnostics);
@@ -244,9 +267,9 @@ export async function readInstalledPacks(options: {
       dir,
       env: packManifest.env,
       permissions: approved,
-      ...(packManifest.interpreters === undefined
+      ...(Object.keys(approvedInterpreters).length === 0
         ? {}
-        : { interpreters: packManifest.interpreters }),
+        : { interpreters: approvedInterpreters }),
       ...(packManifest.policy === undefined ? {} : { policy: packManifest.policy }),
     });
   }

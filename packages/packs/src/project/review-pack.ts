@@ -5,6 +5,12 @@ import {
   normalizePermissions,
   type PackPermissions,
 } from '@toolpack/core';
+import {
+  areInterpretersEqual,
+  findInterpreterWidening,
+  normalizeInterpreters,
+  type InterpreterMap,
+} from '../interpreters/pack-interpreters.ts';
 import type { LockEntry } from '../lock/lockfile.ts';
 import { hashToolDefinition } from '../pins/tool-hash.ts';
 import type { StagedToolCheck } from './staged-tools.ts';
@@ -31,8 +37,21 @@ export interface ApprovalRequest {
    * written before permissions, which counts as the least).
    */
   approved?: PackPermissions;
-  /** `findPermissionWidening(approved ?? LEAST_PERMISSIONS, permissions)`: one line each. */
+  /**
+   * The pack's own `interpreters:` (normalised; `{}` when none): they run its tools, so they
+   * are shown, approved and locked with its permissions.
+   */
+  interpreters: InterpreterMap;
+  /**
+   * `findPermissionWidening(approved ?? LEAST_PERMISSIONS, permissions)`, then each
+   * interpreter that is new or changed since the lock: one line each.
+   */
   widening: string[];
+  /**
+   * The interpreter lines of `widening` alone: `--allow` grants no interpreter, so these
+   * always need `--yes` or a person.
+   */
+  interpreterWidening: string[];
   /** Against the pins; every served tool is `added` when nothing was pinned. */
   tools: ToolChanges;
   /** Whether toolpack.lock pinned this pack's tools before. */
@@ -57,8 +76,11 @@ export type ApprovalMode = 'add' | 'update' | 'install' | 'frozen';
 
 export interface PackReview {
   request: ApprovalRequest;
-  /** The lock entry's new `permissions` and `tools` (no `tools` when nothing could be discovered). */
-  grant: Pick<LockEntry, 'permissions' | 'tools'>;
+  /**
+   * The lock entry's new `permissions`, `tools` (none when nothing could be discovered) and
+   * `interpreters` (none when the pack declares none).
+   */
+  grant: Pick<LockEntry, 'permissions' | 'tools' | 'interpreters'>;
   /** Whether anything differs from what the lock holds: permissions, pins, or pins missing. */
   drifted: boolean;
   needsApproval: boolean;
@@ -78,6 +100,8 @@ export function reviewPack(options: {
   name: string;
   version: string;
   permissions: PackPermissions;
+  /** What the pack's own toolpack.yaml declares under `interpreters:`. */
+  interpreters?: Readonly<Record<string, readonly string[]>>;
   locked?: LockEntry;
   check?: StagedToolCheck;
   mode: ApprovalMode;
@@ -86,7 +110,13 @@ export function reviewPack(options: {
   const locked = options.locked?.name === name ? options.locked : undefined;
   const permissions = normalizePermissions(options.permissions);
   const approved = locked?.permissions;
-  const widening = findPermissionWidening(approved ?? LEAST_PERMISSIONS, permissions);
+  const interpreters = normalizeInterpreters(options.interpreters);
+  // A lock written before interpreters were locked approved none: a pack's count as new.
+  const interpreterWidening = findInterpreterWidening(locked?.interpreters, interpreters);
+  const widening = [
+    ...findPermissionWidening(approved ?? LEAST_PERMISSIONS, permissions),
+    ...interpreterWidening,
+  ];
   const served = options.check?.tools[alias];
   const unread = options.check?.unread?.[alias] ?? [];
   const pinnedBefore = locked?.tools;
@@ -107,7 +137,10 @@ export function reviewPack(options: {
     }
     for (const list of Object.values(tools)) list.sort();
   }
-  const permissionsChanged = approved === undefined || !arePermissionsEqual(approved, permissions);
+  const permissionsChanged =
+    approved === undefined ||
+    !arePermissionsEqual(approved, permissions) ||
+    !areInterpretersEqual(locked?.interpreters, interpreters);
   const toolsChanged =
     served !== undefined &&
     (pinnedBefore === undefined ||
@@ -130,14 +163,23 @@ export function reviewPack(options: {
       : {}),
     permissions,
     ...(approved === undefined ? {} : { approved: normalizePermissions(approved) }),
+    interpreters,
     widening,
+    interpreterWidening,
     tools,
     pinned: pinnedBefore !== undefined,
     unread,
   };
   return {
     request,
-    grant: { permissions, ...(pins === undefined ? {} : { tools: pins }) },
+    grant: {
+      permissions,
+      ...(pins === undefined ? {} : { tools: pins }),
+      // Also when it now declares none but the lock had some: the entry must drop them.
+      ...(Object.keys(interpreters).length === 0 && locked?.interpreters === undefined
+        ? {}
+        : { interpreters }),
+    },
     drifted,
     needsApproval,
   };

@@ -88,6 +88,7 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
   const previous = new Map<string, LockEntry | undefined>();
   const updated: (Omit<UpdatePacksReport['updated'][number], 'review' | 'asked'> & {
     permissions: PackPermissions;
+    interpreters?: Record<string, string[]>;
   })[] = [];
   const remembers: (() => Promise<void>)[] = [];
   try {
@@ -144,6 +145,9 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         to: version,
         ...(doc.deprecated === undefined ? {} : { deprecated: doc.deprecated }),
         permissions: stagedPack.manifest.permissions,
+        ...(stagedPack.manifest.interpreters === undefined
+          ? {}
+          : { interpreters: stagedPack.manifest.interpreters }),
       });
     }
     let check: StagedToolCheck | undefined;
@@ -155,7 +159,7 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         'Serve the pack under another alias in toolpack.yaml (packs: <alias>: <pack>@<range>), keep the version it has (narrow its range), or rename or exclude the other tool.',
       );
     }
-    const reviews = updated.map(({ permissions, ...update }) => {
+    const reviews = updated.map(({ permissions, interpreters, ...update }) => {
       const locked = previous.get(update.alias);
       return {
         update,
@@ -164,6 +168,7 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
           name: update.name,
           version: update.to,
           permissions,
+          ...(interpreters === undefined ? {} : { interpreters }),
           ...(locked === undefined ? {} : { locked }),
           ...(check === undefined ? {} : { check }),
           mode: 'update',

@@ -377,6 +377,7 @@ function describeServedPack(
     dir,
     manifest,
     confine: manifest.permissions,
+    ...(manifest.interpreters === undefined ? {} : { interpreters: manifest.interpreters }),
   });
   return {
     name: record.name,

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { extname, resolve } from 'node:path';
-import { spawnContained, type ContainedProcess } from '@toolpack/containment';
+import { realpathSync } from 'node:fs';
+import { findInstallFolder, spawnContained, type ContainedProcess } from '@toolpack/containment';
 import type { ToolCallResult, ToolInvocation } from '@toolpack/core';
 import { createHeadBuffer, createTailBuffer } from '../capped-output.ts';
 import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
@@ -14,6 +15,7 @@ import {
 import { createProgressLineFilter, MAX_PROGRESS_LINE_BYTES } from '../progress-line-protocol.ts';
 import type { KindRunner, RunnerCall } from '../runner-types.ts';
 import { describeStopReason } from '../runner-types.ts';
+import { findExecutable } from '../find-executable.ts';
 import { findInterpreterRuntimePaths } from '../runtime-paths.ts';
 
 type ProcessInvocation = Extract<ToolInvocation, { runner: 'process' }>;
@@ -55,13 +57,25 @@ export function normalizeExtension(extension: string): string {
 }
 
 export function createProcessRunner(options: ProcessRunnerOptions): KindRunner {
-  const interpreters = new Map<string, readonly string[]>();
-  for (const [extension, argv] of Object.entries({
-    ...getDefaultInterpreters(),
-    ...options.interpreters,
-  })) {
-    interpreters.set(normalizeExtension(extension), argv);
-  }
+  const defaults = getDefaultInterpreters();
+  const projectInterpreters = readInterpreterMap(defaults, options.interpreters);
+  const defaultInterpreters = readInterpreterMap(defaults, {});
+  const packInterpreters = new WeakMap<object, Map<string, readonly string[]>>();
+  /**
+   * A pack's tool runs with its pack's own interpreters over the defaults, never with the
+   * project's map (a pack's `.sh` would otherwise run the project's `.sh` tools unconfined,
+   * and another pack's inside its sandbox).
+   */
+  const chooseInterpreters = (tool: RunnerCall['tool']): Map<string, readonly string[]> => {
+    if (tool.source.pack === undefined) return projectInterpreters;
+    const own = tool.source.interpreters ?? {};
+    let map = packInterpreters.get(own);
+    if (map === undefined) {
+      map = readInterpreterMap(defaults, own);
+      packInterpreters.set(own, map);
+    }
+    return map;
+  };
   const limiter = createConcurrencyLimiter(options.concurrency);
   const running = new Set<ContainedProcess>();
   const planner = createSandboxPlanner(options.projectRoot);
@@ -71,7 +85,9 @@ export function createProcessRunner(options: ProcessRunnerOptions): KindRunner {
       const invocation = call.tool.invocation as ProcessInvocation;
       const scriptPath = resolve(options.projectRoot, invocation.scriptPath);
       const extension = normalizeExtension(invocation.extension || extname(scriptPath));
-      const interpreter = interpreters.get(extension);
+      const interpreter = chooseInterpreters(call.tool).get(extension);
+      const declaredByPack =
+        call.tool.source.pack !== undefined && interpreter !== defaultInterpreters.get(extension);
       if (interpreter === undefined || interpreter.length === 0) {
         return createErrorResult(
           `No interpreter is configured for "${extension}" files, so tool "${call.tool.name}" (${scriptPath}) cannot run. ` +
@@ -87,6 +103,7 @@ export function createProcessRunner(options: ProcessRunnerOptions): KindRunner {
           scriptPath,
           extension,
           interpreter,
+          declaredByPack,
           options,
           running,
           planner,
@@ -110,6 +127,43 @@ export function createProcessRunner(options: ProcessRunnerOptions): KindRunner {
   };
 }
 
+/**
+ * What a pack's own interpreter gets bound: only the Node that runs Toolpack (whose folder a
+ * default interpreter binds anyway), when its command is that Node. Its other paths are a
+ * permission like any other: visible when they are system programs, in the pack's folder or
+ * in a granted root, never bound because the pack named them (`["/bin/sh", "-c", "cat
+ * ~/.ssh/id_rsa", "/home/me"]` would read the key).
+ */
+function findPackInterpreterRuntimePaths(
+  argv: readonly string[],
+  environment: Readonly<Record<string, string>>,
+): string[] {
+  const executable = findExecutable(argv[0] ?? '', environment);
+  if (executable === undefined) return [];
+  const real = readRealPath(executable);
+  return real !== undefined && real === readRealPath(process.execPath)
+    ? [findInstallFolder(real)]
+    : [];
+}
+
+function readRealPath(target: string): string | undefined {
+  try {
+    return realpathSync(target);
+  } catch {
+    return undefined;
+  }
+}
+
+function readInterpreterMap(
+  defaults: Readonly<Record<string, readonly string[]>>,
+  configured: Readonly<Record<string, readonly string[]>>,
+): Map<string, readonly string[]> {
+  const map = new Map<string, readonly string[]>();
+  for (const [extension, argv] of Object.entries({ ...defaults, ...configured }))
+    map.set(normalizeExtension(extension), argv);
+  return map;
+}
+
 function createStoppedResult(call: RunnerCall): ToolCallResult {
   const reason = describeStopReason(call.signal.reason);
   return createErrorResult(
@@ -122,13 +176,16 @@ interface RunProcessInput {
   scriptPath: string;
   extension: string;
   interpreter: readonly string[];
+  /** A pack's own interpreter: nothing it names is bound into the sandbox for it. */
+  declaredByPack: boolean;
   options: ProcessRunnerOptions;
   running: Set<ContainedProcess>;
   planner: SandboxPlanner;
 }
 
 function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
-  const { call, scriptPath, extension, interpreter, options, running, planner } = input;
+  const { call, scriptPath, extension, interpreter, declaredByPack, options, running, planner } =
+    input;
   const [command = '', ...prefix] = interpreter;
   const { environment } = call.confinement;
   return new Promise((settle) => {
@@ -137,8 +194,11 @@ function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
       // The script itself lies in the sandbox's own folder, readable already.
       const sandbox = planner.plan({
         confinement: call.confinement,
-        variant: interpreter.join('\0'),
-        runtimePaths: () => findInterpreterRuntimePaths(interpreter, environment),
+        variant: `${declaredByPack ? 'pack' : 'runner'}\0${interpreter.join('\0')}`,
+        runtimePaths: () =>
+          declaredByPack
+            ? findPackInterpreterRuntimePaths(interpreter, environment)
+            : findInterpreterRuntimePaths(interpreter, environment),
       });
       contained = spawnContained({
         command,

@@ -25,6 +25,8 @@ const jira: ApprovalRequest = {
     'reach *.atlassian.net',
     'read the environment variable JIRA_API_TOKEN',
   ],
+  interpreters: {},
+  interpreterWidening: [],
   tools: { added: ['jira_get_issue'], removed: [], changed: [] },
   pinned: false,
   unread: [],

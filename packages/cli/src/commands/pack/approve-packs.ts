@@ -7,7 +7,7 @@ import {
   type PackPermissions,
   type PackPermissionsInput,
 } from '@toolpack/core';
-import type { ApprovalRequest, ApprovePack } from '@toolpack/packs';
+import { describeInterpreters, type ApprovalRequest, type ApprovePack } from '@toolpack/packs';
 
 /** Whether the OS sandbox can be had here (runners' `describeSandbox`). */
 export interface SandboxStatus {
@@ -74,15 +74,22 @@ function splitGrant(grant: string): [string, string | undefined] {
   return colon === -1 ? [grant, undefined] : [grant.slice(0, colon), grant.slice(colon + 1)];
 }
 
-/** What `grant` does not cover of what `request` asks for (empty: it is within the grant). */
+/**
+ * What `grant` does not cover of what `request` asks for (empty: it is within the grant). No
+ * grant covers a new or changed interpreter: it runs the pack's tools as the pack says, so
+ * it takes `--yes` or a person.
+ */
 export function findBeyondGrant(grant: PackPermissions, request: ApprovalRequest): string[] {
   const anyHost = grant.network.access === 'any' && grant.network.hosts.length === 0;
-  return findPermissionWidening(
-    anyHost
-      ? { ...grant, network: { access: 'any', hosts: request.permissions.network.hosts } }
-      : grant,
-    request.permissions,
-  );
+  return [
+    ...findPermissionWidening(
+      anyHost
+        ? { ...grant, network: { access: 'any', hosts: request.permissions.network.hosts } }
+        : grant,
+      request.permissions,
+    ),
+    ...request.interpreterWidening,
+  ];
 }
 
 /** What a person reads before approving: the pack, its permissions, what changed, the sandbox. */
@@ -91,6 +98,7 @@ export function renderApprovalRequest(request: ApprovalRequest, sandbox: Sandbox
   const lines = [
     `${request.name}@${request.version}${from}${request.alias === request.name ? '' : ` as ${request.alias}`} asks that its tools may:`,
     ...describePermissions(request.permissions).map((line) => `  ${line}`),
+    ...describeInterpreters(request.interpreters).map((line) => `  ${line}`),
   ];
   if (request.approved !== undefined && request.widening.length > 0)
     lines.push('More than you approved before:', ...request.widening.map((line) => `  + ${line}`));

@@ -33,22 +33,26 @@ export function createStagedPackCheck(
     const { composeTools, discoverTools } = await import('@toolpack/discovery');
     const resolved = await resolveSources({ sources: [], flags: { cache: false }, cwd: io.cwd });
     const aliases = new Set(staged.map((p) => p.alias));
-    const extensions = new Set([
-      ...(resolved.options.extraScriptExtensions ?? []),
-      ...staged.flatMap((p) => Object.keys(p.manifest.interpreters ?? {})),
-    ]);
+    // Each pack's script roots serve its own interpreters' extensions (set on its sources).
     const common = {
       ...resolved.options,
       cache: false as const,
       maxTools: Number.MAX_SAFE_INTEGER,
-      ...(extensions.size === 0 ? {} : { extraScriptExtensions: [...extensions] }),
     };
     const mine = await discoverTools({
       ...common,
       builtins: false,
       // Not approved yet: a module's top-level code runs in the sandbox with no grant at all.
       sources: staged.flatMap(
-        (p) => listPackSources({ projectDir: io.cwd, ...p, confine: LEAST_PERMISSIONS }).sources,
+        (p) =>
+          listPackSources({
+            projectDir: io.cwd,
+            ...p,
+            confine: LEAST_PERMISSIONS,
+            ...(p.manifest.interpreters === undefined
+              ? {}
+              : { interpreters: p.manifest.interpreters }),
+          }).sources,
       ),
     });
     const unread = findUnread(mine.diagnostics, staged, io.cwd);

@@ -96,16 +96,12 @@ export async function resolveServedPacks(
       : { interpreters: pack.manifest.interpreters }),
   }));
   const envAllowList = [...new Set(packs.flatMap((pack) => pack.env.map((e) => e.name)))];
-  const interpreters = Object.assign({}, ...packs.map((pack) => pack.interpreters ?? {})) as Record<
-    string,
-    string[]
-  >;
   const sources: SourceSpec[] = served.flatMap((pack) => pack.sources);
   const resolved: ResolvedSources = {
     origin: 'packs',
     envAllowList,
     packs,
-    ...(Object.keys(interpreters).length === 0 ? {} : { interpreters }),
+    // Each pack's interpreters ride on its own sources: no project-wide map to merge them into.
     diagnostics: [
       ...served.flatMap((pack) => pack.diagnostics),
       ...packs.flatMap(diagnoseWithheldEnv),
@@ -116,9 +112,6 @@ export async function resolveServedPacks(
       // The working directory is not a project: nothing is written into it.
       cache: false,
       envAllowList,
-      ...(Object.keys(interpreters).length === 0
-        ? {}
-        : { extraScriptExtensions: Object.keys(interpreters) }),
       ...(flags.include ? { include: flags.include } : {}),
       ...(flags.exclude ? { exclude: flags.exclude } : {}),
       ...(flags.strict ? { strict: true } : {}),

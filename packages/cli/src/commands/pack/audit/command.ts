@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { describePermissions } from '@toolpack/core';
-import type { PackAudit } from '@toolpack/packs';
+import { describeInterpreters, type PackAudit } from '@toolpack/packs';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../../io.ts';
 import { plural, writeDiagnostics } from '../render-pack-output.ts';
@@ -59,6 +59,7 @@ function renderPack(pack: PackAudit, paint: Paint): string {
   const lines = [
     `${head}: ${describeStatus(pack, paint)}`,
     ...describePermissions(pack.permissions).map((line) => `  ${line}`),
+    ...describeInterpreters(pack.interpreters).map((line) => `  ${line}`),
   ];
   const pinned = Object.keys(pack.tools).length;
   lines.push(
