@@ -120,7 +120,7 @@ export function spawnContained(options: SpawnContainedOptions): ContainedProcess
       stdio = entries;
       command = bwrap;
       argv = buildSandboxArgv({ plan: { ...plan, cwd }, boundFds, command: executable, args });
-      env = { ...env, ...buildSandboxEnvironmentValues(plan) };
+      env = { ...env, ...buildSandboxEnvironmentValues() };
     } else {
       env = { ...env, PATH: options.env.PATH || NO_PATH };
     }

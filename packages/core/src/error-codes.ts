@@ -354,6 +354,10 @@ export const ERROR_CODES = Object.freeze({
     exit: 'failure',
   },
   E_REGISTRY_MISSING: { meaning: 'The registry folder does not exist.', exit: 'failure' },
+  E_REGISTRY_REDIRECT: {
+    meaning: 'A registry answer or tarball redirects away from the origins it may come from.',
+    exit: 'failure',
+  },
   E_REGISTRY_RESPONSE: {
     meaning: 'The registry sent an answer that is not the expected JSON.',
     exit: 'failure',
@@ -374,6 +378,11 @@ export const ERROR_CODES = Object.freeze({
   E_RUNNER: { meaning: 'A tool was given to a runner that cannot run its kind.', exit: 'failure' },
   E_RUNNER_CLOSED: { meaning: 'A closed tool runner was asked to run a tool.', exit: 'failure' },
   E_RUNNER_OPTIONS: { meaning: 'A tool runner was created with invalid options.', exit: 'failure' },
+  E_RUNTIME_FOLDER: {
+    meaning:
+      "Toolpack's private runtime folder (sockets, caches, sandbox temp folders) is not a folder of this user that no one else may write.",
+    exit: 'failure',
+  },
   E_RUNTIME_FUNCTION: {
     meaning:
       'A PowerShell module exports a function it makes at run time, with no function statement in a file to describe it from.',

@@ -7,21 +7,43 @@ import {
 } from '@toolpack/core';
 
 /**
- * A confined source's sandbox: its permissions (the least when it names none) and the folder
+ * A confined source's sandbox: its permissions (the least when it names none), the folder
  * its tools may always read, which is the pack's whole folder for a pack (scripts there load
- * files beside them) and otherwise the folder the source names (a module's own folder).
+ * files beside them) and otherwise the folder the source names (a module's own folder), and
+ * what it must never write: the folders of the sources that run unconfined (`sources`, the
+ * project's whole list).
  */
-export function chooseSandbox(spec: SourceSpec): ToolSandbox | undefined {
+export function chooseSandbox(
+  spec: SourceSpec,
+  sources: readonly SourceSpec[] = [],
+): ToolSandbox | undefined {
   if (spec.sandbox !== true) return undefined;
+  const protect = sources
+    .filter((other) => other.sandbox !== true)
+    .map((other) => findProtectedPath(other));
+  return {
+    root: spec.sandboxRoot ?? findSourceFolder(spec),
+    permissions: spec.permissions ?? LEAST_PERMISSIONS,
+    ...(protect.length === 0 ? {} : { protect: [...new Set(protect)].sort() }),
+  };
+}
+
+/**
+ * What an unconfined source runs from: its folder, and for a module named without a folder
+ * the project root when it is a file there (its imports could be anywhere), the name itself
+ * when it is a module name (found on PSModulePath; a folder of that name is protected).
+ */
+function findProtectedPath(spec: SourceSpec): string {
   const { key, location } = getSourceLocation(spec);
-  const root =
-    spec.sandboxRoot ??
-    (key === 'module'
-      ? /[\\/]/.test(location)
-        ? path.dirname(location)
-        : '.'
-      : readStaticBase(location));
-  return { root, permissions: spec.permissions ?? LEAST_PERMISSIONS };
+  if (key === 'module' && !/[\\/]/.test(location) && path.extname(location) === '') return location;
+  return findSourceFolder(spec);
+}
+
+/** The folder a source's tools come from: a module's own folder, else the path before any glob. */
+function findSourceFolder(spec: SourceSpec): string {
+  const { key, location } = getSourceLocation(spec);
+  if (key !== 'module') return readStaticBase(location);
+  return /[\\/]/.test(location) ? path.dirname(location) : '.';
 }
 
 /** The part of a path or glob before its first wildcard segment (`scripts/*.ps1` -> `scripts`). */

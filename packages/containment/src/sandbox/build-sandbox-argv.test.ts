@@ -180,11 +180,22 @@ describe('buildSandboxArgv', () => {
 });
 
 describe('buildSandboxEnvironmentValues', () => {
-  it('points HOME at the private home and TMPDIR at the private /tmp, or the granted temp', () => {
-    expect(buildSandboxEnvironmentValues({})).toEqual({ HOME: SANDBOX_HOME, TMPDIR: '/tmp' });
-    expect(buildSandboxEnvironmentValues({ temp: '/var/tmp' })).toEqual({
-      HOME: SANDBOX_HOME,
-      TMPDIR: '/var/tmp',
-    });
+  it('points HOME at the private home and TMPDIR at the private /tmp', () => {
+    expect(buildSandboxEnvironmentValues()).toEqual({ HOME: SANDBOX_HOME, TMPDIR: '/tmp' });
+  });
+});
+
+describe('the sandbox’s /tmp', () => {
+  it('is a tmpfs, or the pack’s own temp folder bound there when granted, before the plan’s paths', () => {
+    const plan = { read: ['/tmp/project'], write: [], network: false, cwd: '/tmp/project' };
+    const fresh = buildSandboxArgv({ plan, command: '/x', args: [] });
+    expect(fresh.join(' ')).toContain('--tmpfs /tmp');
+    const own = '/run/user/1000/toolpack/run-1-ab/temp-0123';
+    const granted = buildSandboxArgv({ plan: { ...plan, temp: own }, command: '/x', args: [] });
+    expect(granted.join(' ')).not.toContain('--tmpfs /tmp');
+    const at = granted.findIndex((arg, i) => arg === '--bind' && granted[i + 1] === own);
+    expect(granted.slice(at, at + 3)).toEqual(['--bind', own, '/tmp']);
+    // A project under /tmp is bound over it, not hidden by it.
+    expect(at).toBeLessThan(granted.indexOf('/tmp/project'));
   });
 });

@@ -59,7 +59,7 @@ const NETWORK_ETC_FILES = [
 export const SANDBOX_SYSTEM_ROOTS: readonly string[] = ['/usr', ...SYSTEM_FOLDERS, ...ETC_FILES];
 
 export interface BuildSandboxArgvOptions {
-  plan: Pick<SandboxPlan, 'read' | 'write' | 'network' | 'cwd'>;
+  plan: Pick<SandboxPlan, 'read' | 'write' | 'network' | 'cwd' | 'temp'>;
   /**
    * The child's fd of each plan path opened beforehand (`openPlanPaths`), bound by fd; null
    * leaves a path out. A path without an entry is bound by name (`--bind-try`).
@@ -83,7 +83,8 @@ export interface BuildSandboxArgvOptions {
  *   enough to remount a read-only bind writable;
  * - the system read-only (/usr, the /bin, /lib... symlinks or binds, a selection of /etc,
  *   with name resolution and certificates only for `plan.network`), a
- *   fresh /proc and a minimal /dev, a private /tmp and HOME (tmpfs);
+ *   fresh /proc and a minimal /dev, a private HOME (tmpfs) and /tmp (tmpfs, or the pack's
+ *   own temp folder, `plan.temp`, when `temp` was granted: never the machine's);
  * - the plan's paths at their own paths, parents before children, so a writable folder inside
  *   a read-only project stays writable and a read-only own folder inside a writable project
  *   stays read-only.
@@ -102,7 +103,10 @@ export function buildSandboxArgv(options: BuildSandboxArgvOptions): string[] {
   for (const file of plan.network ? [...ETC_FILES, ...NETWORK_ETC_FILES] : ETC_FILES)
     argv.push('--ro-bind-try', file, file);
   argv.push('--proc', '/proc', '--dev', '/dev');
-  argv.push('--tmpfs', PRIVATE_TMP, '--tmpfs', SANDBOX_HOME);
+  // Before the plan's paths: a project that lives under /tmp is bound over it, not hidden.
+  if (plan.temp === undefined) argv.push('--tmpfs', PRIVATE_TMP);
+  else argv.push('--bind', plan.temp, PRIVATE_TMP);
+  argv.push('--tmpfs', SANDBOX_HOME);
   const binds = [
     ...plan.read.map((folder) => ({ folder, writable: false })),
     ...plan.write.map((folder) => ({ folder, writable: true })),
@@ -119,11 +123,9 @@ export function buildSandboxArgv(options: BuildSandboxArgvOptions): string[] {
   return argv;
 }
 
-/** HOME and TMPDIR for the confined child: its private ones, or the real temp folder if granted. */
-export function buildSandboxEnvironmentValues(
-  plan: Pick<SandboxPlan, 'temp'>,
-): Record<string, string> {
-  return { HOME: SANDBOX_HOME, TMPDIR: plan.temp ?? PRIVATE_TMP };
+/** HOME and TMPDIR for the confined child: its private ones (its /tmp is its pack's own temp folder when granted). */
+export function buildSandboxEnvironmentValues(): Record<string, string> {
+  return { HOME: SANDBOX_HOME, TMPDIR: PRIVATE_TMP };
 }
 
 function countSegments(folder: string): number {

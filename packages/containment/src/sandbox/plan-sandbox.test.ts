@@ -55,20 +55,56 @@ describe('planSandbox', () => {
     });
   });
 
-  it('never makes its own folder writable, nor Toolpack’s files or git’s hooks', () => {
+  it('keeps the project root, .git, Toolpack’s files and the own folder read-only in a writable project, each other entry writable', () => {
     const plan = planSandbox({
       sandbox: { root: ownRoot, permissions: grant({ read: ['project'], write: ['project'] }) },
       projectRoot,
     });
-    expect(plan.write).toEqual([projectRoot]);
-    // The fixture has .toolpack and .git/hooks; toolpack.lock and .git/config do not exist.
+    // The root itself read-only: `mv .git .git-old` (then a new .git) is impossible. The
+    // symlinks at the root stay links in it, bound by nothing.
+    expect(plan.write).toEqual([path.join(projectRoot, 'docs'), path.join(projectRoot, 'out')]);
     expect(plan.read).toEqual(
       [
+        projectRoot,
         ownFolder,
         path.join(projectRoot, '.toolpack'),
-        path.join(projectRoot, '.git', 'hooks'),
+        path.join(projectRoot, '.git'),
       ].sort(),
     );
+  });
+
+  it('keeps what the project runs unconfined (sandbox.protect) read-only, and the folders leading to it', () => {
+    mkdirSync(path.join(projectRoot, 'systems', 'mcp', 'tools'), { recursive: true });
+    mkdirSync(path.join(projectRoot, 'systems', 'other'), { recursive: true });
+    try {
+      const plan = planSandbox({
+        sandbox: {
+          root: ownRoot,
+          permissions: grant({ read: [], write: ['project/systems'] }),
+          protect: ['systems/mcp/tools', '../outside'],
+        },
+        projectRoot,
+      });
+      const systems = path.join(projectRoot, 'systems');
+      expect(plan.write).toEqual([path.join(systems, 'other')]);
+      expect(plan.read).toEqual(
+        [ownFolder, systems, path.join(systems, 'mcp'), path.join(systems, 'mcp', 'tools')].sort(),
+      );
+      // A grant inside what is protected is read-only whole.
+      const inside = planSandbox({
+        sandbox: {
+          root: ownRoot,
+          permissions: grant({ read: [], write: ['project/.git'] }),
+        },
+        projectRoot,
+      });
+      expect(inside).toMatchObject({
+        write: [],
+        read: [path.join(projectRoot, '.git'), ownFolder],
+      });
+    } finally {
+      rmSync(path.join(projectRoot, 'systems'), { recursive: true });
+    }
   });
 
   it('keeps a write grant of Toolpack’s own folder read-only', () => {
@@ -85,13 +121,21 @@ describe('planSandbox', () => {
     });
   });
 
-  it('grants temp as the real temp folder, writable, and names it', () => {
+  it('grants temp as the pack’s own temp folder, never the machine’s; read only, it grants nothing', () => {
+    const own = path.join(scratch, 'own-temp');
     const plan = planSandbox({
       sandbox: { root: ownRoot, permissions: grant({ read: ['temp'], write: ['temp'] }) },
       projectRoot,
+      tempFolder: own,
     });
-    const temp = realpathSync(tmpdir());
-    expect(plan).toMatchObject({ write: [temp], temp });
+    expect(plan).toMatchObject({ write: [], read: [ownFolder], temp: own });
+    expect([...plan.read, ...plan.write]).not.toContain(realpathSync(tmpdir()));
+    const readOnly = planSandbox({
+      sandbox: { root: ownRoot, permissions: grant({ read: ['temp'], write: [] }) },
+      projectRoot,
+    });
+    expect(readOnly.temp).toBeUndefined();
+    expect(readOnly.read).toEqual([ownFolder]);
   });
 
   it('follows a symlink that stays inside the project, to its real path', () => {

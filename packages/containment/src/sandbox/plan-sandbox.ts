@@ -1,7 +1,7 @@
-import { realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ToolpackError, type ToolSandbox } from '@toolpack/core';
+import { createSandboxTempFolder } from '../runtime-folder/run-folder.ts';
 
 /**
  * What a confined child may touch, as absolute real paths, each bound inside the sandbox at
@@ -17,15 +17,20 @@ export interface SandboxPlan {
    * come on top, from the sandbox itself.
    */
   read: string[];
-  /** Bound read-write: the granted write roots, the real temp folder when `temp` was granted, `writableRuntimePaths`. */
+  /**
+   * Bound read-write: the granted write roots (split around what must stay read-only in
+   * them: see `planSandbox`), `writableRuntimePaths`.
+   */
   write: string[];
   /** True for `network: any`: the child shares the host's network; else it gets loopback only. */
   network: boolean;
   /** Where the child starts: the project root when it may read it, else its own folder. */
   cwd: string;
   /**
-   * The real temp folder when `temp` was granted (the child's `TMPDIR`); absent, the child
-   * gets a private, empty `/tmp` that ends with it.
+   * The pack's own temp folder when `temp` was granted for writing, bound as the child's
+   * `/tmp` (its `TMPDIR`): one per own folder and server run, made 0700 in Toolpack's private
+   * runtime folder, never the machine's temp folder. Absent, the child gets a private, empty
+   * `/tmp` that ends with it.
    */
   temp?: string;
 }
@@ -48,21 +53,22 @@ export interface PlanSandboxOptions {
    * that do not exist are left out.
    */
   writableRuntimePaths?: readonly string[];
+  /**
+   * The folder to bind as `/tmp` when `temp` is granted; by default the own folder's temp
+   * folder of this run (`createSandboxTempFolder`).
+   */
+  tempFolder?: string;
 }
 
 /**
- * What stays read-only inside a writable project, because writing it reaches beyond the
- * sandbox: Toolpack's own state (the installed packs' code, the approved permissions in
- * `toolpack.lock`, the sources in `toolpack.yaml`; the names `@toolpack/packs` uses) and git's
- * hooks and configuration (code git runs, unconfined, at the user's next commit).
+ * What stays read-only inside a writable project, because something outside the sandbox
+ * reads or runs it: Toolpack's own state (the installed packs' code, the approved permissions
+ * in `toolpack.lock`, the sources in `toolpack.yaml`; the names `@toolpack/packs` uses) and
+ * the whole of git's `.git` (hooks, config with `core.fsmonitor`, and anything else git
+ * reads as the user types `git status`). The sandbox's `protect` adds the project's own
+ * sources.
  */
-const PROTECTED_PROJECT_PATHS = [
-  '.toolpack',
-  'toolpack.yaml',
-  'toolpack.lock',
-  path.join('.git', 'hooks'),
-  path.join('.git', 'config'),
-];
+const PROTECTED_PROJECT_PATHS = ['.git', '.toolpack', 'toolpack.yaml', 'toolpack.lock'];
 
 /**
  * Turns a tool's sandbox (its folder and approved permissions) into a `SandboxPlan`. Plan
@@ -72,9 +78,14 @@ const PROTECTED_PROJECT_PATHS = [
  * - the own folder (`sandbox.root`, resolved against the project root) read-only;
  * - `project` and `project/<folder>` resolved under the project root (a granted folder that
  *   does not exist is left out: create it before the call if the tool should write there);
- * - `temp`: the real path of `os.tmpdir()`, writable;
- * - inside a writable project, Toolpack's own files (`.toolpack`, `toolpack.yaml`,
- *   `toolpack.lock`) and `.git/hooks`, `.git/config` read-only.
+ * - `temp` (written): the pack's own temp folder of this run, bound as `/tmp`; read only, it
+ *   grants nothing (that folder is empty to anyone else);
+ * - a writable root that holds something run or read outside the sandbox (`.git`,
+ *   `.toolpack`, `toolpack.yaml`, `toolpack.lock`, `sandbox.protect`) is bound read-only,
+ *   and each entry in it writable except those and the folders leading to them. A read-only
+ *   bind of a protected folder alone would not do: renaming its writable parent (`mv .git
+ *   .git-old`, then a new `.git`) replaces it, and a read-only parent makes that impossible.
+ *   Entries made after the plan are not writable until the next plan.
  *
  * Throws `E_SANDBOX_PATH` when the own folder is missing, or it (when in the project) or a
  * `project/<folder>` leads out of the project through a symlink (refused, never followed);
@@ -105,35 +116,30 @@ export function planSandbox(options: PlanSandboxOptions): SandboxPlan {
       { hint: 'Install the pack again (mcp pack install): its folder must be a real folder.' },
     );
   }
-  let temp: string | undefined;
   const resolveRoot = (root: string): string | undefined => {
-    if (root === 'temp') {
-      temp ??= readRealPath(tmpdir());
-      return temp;
-    }
-    if (projectRoot === undefined) return undefined;
+    if (projectRoot === undefined || root === 'temp') return undefined;
     if (root === 'project') return projectRoot;
     return resolveProjectFolder(projectRoot, root.slice('project/'.length));
   };
+  const temp = permissions.filesystem.write.includes('temp')
+    ? (options.tempFolder ?? createSandboxTempFolder(ownFolder))
+    : undefined;
+  const guarded =
+    projectRoot === undefined
+      ? []
+      : findProtectedPaths(projectRoot, [
+          ...PROTECTED_PROJECT_PATHS,
+          ...(options.sandbox.protect ?? []),
+        ]);
   const write = new Set<string>();
+  const read = new Set<string>([ownFolder]);
   for (const root of permissions.filesystem.write) {
     const resolved = resolveRoot(root);
-    if (resolved !== undefined) write.add(resolved);
+    if (resolved !== undefined) splitWritableRoot(resolved, guarded, read, write);
   }
   for (const runtimePath of readRuntimePaths(options.writableRuntimePaths)) write.add(runtimePath);
   // The own folder stays what was installed and checked, even inside a writable project.
   write.delete(ownFolder);
-  const read = new Set<string>([ownFolder]);
-  if (projectRoot !== undefined) {
-    for (const name of PROTECTED_PROJECT_PATHS) {
-      const real = readRealPath(path.join(projectRoot, name));
-      if (real === undefined || !isWithin(real, projectRoot)) continue;
-      if ([...write].some((folder) => isWithin(real, folder))) {
-        write.delete(real);
-        read.add(real);
-      }
-    }
-  }
   for (const root of permissions.filesystem.read) {
     const resolved = resolveRoot(root);
     if (resolved !== undefined && !write.has(resolved)) read.add(resolved);
@@ -151,8 +157,65 @@ export function planSandbox(options: PlanSandboxOptions): SandboxPlan {
     write: [...write].sort(),
     network: permissions.network.access === 'any',
     cwd,
-    ...(temp === undefined || !write.has(temp) ? {} : { temp }),
+    ...(temp === undefined ? {} : { temp }),
   };
+}
+
+/**
+ * The protected paths that exist, by the path they are found at and, when that is a symlink
+ * into the project, by where it leads too.
+ */
+function findProtectedPaths(projectRoot: string, names: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const name of names) {
+    const lexical = path.resolve(projectRoot, name);
+    if (!isWithin(lexical, projectRoot)) continue;
+    found.add(lexical);
+    const real = readRealPath(lexical);
+    if (real !== undefined && isWithin(real, projectRoot)) found.add(real);
+  }
+  return [...found];
+}
+
+/**
+ * Adds a granted writable folder to the plan: writable whole when nothing protected is in it,
+ * read-only when it is itself in something protected, and else read-only with each entry
+ * writable but the protected ones and those leading to them (which are split the same way).
+ */
+function splitWritableRoot(
+  folder: string,
+  guarded: readonly string[],
+  read: Set<string>,
+  write: Set<string>,
+): void {
+  if (guarded.some((protectedPath) => isWithin(folder, protectedPath))) {
+    read.add(folder);
+    return;
+  }
+  if (!guarded.some((protectedPath) => isWithin(protectedPath, folder))) {
+    write.add(folder);
+    return;
+  }
+  read.add(folder);
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const entry = path.join(folder, name);
+    let kind: ReturnType<typeof lstatSync>;
+    try {
+      kind = lstatSync(entry);
+    } catch {
+      continue;
+    }
+    // A symlink stays as it is in the read-only folder: what it leads to is not bound by it.
+    // Sockets and pipes are not files a tool writes.
+    if (!kind.isDirectory() && !kind.isFile()) continue;
+    splitWritableRoot(entry, guarded, read, write);
+  }
 }
 
 /** True when `candidate` is `folder` or inside it (both absolute, normalised). */

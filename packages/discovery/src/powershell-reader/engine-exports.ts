@@ -97,8 +97,13 @@ export function readEngineExports(options: ReadEngineExportsOptions): Promise<En
         : options.envAllowList === undefined
           ? {}
           : { allowList: options.envAllowList }),
-      // No diagnostics pipe or telemetry from a pwsh started only to read a module.
-      values: { DOTNET_EnableDiagnostics: '0', POWERSHELL_TELEMETRY_OPTOUT: '1' },
+      // No diagnostics socket, PowerShell host pipe (Enter-PSHostProcess) or telemetry from a
+      // pwsh started only to read a module.
+      values: {
+        DOTNET_EnableDiagnostics: '0',
+        POWERSHELL_DIAGNOSTICS_OPTOUT: '1',
+        POWERSHELL_TELEMETRY_OPTOUT: '1',
+      },
     });
     contained = spawnContained({
       command: options.pwshPath,

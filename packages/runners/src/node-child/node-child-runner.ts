@@ -2,7 +2,11 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
-import { spawnContained, type ContainedProcess } from '@toolpack/containment';
+import {
+  buildCompileCacheEnvironment,
+  spawnContained,
+  type ContainedProcess,
+} from '@toolpack/containment';
 import {
   pickConditionFlags,
   readNodeOptionsConditionFlags,
@@ -231,7 +235,11 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
       command: process.execPath,
       args: [...nodeFlags, fileURLToPath(entry), JSON.stringify(startData)],
       cwd: sandbox?.cwd ?? options.projectRoot,
-      env: { ...confinement.environment, TOOLPACK_PROJECT_ROOT: options.projectRoot },
+      env: {
+        ...confinement.environment,
+        ...(sandbox === undefined ? buildCompileCacheEnvironment() : {}),
+        TOOLPACK_PROJECT_ROOT: options.projectRoot,
+      },
       // fd 1 and 2 are the child's own pipes (read as logs); calls travel on a socket as fd 3,
       // an inherited descriptor, so it reaches a child inside the sandbox just the same.
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],

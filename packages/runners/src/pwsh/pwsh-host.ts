@@ -1,10 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnContained, type ContainedProcess, type SandboxPlan } from '@toolpack/containment';
+import {
+  createChannelFolder,
+  spawnContained,
+  type ContainedProcess,
+  type SandboxPlan,
+} from '@toolpack/containment';
 import type { ToolLogLevel } from '@toolpack/core';
 import { createTailBuffer } from '../capped-output.ts';
 import type { HostResultMessage, HostSession, ToHostMessage } from './host-protocol.ts';
@@ -71,9 +75,24 @@ const STDERR_TAIL_BYTES = 4 * 1024;
 const CHANNEL_CLOSE_GRACE_MS = 500;
 
 /**
+ * What the host's own .NET and PowerShell would otherwise listen on, in the temp folder:
+ * .NET's diagnostics port (`dotnet-diagnostic-<pid>-…-socket`, which takes `AttachProfiler`
+ * with any library to load) and PowerShell's host pipe for `Enter-PSHostProcess`
+ * (`CoreFxPipe_PSHost.*`, a runspace in the host). Neither is needed to run tools; both
+ * would let whoever reaches the temp folder run code in the host.
+ */
+const HOST_LISTENERS_OFF = {
+  DOTNET_EnableDiagnostics: '0',
+  POWERSHELL_DIAGNOSTICS_OPTOUT: '1',
+  POWERSHELL_TELEMETRY_OPTOUT: '1',
+} as const;
+
+/**
  * Starts `pwsh -File host.ps1` and connects to it over a private channel: Node listens on a
- * Unix domain socket in a fresh 0700 temp folder (a named pipe on Windows), the host
- * connects and proves itself with a random token passed in its environment. pwsh's stdout
+ * Unix domain socket in a fresh 0700 folder of Toolpack's private runtime folder (a named
+ * pipe on Windows), never the shared temp folder, where a pack granted it could put its own
+ * socket in its place and take the token; the host connects and proves itself with a random
+ * token passed in its environment. pwsh's stdout
  * goes to the null device; its stderr is drained and only its tail kept, to explain a crash.
  */
 export function startPwshHost(options: PwshHostOptions): PwshHost {
@@ -100,8 +119,15 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
   // Callers that never await `ready` must not see an unhandled rejection.
   ready.catch(() => {});
 
-  const socketFolder =
-    process.platform === 'win32' ? undefined : mkdtempSync(join(tmpdir(), 'toolpack-'));
+  let socketFolder: string | undefined;
+  let folderProblem: string | undefined;
+  if (process.platform !== 'win32') {
+    try {
+      socketFolder = createChannelFolder();
+    } catch (error) {
+      folderProblem = (error as Error).message;
+    }
+  }
   const channelPath =
     socketFolder === undefined
       ? `\\\\.\\pipe\\toolpack-${process.pid}-${randomBytes(8).toString('hex')}`
@@ -233,66 +259,71 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
     exitWaiters = [];
   };
 
-  server.listen(channelPath, () => {
-    if (!alive) return;
-    const windows = process.platform === 'win32';
-    const args = [
-      '-NoLogo',
-      '-NoProfile',
-      '-NonInteractive',
-      ...(windows ? ['-ExecutionPolicy', 'Bypass'] : []),
-      '-File',
-      options.hostScriptPath,
-      '-ChannelPath',
-      channelPath,
-      '-ProjectRoot',
-      options.projectRoot,
-      '-PoolSize',
-      String(options.poolSize),
-      '-MaxOutputChars',
-      String(options.maxOutputBytes),
-    ];
-    try {
-      const sandbox = options.planSandbox?.(socketFolder);
-      contained = spawnContained({
-        command: options.pwshPath,
-        args,
-        cwd: sandbox?.cwd ?? options.projectRoot,
-        env: {
-          ...options.environment,
-          TOOLPACK_PROJECT_ROOT: options.projectRoot,
-          TOOLPACK_HOST_TOKEN: token,
-        },
-        // What tools print to the console goes nowhere: nothing to read, nothing to buffer.
-        stdio: ['ignore', 'ignore', 'pipe'],
-        ...(sandbox === undefined ? {} : { sandbox }),
-      });
-      child = contained.child;
-    } catch (error) {
-      failEverything(
-        `PowerShell could not be started from ${options.pwshPath}: ${(error as Error).message}.`,
-      );
-      exited = true;
-      return;
-    }
-    // Drained so that a tool writing to stderr can never block the host on a full pipe.
-    child.stderr?.on('data', (chunk: Buffer) => stderrTail.push(chunk));
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      const why =
-        error.code === 'ENOENT'
-          ? 'the file does not exist'
-          : error.code === 'EACCES'
-            ? 'it is not executable'
-            : error.message;
-      failEverything(`PowerShell could not be started from ${options.pwshPath}: ${why}.`);
-      if (child?.pid === undefined) {
+  if (folderProblem !== undefined) {
+    exited = true;
+    failEverything(`the PowerShell host's channel has no private folder: ${folderProblem}`);
+  } else
+    server.listen(channelPath, () => {
+      if (!alive) return;
+      const windows = process.platform === 'win32';
+      const args = [
+        '-NoLogo',
+        '-NoProfile',
+        '-NonInteractive',
+        ...(windows ? ['-ExecutionPolicy', 'Bypass'] : []),
+        '-File',
+        options.hostScriptPath,
+        '-ChannelPath',
+        channelPath,
+        '-ProjectRoot',
+        options.projectRoot,
+        '-PoolSize',
+        String(options.poolSize),
+        '-MaxOutputChars',
+        String(options.maxOutputBytes),
+      ];
+      try {
+        const sandbox = options.planSandbox?.(socketFolder);
+        contained = spawnContained({
+          command: options.pwshPath,
+          args,
+          cwd: sandbox?.cwd ?? options.projectRoot,
+          env: {
+            ...options.environment,
+            ...HOST_LISTENERS_OFF,
+            TOOLPACK_PROJECT_ROOT: options.projectRoot,
+            TOOLPACK_HOST_TOKEN: token,
+          },
+          // What tools print to the console goes nowhere: nothing to read, nothing to buffer.
+          stdio: ['ignore', 'ignore', 'pipe'],
+          ...(sandbox === undefined ? {} : { sandbox }),
+        });
+        child = contained.child;
+      } catch (error) {
+        failEverything(
+          `PowerShell could not be started from ${options.pwshPath}: ${(error as Error).message}.`,
+        );
         exited = true;
-        for (const waiter of exitWaiters) waiter();
-        exitWaiters = [];
+        return;
       }
+      // Drained so that a tool writing to stderr can never block the host on a full pipe.
+      child.stderr?.on('data', (chunk: Buffer) => stderrTail.push(chunk));
+      child.once('error', (error: NodeJS.ErrnoException) => {
+        const why =
+          error.code === 'ENOENT'
+            ? 'the file does not exist'
+            : error.code === 'EACCES'
+              ? 'it is not executable'
+              : error.message;
+        failEverything(`PowerShell could not be started from ${options.pwshPath}: ${why}.`);
+        if (child?.pid === undefined) {
+          exited = true;
+          for (const waiter of exitWaiters) waiter();
+          exitWaiters = [];
+        }
+      });
+      child.once('exit', onExit);
     });
-    child.once('exit', onExit);
-  });
 
   return {
     ready,

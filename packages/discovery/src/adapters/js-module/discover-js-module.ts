@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  buildCompileCacheEnvironment,
   buildToolEnvironment,
   describeSandbox,
   findInstallFolder,
@@ -12,6 +13,7 @@ import {
 import {
   ToolpackError,
   createDiagnostic,
+  findSchemaProblems,
   pickConditionFlags,
   readNodeOptionsConditionFlags,
   type Diagnostic,
@@ -120,6 +122,21 @@ export async function discoverJsModule(options: DiscoverJsModuleOptions): Promis
       continue;
     }
     seen.set(listed.name, listed.exportName);
+    // defineTool checked these in the child, but the child runs the module's code and may say
+    // anything: a pattern only a backtracking engine could run is refused here too.
+    const schemaProblem = findListedSchemaProblem(listed.inputSchema, listed.outputSchema);
+    if (schemaProblem !== undefined) {
+      diagnostics.push(
+        createDiagnostic(
+          'error',
+          schemaProblem.code,
+          `Tool ${listed.name}: the ${schemaProblem.role} schema is not valid JSON Schema: ${schemaProblem.problems.join('; ')}.`,
+          where,
+          'Patterns run in linear time (RE2): write them without back-references or lookaround (docs/json-schema-patterns.md).',
+        ),
+      );
+      continue;
+    }
     const tool: DiscoveredTool = {
       name: listed.name,
       description: listed.description,
@@ -151,12 +168,28 @@ export async function discoverJsModule(options: DiscoverJsModuleOptions): Promis
   return { tools, diagnostics };
 }
 
+function findListedSchemaProblem(
+  inputSchema: unknown,
+  outputSchema: unknown,
+): { code: 'E_INPUT_SCHEMA' | 'E_OUTPUT_SCHEMA'; role: string; problems: string[] } | undefined {
+  const inputProblems = findSchemaProblems(inputSchema);
+  if (inputProblems.length > 0)
+    return { code: 'E_INPUT_SCHEMA', role: 'input', problems: inputProblems };
+  if (outputSchema === undefined) return undefined;
+  const outputProblems = findSchemaProblems(outputSchema);
+  if (outputProblems.length > 0)
+    return { code: 'E_OUTPUT_SCHEMA', role: 'output', problems: outputProblems };
+  return undefined;
+}
+
 function findExportLine(text: string, exportName: string): number | undefined {
   if (exportName === 'default') {
     const index = text.search(/export\s+default\b/);
     return index < 0 ? undefined : text.slice(0, index).split('\n').length;
   }
-  const escaped = exportName.replace(/[$]/g, '\\$');
+  // The name comes from the child, which runs the module's code: every character is literal,
+  // or a name such as `(a|a)*$` would be a pattern run on the server's thread.
+  const escaped = exportName.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const index = text.search(
     new RegExp(
       `export\\s+(const|let|var|function)\\s+${escaped}\\b|\\b${escaped}\\s*=\\s*defineTool\\b`,
@@ -212,6 +245,9 @@ function listModuleTools(
             : options.envAllowList === undefined
               ? {}
               : { allowList: options.envAllowList }),
+          // Unconfined, the compile cache lives in Toolpack's private folder, never the
+          // shared temp folder a sandboxed pack (or another user) could plant entries in.
+          ...(plan === undefined ? { values: buildCompileCacheEnvironment() } : {}),
         }),
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         ...(plan === undefined ? {} : { sandbox: plan }),
