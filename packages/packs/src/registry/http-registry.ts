@@ -1,5 +1,6 @@
 import { ToolpackError, formatIssuePath, isToolpackError } from '@toolpack/core';
 import { formatBytes, resolveLimits } from '../tarball/limits.ts';
+import { fetchWithinOrigins } from './fetch-within-origins.ts';
 import { readErrorBody, RegistryError } from './registry-error.ts';
 import type { DownloadOptions, RegistryClient } from './registry-client.ts';
 import {
@@ -53,7 +54,7 @@ export function createHttpRegistry(options: HttpRegistryOptions): HttpRegistryCl
   const timeoutMs = options.timeoutMs ?? 30_000;
   const location = base.replace(/\/$/, '');
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const allowedOrigins = new Set([
+  const allowedOrigins: ReadonlySet<string> = new Set([
     new URL(base).origin,
     ...(options.tarballOrigins ?? []).map((origin) => readOrigin(origin)),
   ]);
@@ -76,11 +77,8 @@ export function createHttpRegistry(options: HttpRegistryOptions): HttpRegistryCl
     return url.href;
   };
 
-  const request = async (
-    url: string,
-    init: RequestInit = {},
-    timeout = timeoutMs,
-  ): Promise<Response> => {
+  const registryOrigin: ReadonlySet<string> = new Set([new URL(base).origin]);
+  const send = async (url: string, init: RequestInit, timeout: number): Promise<Response> => {
     const signal = init.signal
       ? AbortSignal.any([init.signal, AbortSignal.timeout(timeout)])
       : AbortSignal.timeout(timeout);
@@ -102,6 +100,13 @@ export function createHttpRegistry(options: HttpRegistryOptions): HttpRegistryCl
       );
     }
   };
+  // The registry's own answers never leave its origin, whatever its redirects say.
+  const request = (url: string, init: RequestInit = {}, timeout = timeoutMs): Promise<Response> =>
+    fetchWithinOrigins(url, init, {
+      allowedOrigins: registryOrigin,
+      fetch: (hop, hopInit) => send(hop, hopInit, timeout),
+      what: `The answer of the registry at ${location}`,
+    });
 
   const getJson = async <S extends z.ZodType>(
     path: string,
@@ -198,7 +203,8 @@ export function createHttpRegistry(options: HttpRegistryOptions): HttpRegistryCl
     async download(dist: PackDist, downloadOptions: DownloadOptions = {}): Promise<Buffer> {
       return downloadHttpTarball(resolveTarball(dist), {
         ...downloadOptions,
-        fetch: (url, init) => request(url, init, timeoutMs * 10),
+        allowedOrigins,
+        fetch: (url, init) => send(url, init, timeoutMs * 10),
       });
     },
     async publish(tarball: Uint8Array, publishOptions: PublishOptions): Promise<VersionDoc> {
@@ -265,18 +271,26 @@ export function createHttpRegistry(options: HttpRegistryOptions): HttpRegistryCl
   };
 }
 
-/** Streams a tarball with progress and a size cap (the cap applies before integrity is known). */
+/**
+ * Streams a tarball with progress and a size cap (the cap applies before integrity is known).
+ * A redirect is followed only to `allowedOrigins` (default: the URL's own origin).
+ */
 export async function downloadHttpTarball(
   url: string,
-  options: DownloadOptions & { fetch?: (url: string, init: RequestInit) => Promise<Response> },
+  options: DownloadOptions & {
+    fetch?: (url: string, init: RequestInit) => Promise<Response>;
+    allowedOrigins?: ReadonlySet<string>;
+  },
 ): Promise<Buffer> {
   const limits = resolveLimits(options.limits);
   const doFetch = options.fetch ?? ((u: string, init: RequestInit) => fetch(u, init));
-  const response = await doFetch(url, options.signal ? { signal: options.signal } : {}).catch(
-    (error: unknown) => {
-      throw isToolpackError(error) ? error : bodyReadError(error, `Downloading ${url}`);
-    },
-  );
+  const response = await fetchWithinOrigins(url, options.signal ? { signal: options.signal } : {}, {
+    allowedOrigins: options.allowedOrigins ?? new Set([new URL(url).origin]),
+    fetch: doFetch,
+    what: 'The tarball',
+  }).catch((error: unknown) => {
+    throw isToolpackError(error) ? error : bodyReadError(error, `Downloading ${url}`);
+  });
   if (!response.ok) {
     throw new ToolpackError(
       'E_DOWNLOAD',
