@@ -98,6 +98,8 @@ export interface ToolpackServer {
   readonly metrics: ServerMetrics;
   readonly policy: ToolPolicy | undefined;
   readonly runner: ToolRunner;
+  /** Calls with more top-level argument keys are refused; the transports decide it as they read. */
+  readonly maxArgumentKeys: number;
   /**
    * A fresh low-level SDK `Server` wired to this toolpack: the factory for `serveStdio`,
    * Streamable HTTP sessions or any transport. With `track` (the default) it receives
@@ -237,12 +239,13 @@ export async function createToolpackServer(
     if (warmPending) setImmediate(warmNow);
   };
 
+  const maxArgumentKeys = options.maxArgumentKeys ?? DEFAULT_MAX_ARGUMENT_KEYS;
   const callTool = createCallPipeline({
     served: () => served,
     metrics,
     audit: resources.audit,
     idleCollector: resources.idleCollector,
-    maxArgumentKeys: options.maxArgumentKeys ?? DEFAULT_MAX_ARGUMENT_KEYS,
+    maxArgumentKeys,
   });
   const instructions = [
     options.instructions,
@@ -316,6 +319,7 @@ export async function createToolpackServer(
     metrics,
     policy: options.policy,
     runner,
+    maxArgumentKeys,
     createMcpServer: liveServers.create,
     async callTool(toolName, args, callOptions) {
       const answer = await callTool(toolName, args, callOptions);

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { createArgumentKeyLimiter } from './argument-key-limiter.ts';
 
 export type BodyRead =
   | { ok: true; text: string }
@@ -18,6 +19,11 @@ export interface BodyReaderOptions {
   maxBufferedBytes: number;
   /** A body not complete this long after its headers gets 408. */
   timeoutMs: number;
+  /**
+   * Decide the argument-key limit while a body arrives (argument-key-limiter.ts): arguments
+   * past it come out as their first `maxArgumentKeys + 1` keys, never parsed whole.
+   */
+  maxArgumentKeys?: number;
 }
 
 /**
@@ -34,6 +40,10 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
     read(req) {
       return new Promise<BodyRead>((resolve) => {
         const chunks: Buffer[] = [];
+        const limiter =
+          options.maxArgumentKeys === undefined
+            ? undefined
+            : createArgumentKeyLimiter(options.maxArgumentKeys);
         let size = 0;
         let settled = false;
         const settle = (result: BodyRead) => {
@@ -66,10 +76,13 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
           }
           buffered += chunk.length;
           size += chunk.length;
-          chunks.push(chunk);
+          // Read as it arrives: a body's cost is spread over its chunks, and /health and
+          // other requests are answered between them.
+          if (limiter === undefined) chunks.push(chunk);
+          else limiter.push(chunk);
         };
         const onEnd = () => {
-          const text = Buffer.concat(chunks, size).toString('utf8');
+          const text = (limiter?.finish() ?? Buffer.concat(chunks, size)).toString('utf8');
           settle({ ok: true, text });
         };
         const onGone = () => settle({ ok: false, status: 0, message: 'The client went away.' });

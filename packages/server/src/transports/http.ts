@@ -189,6 +189,7 @@ export async function startHttpServer(
     maxBodyBytes,
     maxBufferedBytes: options.maxBufferedBodyBytes ?? 64 * 1024 * 1024,
     timeoutMs: options.bodyTimeoutMs ?? 30_000,
+    maxArgumentKeys: toolpack.maxArgumentKeys,
   });
   const expected = token === undefined ? undefined : digest(token);
   const isAuthorized = (req: IncomingMessage): boolean => {

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { createArgumentKeyLimiter, type ArgumentKeyLimiter } from './argument-key-limiter.ts';
 import { readMessageEnvelope, type RejectedMessage } from './json-rpc-envelope.ts';
 
 const NEWLINE = 0x0a;
@@ -8,6 +9,11 @@ const JSON_WHITESPACE_ONLY = /^[ \t\r]*$/;
 
 export interface JsonRpcLineGuardOptions {
   maxLineBytes: number;
+  /**
+   * Decide the argument-key limit while a line is read (argument-key-limiter.ts): arguments
+   * past it reach the server as their first `maxArgumentKeys + 1` keys, never parsed whole.
+   */
+  maxArgumentKeys?: number;
   /** Each message that passed, parsed and checked against the SDK's message schema once. */
   deliver(message: JSONRPCMessage): void;
   reject(rejected: RejectedMessage): void;
@@ -29,8 +35,11 @@ export class JsonRpcLineGuard extends Writable {
   readonly #reject: (rejected: RejectedMessage) => void;
   readonly #admit: JsonRpcLineGuardOptions['admit'];
   readonly #maxLineBytes: number;
+  readonly #limiter: ArgumentKeyLimiter | undefined;
   #pending: Buffer[] = [];
   #pendingBytes = 0;
+  /** Bytes of the line as sent (what the line cap counts), whatever is kept of them. */
+  #lineBytes = 0;
   #discarding = false;
 
   constructor(options: JsonRpcLineGuardOptions) {
@@ -39,6 +48,10 @@ export class JsonRpcLineGuard extends Writable {
     this.#reject = options.reject;
     this.#admit = options.admit;
     this.#maxLineBytes = options.maxLineBytes;
+    this.#limiter =
+      options.maxArgumentKeys === undefined
+        ? undefined
+        : createArgumentKeyLimiter(options.maxArgumentKeys);
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
@@ -57,16 +70,23 @@ export class JsonRpcLineGuard extends Writable {
   }
 
   override _final(callback: () => void): void {
-    if (this.#pendingBytes > 0 || this.#discarding) this.#finishLine();
+    if (this.#lineBytes > 0 || this.#discarding) this.#finishLine();
     callback();
   }
 
   #append(part: Buffer): void {
     if (this.#discarding || part.length === 0) return;
-    if (this.#pendingBytes + part.length > this.#maxLineBytes) {
+    if (this.#lineBytes + part.length > this.#maxLineBytes) {
       this.#pending = [];
       this.#pendingBytes = 0;
+      this.#lineBytes = 0;
+      this.#limiter?.reset();
       this.#discarding = true;
+      return;
+    }
+    this.#lineBytes += part.length;
+    if (this.#limiter !== undefined) {
+      this.#limiter.push(part);
       return;
     }
     this.#pending.push(part);
@@ -86,11 +106,14 @@ export class JsonRpcLineGuard extends Writable {
     // A line that arrived in one chunk (the usual case) is read where it lies, not copied.
     const [first] = this.#pending;
     const line =
-      this.#pending.length === 1 && first !== undefined
-        ? first
-        : Buffer.concat(this.#pending, this.#pendingBytes);
+      this.#limiter !== undefined
+        ? this.#limiter.finish()
+        : this.#pending.length === 1 && first !== undefined
+          ? first
+          : Buffer.concat(this.#pending, this.#pendingBytes);
     this.#pending = [];
     this.#pendingBytes = 0;
+    this.#lineBytes = 0;
     // Not trimmed: String#trim also strips a byte-order mark and Unicode spaces, which the
     // SDK's own line reader (JSON.parse of the line as it is) refuses: they are refused here too.
     const text = line.toString('utf8');

@@ -62,6 +62,7 @@ export function startStdioServer(
   // answered here with its JSON-RPC error instead, so no client waits for an answer forever.
   const guard = new JsonRpcLineGuard({
     maxLineBytes: STDIO_MAX_LINE_BYTES,
+    maxArgumentKeys: toolpack.maxArgumentKeys,
     admit: (message) => {
       const rejected = lifecycleGate(message);
       if (rejected === undefined) inFlight.noteIncoming(message);
