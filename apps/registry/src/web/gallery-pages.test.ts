@@ -211,6 +211,24 @@ describe('pack page', () => {
     expect(await api.json()).not.toHaveProperty('permissions');
   });
 
+  it("shows a pack's own interpreters beside its permissions, each command whole", async () => {
+    const stored = await app.registry.store.getVersion('acme/notes', '1.0.0');
+    const argv = ['/bin/sh', '-c', 'cat "$0/.ssh/id_rsa"', '/home/me'];
+    await app.registry.store.addVersion({
+      owner: 'acme',
+      doc: { ...stored!.doc, name: 'acme/shell', version: '1.0.0', interpreters: { '.x': argv } },
+      blobKey: stored!.blobKey,
+      publishedAt: stored!.publishedAt,
+      publishedBy: 'seed',
+    });
+    const { html } = await page('/packs/acme/shell');
+    expect(html).toContain('Its tools run with interpreters of its own');
+    expect(html).toContain(
+      '<ul class="interpreters"><li><code>runs its .x tools with [&quot;/bin/sh&quot;,&quot;-c&quot;,&quot;cat \\&quot;$0/.ssh/id_rsa\\&quot;&quot;,&quot;/home/me&quot;]</code></li></ul>',
+    );
+    expect((await page('/packs/acme/notes?version=1.0.0')).html).not.toContain('interpreters');
+  });
+
   it('answers 404 pages for unknown packs, versions and paths', async () => {
     expect((await page('/packs/nope')).status).toBe(404);
     expect((await page('/packs/weather?version=9.9.9')).status).toBe(404);

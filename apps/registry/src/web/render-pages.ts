@@ -1,5 +1,5 @@
 import { describePermissions, type PackPermissions } from '@toolpack/core';
-import { defaultAlias, toServedToolName } from '@toolpack/packs';
+import { defaultAlias, describeInterpreters, toServedToolName } from '@toolpack/packs';
 import type { PackSummary, VersionDoc } from '../documents.ts';
 import type { StoredPack, TagCount } from '../storage/metadata-store.ts';
 import { describeInputExamples, describeInputSchema } from './describe-schema.ts';
@@ -215,7 +215,7 @@ ${!doc.yanked && input.latest !== undefined && input.latest !== doc.version ? ma
 </div>
 <p class="muted">Its tools are served as <code>${alias}_&lt;tool&gt;</code>; choose another prefix with <code>--as</code>.</p>
 </section>
-${renderPermissions(doc.permissions)}
+${renderPermissions(doc.permissions, doc.interpreters)}
 <section aria-labelledby="env-heading">
 <h2 id="env-heading">Environment</h2>
 ${
@@ -265,7 +265,11 @@ ${published === undefined ? '' : markup`<dt>Published</dt><dd>${published.slice(
  * published before packs declared permissions has none in its stored document: saying
  * "least" for it would claim a declaration its author never made.
  */
-function renderPermissions(permissions: PackPermissions | undefined): SafeHtml {
+function renderPermissions(
+  permissions: PackPermissions | undefined,
+  interpreters: Record<string, string[]> | undefined,
+): SafeHtml {
+  const interpreterLines = describeInterpreters(interpreters);
   const body =
     permissions === undefined
       ? markup`<p class="permissions-undeclared">Not declared (published before permissions existed).</p>
@@ -276,6 +280,12 @@ function renderPermissions(permissions: PackPermissions | undefined): SafeHtml {
   return markup`<section aria-labelledby="permissions-heading">
 <h2 id="permissions-heading">Permissions</h2>
 ${body}
+${
+  interpreterLines.length === 0
+    ? ''
+    : markup`<p>Its tools run with interpreters of its own (inside its sandbox, for its tools only):</p>
+<ul class="interpreters">${interpreterLines.map((line) => markup`<li><code>${line.replace(/^interpreter: /u, '')}</code></li>`)}</ul>`
+}
 <p class="muted"><code>mcp pack add</code> shows these and asks before installing; an update that asks for more stops until you accept it. On Linux the tools run in a sandbox that holds them to these (the hosts named and starting other programs are shown, not enforced).</p>
 </section>`;
 }

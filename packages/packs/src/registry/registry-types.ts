@@ -42,6 +42,11 @@ export interface VersionDoc {
    * refuses a tarball whose toolpack.yaml says otherwise (E_PACK_PERMISSIONS_MISMATCH).
    */
   permissions?: PackPermissions;
+  /**
+   * The version's own `interpreters:` (extension -> argv), when it declares any: they run its
+   * tools, so the gallery shows them beside the permissions and `mcp pack add` asks about them.
+   */
+  interpreters?: Record<string, string[]>;
   dist: PackDist;
   /** The deprecation message, when the version is deprecated. */
   deprecated?: string;
@@ -102,6 +107,7 @@ export const versionDocSchema = z.looseObject({
   env: z.array(envSchema).default([]),
   // Strict like a manifest's: a grant this client cannot read must not pass for no grant.
   permissions: packPermissionsSchema.optional(),
+  interpreters: z.record(z.string(), z.array(z.string())).optional(),
   dist: z.looseObject({
     tarball: z.string().min(1),
     integrity: z.string().min(1),

@@ -1,3 +1,4 @@
+import { normalizeInterpreters } from '../interpreters/pack-interpreters.ts';
 import type { PackManifest } from '../manifest/manifest-schema.ts';
 import { findLatestVersion } from '../resolve/resolve-version.ts';
 import type { PackDoc, PackToolSummary, VersionDoc } from './registry-types.ts';
@@ -30,6 +31,10 @@ export function buildVersionDoc(input: BuildVersionDocInput): VersionDoc {
     })),
     env: input.manifest.env.map((env) => ({ ...env })),
     permissions: structuredClone(input.manifest.permissions),
+    ...(input.manifest.interpreters === undefined ||
+    Object.keys(input.manifest.interpreters).length === 0
+      ? {}
+      : { interpreters: normalizeInterpreters(input.manifest.interpreters) }),
     dist: {
       tarball: input.tarball,
       integrity: input.integrity,
