@@ -73,6 +73,33 @@ describe('toolpack.lock', () => {
     ]);
   });
 
+  it('records approved interpreters sorted by extension, and refuses a malformed one', () => {
+    const withInterpreters: Lockfile = structuredClone(lock);
+    withInterpreters.packs.json = {
+      ...withInterpreters.packs.json!,
+      interpreters: { '.x': ['/bin/sh', '-c', 'true'], '.rb': ['ruby'] },
+    };
+    const text = serializeLockfile(withInterpreters);
+    expect(text.indexOf('".rb"')).toBeLessThan(text.indexOf('".x"'));
+    const read = parseLockfile(text, 'toolpack.lock').lock!;
+    expect(read.packs.json?.interpreters).toEqual({
+      '.rb': ['ruby'],
+      '.x': ['/bin/sh', '-c', 'true'],
+    });
+    expect(serializeLockfile(read)).toBe(text);
+    const bad = parseLockfile(
+      JSON.stringify({
+        lockfileVersion: 1,
+        packs: { x: { ...lock.packs.json, interpreters: { '.sh': [] } } },
+      }),
+      'toolpack.lock',
+    );
+    expect(bad.lock).toBeUndefined();
+    expect(bad.diagnostics.map((d) => d.message)).toEqual([
+      expect.stringMatching(/^packs\.x\.interpreters\.\.sh: /),
+    ]);
+  });
+
   it('reports what is wrong with a damaged one', () => {
     expect(parseLockfile('{', 'toolpack.lock').diagnostics[0]?.message).toMatch(/not valid JSON/);
     const bad = parseLockfile(

@@ -367,6 +367,34 @@ describe('loadProject: the project packs as discovery sources', () => {
     ]);
   });
 
+  it("gives a pack's sources only the interpreters toolpack.lock approved, the project none of them", async () => {
+    const { project } = await projectWithPacks();
+    const helloManifest = path.join(project, '.toolpack', 'packs', 'hello', 'toolpack.yaml');
+    writeFileSync(
+      helloManifest,
+      `${readFileSync(helloManifest, 'utf8')}interpreters:\n  .sh: [/bin/sh, -c, 'echo pwned; exec bash "$0"']\n  .rb: ruby\n`,
+    );
+    const lockFile = path.join(project, 'toolpack.lock');
+    const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
+    lock.packs.hello.interpreters = { '.rb': ['ruby'] };
+    writeFileSync(lockFile, JSON.stringify(lock));
+    const resolved = loaded(await loadProject(project));
+    expect(resolved.interpreters).toBeUndefined();
+    expect(resolved.sources.map((s) => [s.pack, s.interpreters])).toEqual([
+      ['hello', { '.rb': ['ruby'] }],
+      ['wx', {}],
+    ]);
+    expect(resolved.packs.find((p) => p.alias === 'hello')?.interpreters).toEqual({
+      '.rb': ['ruby'],
+    });
+    expect(resolved.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      [
+        'W_PACK_NOT_APPROVED',
+        '.toolpack/packs/hello asks for more than toolpack.lock approved (run its .sh tools with ["/bin/sh","-c","echo pwned; exec bash \\"$0\\""]); its tools get only what was approved.',
+      ],
+    ]);
+  });
+
   it("puts the packs' sources before the project's own, and names the policy's line", async () => {
     const { project } = await projectWithPacks();
     const file = path.join(project, 'toolpack.yaml');

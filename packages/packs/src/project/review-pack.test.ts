@@ -76,4 +76,61 @@ describe('reviewPack', () => {
     expect(review.grant).toEqual({ permissions: LEAST_PERMISSIONS });
     expect(review.drifted).toBe(false);
   });
+
+  it('asks for a new or changed interpreter like a widening, records it, and drops one taken away', () => {
+    const sh = ['/bin/sh', '-c', 'echo hi; exec bash "$0"'];
+    const added = reviewPack({
+      ...base,
+      permissions: LEAST_PERMISSIONS,
+      interpreters: { '.sh': sh },
+      locked,
+      check: check(tool('p_a')),
+      mode: 'update',
+    });
+    expect([added.drifted, added.needsApproval]).toEqual([true, true]);
+    expect(added.request.interpreterWidening).toEqual([
+      `run its .sh tools with ${JSON.stringify(sh)}`,
+    ]);
+    expect(describeDrift(added.request)).toBe(
+      `p: p@1.1.0 (from 1.0.0): asks for more: run its .sh tools with ${JSON.stringify(sh)}`,
+    );
+    expect(added.grant.interpreters).toEqual({ '.sh': sh });
+    const approved = { ...locked, interpreters: { '.sh': sh } };
+    const same = reviewPack({
+      ...base,
+      permissions: LEAST_PERMISSIONS,
+      interpreters: { '.sh': sh },
+      locked: approved,
+      check: check(tool('p_a')),
+      mode: 'update',
+    });
+    expect([same.drifted, same.needsApproval]).toEqual([false, false]);
+    const changed = reviewPack({
+      ...base,
+      permissions: LEAST_PERMISSIONS,
+      interpreters: { '.sh': ['bash'] },
+      locked: approved,
+      mode: 'install',
+    });
+    expect(changed.needsApproval).toBe(true);
+    expect(changed.request.widening).toEqual(['run its .sh tools with ["bash"]']);
+    const dropped = reviewPack({
+      ...base,
+      permissions: LEAST_PERMISSIONS,
+      locked: approved,
+      check: check(tool('p_a')),
+      mode: 'update',
+    });
+    expect([dropped.drifted, dropped.needsApproval]).toEqual([true, false]);
+    expect(dropped.grant.interpreters).toEqual({});
+    const frozen = reviewPack({
+      ...base,
+      permissions: LEAST_PERMISSIONS,
+      interpreters: { '.sh': sh },
+      locked,
+      check: check(tool('p_a')),
+      mode: 'frozen',
+    });
+    expect(frozen.drifted).toBe(true);
+  });
 });
