@@ -198,6 +198,8 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
       {
         module: '.toolpack/packs/jira/src/jira-tools.mjs',
         pack: 'jira',
+        // Its own interpreters only (it declares none): never the project's or another pack's.
+        interpreters: {},
         // Confined to what was approved at add.
         sandbox: true,
         permissions: lock.packs.jira.permissions,
