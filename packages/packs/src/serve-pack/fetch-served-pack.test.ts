@@ -63,6 +63,7 @@ describe('fetchServedPack', () => {
       {
         scripts: `${relative}/scripts`,
         pack: 'hello',
+        interpreters: {},
         sandbox: true,
         permissions: LEAST_PERMISSIONS,
         sandboxRoot: relative,
