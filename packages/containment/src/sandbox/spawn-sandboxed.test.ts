@@ -263,7 +263,16 @@ setInterval(() => {}, 1000);
       await once(listener, 'listening');
       const { port } = listener.address() as { port: number };
       const marker = uniqueMarker('granted');
-      const tempFile = path.join(realpathSync(tmpdir()), `${marker}.txt`);
+      const sharedTempFile = path.join(realpathSync(tmpdir()), `${marker}.txt`);
+      const granted = plan({
+        filesystem: {
+          read: ['project', 'project/out', 'temp'],
+          write: ['project/out', 'temp'],
+        },
+        network: { access: 'any', hosts: [] },
+      });
+      // Its temp is its own folder, bound as its /tmp: never the machine's temp folder.
+      const tempFile = path.join(granted.temp ?? '', `${marker}.txt`);
       try {
         const contained = spawnContained({
           command: process.execPath,
@@ -277,13 +286,7 @@ fs.writeFileSync(require('node:path').join(process.env.TMPDIR, '${marker}.txt'),
 net.connect(${port}, '127.0.0.1').setEncoding('utf8').on('data', (d) => process.stdout.write(d));`,
           ],
           env,
-          sandbox: plan({
-            filesystem: {
-              read: ['project', 'project/out', 'temp'],
-              write: ['project/out', 'temp'],
-            },
-            network: { access: 'any', hosts: [] },
-          }),
+          sandbox: granted,
         });
         const result = await collectOutput(contained);
         expect(result).toMatchObject({
@@ -292,6 +295,7 @@ net.connect(${port}, '127.0.0.1').setEncoding('utf8').on('data', (d) => process.
         });
         expect(readFileSync(path.join(projectRoot, 'out', marker), 'utf8')).toBe('written');
         expect(readFileSync(tempFile, 'utf8')).toBe('temp');
+        expect(existsSync(sharedTempFile)).toBe(false);
       } finally {
         listener.close();
         rmSync(tempFile, { force: true });
