@@ -1,3 +1,4 @@
+import { findPatternProblem } from '@toolpack/core';
 import type { Diagnostic, ParameterSpec, ValueSpec } from '@toolpack/core';
 import { coerce, constantNumber, constantString, isTruthy } from './attribute-values.ts';
 import { convertDotNetPattern } from './dotnet-regex.ts';
@@ -165,6 +166,12 @@ export function applyValidationAttribute(
         ignored(
           `the pattern ${JSON.stringify(source)} cannot be expressed in ECMAScript: ${converted.warnings.join('; ')}`,
         );
+        return;
+      }
+      // The server checks patterns in linear time only (docs/json-schema-patterns.md).
+      const linear = findPatternProblem(converted.pattern);
+      if (linear !== undefined) {
+        ignored(`once converted to ECMAScript, ${linear}`);
         return;
       }
       for (const warning of converted.warnings) {

@@ -537,4 +537,14 @@ describe('describePowerShellScript', () => {
     const result = await describeFixture('Get-Widget.ps1');
     expect(JSON.parse(JSON.stringify(result))).toEqual(result);
   });
+
+  it('leaves out a ValidatePattern the linear-time engine cannot run, saying why at its line', async () => {
+    const result = await describeFixture('Set-Handle.ps1');
+    expect(problems(result)).toEqual(['warning W_VALIDATION_IGNORED 13']);
+    expect(find(result, 'W_VALIDATION_IGNORED')?.message).toBe(
+      '[ValidatePattern(...)] on $Handle is not part of the schema: once converted to ECMAScript, the pattern "^(?![aA][dD][mM][iI][nN])\\\\w+$" uses a lookahead ((?!…), which the linear-time engine (RE2) cannot run.',
+    );
+    expect(properties(result).Handle).toEqual({ type: 'string', description: expect.any(String) });
+    expect(properties(result).Team?.pattern).toBe('^[a-z]{2,8}$');
+  });
 });

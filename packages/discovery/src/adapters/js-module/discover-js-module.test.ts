@@ -27,6 +27,23 @@ function listProcessesWithEnviron(marker: string): number[] {
 }
 
 describe('discoverJsModule', () => {
+  it('refuses a listed schema the linear-time engine cannot run, and reads an export name as text', async () => {
+    // The module forges defineTool's brand, so only the parent's own check stands between its
+    // schema and the server; its other export is named `((a|a)*)*c`, which as a pattern would
+    // backtrack over the module's run of 35 letters for minutes.
+    const result = await discoverJsModule({ module: 'forged-schemas.mjs', cwd: fixtures });
+    expect(result.tools.map((tool) => tool.name)).toEqual(['oddly_named']);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        code: 'E_INPUT_SCHEMA',
+        line: 3,
+        message:
+          'Tool forged: the input schema is not valid JSON Schema: /properties/id/pattern the pattern "^(a)\\\\1$" uses a back-reference (\\1), which the linear-time engine (RE2) cannot run.',
+      }),
+    ]);
+  });
+
   it('finds every exported defineTool value, with full schemas, in a child process', async () => {
     const result = await discoverJsModule({ module: 'good-tools.ts', cwd: fixtures });
     expect(result.diagnostics).toEqual([]);

@@ -71,6 +71,9 @@ export function checkObjectSchema(options: CheckSchemaOptions): ObjectJsonSchema
         ? []
         : pointer.split('/').slice(1).map(decodePointerSegment);
     const isType = segments[segments.length - 1] === 'type';
+    const isPattern =
+      segments[segments.length - 1] === 'pattern' ||
+      segments[segments.length - 2] === 'patternProperties';
     const detail =
       match === null
         ? problem
@@ -84,7 +87,9 @@ export function checkObjectSchema(options: CheckSchemaOptions): ObjectJsonSchema
       lineOf(key, ...segments),
       isType
         ? 'Use one of string, integer, number, boolean, array, object or null.'
-        : 'Check the schema against JSON Schema 2020-12.',
+        : isPattern
+          ? 'Patterns run in linear time (RE2): write it without back-references or lookaround (docs/json-schema-patterns.md).'
+          : 'Check the schema against JSON Schema 2020-12.',
     );
     ok = false;
   }

@@ -222,6 +222,17 @@ describe('discoverToolFolders: load-time checks', async () => {
       ['E_INPUT_SCHEMA', 10],
     ]);
     expect(codes('array-schema')).toEqual([['E_INPUT_SCHEMA', 4]]);
+    // A pattern the linear-time engine cannot run is refused where it stands.
+    expect(byFolder(result, 'unrunnable-pattern')).toEqual([
+      expect.objectContaining({
+        code: 'E_INPUT_SCHEMA',
+        line: 8,
+        message:
+          'inputSchema is not valid JSON Schema: /properties/user/pattern the pattern "^(?!root$)[a-z]+$" uses a lookahead ((?!…), which the linear-time engine (RE2) cannot run.',
+        hint: expect.stringContaining('docs/json-schema-patterns.md'),
+      }),
+      expect.objectContaining({ code: 'E_OUTPUT_SCHEMA', line: 12 }),
+    ]);
     expect(byFolder(result, 'required-undeclared')).toEqual([
       expect.objectContaining({
         code: 'E_INPUT_SCHEMA',
