@@ -97,6 +97,34 @@ describe('findUnrunnableTools', () => {
     expect(found?.reason).toBe('no-such-basic, the interpreter for .bas files, is not on PATH');
   });
 
+  it("judges a pack's tool by its own interpreters, the project's tools by the project's", () => {
+    const env = { PATH: makeBin('basic', ['my-basic']) };
+    const packBas: DiscoveredTool = {
+      ...tool(
+        'acme_book',
+        { runner: 'process', scriptPath: 'book.bas', extension: '.bas' },
+        'acme',
+      ),
+    };
+    const found = findUnrunnableTools({
+      tools: [
+        basTool,
+        packBas,
+        {
+          ...packBas,
+          name: 'acme_own',
+          source: { ...packBas.source, interpreters: { '.bas': ['my-basic'] } },
+        },
+      ],
+      env,
+      cwd: temp,
+      interpreters: { '.bas': ['my-basic', '--run'] },
+    });
+    expect(found.map((f) => [f.tool, f.reason])).toEqual([
+      ['acme_book', 'no interpreter is configured for .bas files'],
+    ]);
+  });
+
   it("a pack's tool cannot run while a variable the pack requires is unset or empty", () => {
     const env = { PATH: makeBin('pack', ['pwsh']), JIRA_URL: 'https://jira.example' };
     const packs = [

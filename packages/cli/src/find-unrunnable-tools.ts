@@ -28,7 +28,10 @@ export interface FindUnrunnableToolsOptions {
   env: NodeJS.ProcessEnv;
   /** Folder relative interpreter commands are resolved against (the project). */
   cwd: string;
-  /** Extension -> argv from toolpack.yaml and installed packs, over the defaults. */
+  /**
+   * Extension -> argv from toolpack.yaml, over the defaults: the project's own tools'. A
+   * pack's tools are judged by their own (`tool.source.interpreters`), as they run.
+   */
   interpreters?: Readonly<Record<string, readonly string[]>>;
   /** Installed packs: a pack's required env variables must be set for its tools. */
   packs?: readonly Pick<InstalledPack, 'alias' | 'name' | 'env'>[];
@@ -39,12 +42,13 @@ const INSTALL_PWSH =
 
 /** Each tool that cannot run with what this machine has, and why, in the order given. */
 export function findUnrunnableTools(options: FindUnrunnableToolsOptions): UnrunnableTool[] {
-  const interpreters = new Map<string, readonly string[]>();
-  for (const [extension, argv] of Object.entries({
-    ...getDefaultInterpreters(),
-    ...options.interpreters,
-  }))
-    interpreters.set(extension.toLowerCase(), argv);
+  const readMap = (configured: Readonly<Record<string, readonly string[]>> | undefined) => {
+    const map = new Map<string, readonly string[]>();
+    for (const [extension, argv] of Object.entries({ ...getDefaultInterpreters(), ...configured }))
+      map.set(extension.toLowerCase(), argv);
+    return map;
+  };
+  const interpreters = readMap(options.interpreters);
   const found = new Map<string, boolean>();
   const isInstalled = (command: string): boolean => {
     let known = found.get(command);
@@ -91,12 +95,16 @@ export function findUnrunnableTools(options: FindUnrunnableToolsOptions): Unrunn
       return { reason: 'PowerShell 7 (pwsh) is not on PATH', fix: INSTALL_PWSH };
     if (invocation.runner === 'process') {
       const extension = (invocation.extension || path.extname(invocation.scriptPath)).toLowerCase();
-      const argv = interpreters.get(extension.startsWith('.') ? extension : `.${extension}`);
+      const own = tool.source.pack === undefined ? interpreters : readMap(tool.source.interpreters);
+      const argv = own.get(extension.startsWith('.') ? extension : `.${extension}`);
       const [command] = argv ?? [];
       if (command === undefined)
         return {
           reason: `no interpreter is configured for ${extension} files`,
-          fix: `Add interpreters: { "${extension}": ["your-interpreter", "--run"] } to toolpack.yaml (the script path is appended).`,
+          fix:
+            tool.source.pack === undefined
+              ? `Add interpreters: { "${extension}": ["your-interpreter", "--run"] } to toolpack.yaml (the script path is appended).`
+              : `A pack's tools run only with its own interpreters, as toolpack.lock approved them: run mcp pack install to review one the pack declares, or ask its publisher to declare one.`,
         };
       if (!isInstalled(command))
         return {
