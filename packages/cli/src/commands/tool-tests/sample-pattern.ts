@@ -2,7 +2,7 @@
  * The shortest string a simple regular expression matches (`^\d+\.\d+\.\d+$` -> `0.0.0`),
  * for smoke-test arguments. Handles literals, escapes, character classes, groups,
  * alternation (the first branch) and quantifiers; anything else (look-arounds,
- * back-references) gives undefined. The caller checks the result with the real RegExp.
+ * back-references) gives undefined. The caller checks the result with the engine the server uses.
  */
 export function samplePattern(pattern: string): string | undefined {
   const parser = { source: pattern, at: 0, depth: 0 };

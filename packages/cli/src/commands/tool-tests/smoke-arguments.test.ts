@@ -113,7 +113,8 @@ describe('generateSmokeArguments', { timeout: fuzzTimeout() }, () => {
         object({
           a: {
             anyOf: [
-              { type: 'string', pattern: '(?=a)b' },
+              // No string fits (a pattern with lookaround is refused outright now).
+              { type: 'string', pattern: '^a{3}$', maxLength: 2 },
               { type: 'integer', minimum: 4 },
             ],
           },

@@ -1,4 +1,9 @@
-import { validateArguments, type JsonSchema } from '@toolpack/core';
+import {
+  compileLinearPattern,
+  validateArguments,
+  type JsonSchema,
+  type LinearPattern,
+} from '@toolpack/core';
 import { samplePattern } from './sample-pattern.ts';
 
 export type SmokeArguments =
@@ -199,12 +204,13 @@ function sampleString(schema: Record<string, unknown>, where: string): Sample {
   const minLength = typeof schema.minLength === 'number' ? Math.max(0, schema.minLength) : 0;
   const maxLength =
     typeof schema.maxLength === 'number' ? schema.maxLength : Number.POSITIVE_INFINITY;
-  let pattern: RegExp | undefined;
+  // The server's engine (linear time): a pack's pattern must not hang `mcp test` either.
+  let pattern: LinearPattern | undefined;
   if (typeof schema.pattern === 'string') {
     try {
-      pattern = new RegExp(schema.pattern, 'u');
-    } catch {
-      return { problem: `${where}: the pattern is not a valid regular expression` };
+      pattern = compileLinearPattern(schema.pattern);
+    } catch (error) {
+      return { problem: `${where}: ${(error as Error).message}` };
     }
   }
   if (minLength > maxLength) {
