@@ -261,10 +261,12 @@ describe('protocol abuse over stdio', () => {
     }
     const lines = readFileSync(audit, 'utf8').trim().split('\n');
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    // A call refused for its keys was refused while reading: the server only ever read its
+    // first 1,001 keys, and the audit line names 50 of them.
     expect(entries.map((entry) => [entry.tool, entry.moreArgumentKeys])).toEqual([
-      ['ok', 200_000 - 50],
+      ['ok', 1_001 - 50],
       ['ok', 900 - 50],
-      ['accept_any', 5_000 - 50],
+      ['accept_any', 1_001 - 50],
     ]);
     for (const line of lines) expect(line.length).toBeLessThan(8_000);
   });
