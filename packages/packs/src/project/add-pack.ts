@@ -197,7 +197,7 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
     let served = tools;
     let lockText: string | undefined;
     if (installedManifest !== undefined) {
-      assertDocPermissions(doc, installedManifest.permissions);
+      assertDocPermissions(doc, installedManifest.permissions, installedManifest.interpreters);
       const check = await checkTools(dir, installedManifest);
       served = servedNames(check);
       const approved = await approveEntry(locked, installedManifest, check);
@@ -245,7 +245,7 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
       ...(options.limits ? { limits: options.limits } : {}),
     });
     stagedDir = staged.dir;
-    assertDocPermissions(doc, staged.manifest.permissions);
+    assertDocPermissions(doc, staged.manifest.permissions, staged.manifest.interpreters);
     const check = await checkTools(staged.dir, staged.manifest);
     const approved = await approveEntry(entry, staged.manifest, check);
     await remember();

@@ -141,6 +141,27 @@ describe('adding a pack asks first', () => {
   });
 });
 
+describe("a pack's interpreters are approved with its permissions", () => {
+  it('adding shows them, the registry document carries them, the lock records them', async () => {
+    await publish('shell', '1.0.0', { permissions: 'interpreters:\n  .sh: [bash, --norc]\n' });
+    const { project, common } = setup();
+    const asked: ApprovalRequest[] = [];
+    await addPack({
+      ...common,
+      name: 'shell',
+      approve: (request) => {
+        asked.push(request);
+        return true;
+      },
+    });
+    expect(asked.map((r) => [r.interpreters, r.interpreterWidening])).toEqual([
+      [{ '.sh': ['bash', '--norc'] }, ['run its .sh tools with ["bash","--norc"]']],
+    ]);
+    const lock = JSON.parse(readFileSync(path.join(project, 'toolpack.lock'), 'utf8'));
+    expect(lock.packs.shell.interpreters).toEqual({ '.sh': ['bash', '--norc'] });
+  });
+});
+
 describe('updating and installing ask only when a pack asks for more or its tools change', () => {
   it('an update that adds the network stops; one that asks for less is recorded without asking', async () => {
     await publish('grow', '1.0.0');

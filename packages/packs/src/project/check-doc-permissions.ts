@@ -1,4 +1,5 @@
 import { ToolpackError, describePermissions, type PackPermissions } from '@toolpack/core';
+import { areInterpretersEqual, describeInterpreters } from '../interpreters/pack-interpreters.ts';
 import type { VersionDoc } from '../registry/registry-types.ts';
 import { arePermissionsEqual } from './review-pack.ts';
 
@@ -8,7 +9,23 @@ import { arePermissionsEqual } from './review-pack.ts';
  * and they differ, the registry (or its publisher) shows one thing and ships another: refuse.
  * A doc without permissions (an older registry) says nothing to contradict.
  */
-export function assertDocPermissions(doc: VersionDoc, permissions: PackPermissions): void {
+export function assertDocPermissions(
+  doc: VersionDoc,
+  permissions: PackPermissions,
+  interpreters?: Readonly<Record<string, readonly string[]>>,
+): void {
+  // A doc states interpreters since registries carry them; one from before says nothing.
+  if (doc.interpreters !== undefined && !areInterpretersEqual(doc.interpreters, interpreters)) {
+    const show = (map: Readonly<Record<string, readonly string[]>> | undefined) =>
+      describeInterpreters(map)
+        .map((line) => `    ${line}`)
+        .join('\n') || '    no interpreters';
+    throw new ToolpackError(
+      'E_PACK_PERMISSIONS_MISMATCH',
+      `The registry says ${doc.name}@${doc.version} has\n${show(doc.interpreters)}\nbut the toolpack.yaml in its tarball has\n${show(interpreters)}\nso nothing was installed.`,
+      { hint: "Tell the registry's owner; do not install this version until they agree." },
+    );
+  }
   if (doc.permissions === undefined || arePermissionsEqual(doc.permissions, permissions)) return;
   const show = (p: PackPermissions) =>
     describePermissions(p)

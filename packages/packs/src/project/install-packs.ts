@@ -202,7 +202,8 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
         ...(options.limits ? { limits: options.limits } : {}),
       });
       const doc = docs.get(alias);
-      if (doc !== undefined) assertDocPermissions(doc, pack.manifest.permissions);
+      if (doc !== undefined)
+        assertDocPermissions(doc, pack.manifest.permissions, pack.manifest.interpreters);
       staged.push({ alias, from: pack.dir });
       toReview.push({
         alias,

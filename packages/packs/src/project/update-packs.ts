@@ -121,7 +121,7 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         version,
         ...(options.limits ? { limits: options.limits } : {}),
       });
-      assertDocPermissions(doc, stagedPack.manifest.permissions);
+      assertDocPermissions(doc, stagedPack.manifest.permissions, stagedPack.manifest.interpreters);
       previous.set(dependency.alias, locked);
       staged.push({ alias: dependency.alias, from: stagedPack.dir });
       stagedInfo.push({

@@ -147,7 +147,7 @@ export async function fetchServedPack(options: FetchServedPackOptions): Promise<
   const folder = path.join(packFolder, folderName);
   const reused = await checkServedFolder(folder, expected, cache, options.limits);
   if (reused.manifest !== undefined) {
-    assertDocPermissions(doc, reused.manifest.permissions);
+    assertDocPermissions(doc, reused.manifest.permissions, reused.manifest.interpreters);
     return describeServedPack(options, expected, folder, reused.manifest, 'cache', doc);
   }
 
@@ -169,7 +169,7 @@ export async function fetchServedPack(options: FetchServedPackOptions): Promise<
     ...(options.limits ? { limits: options.limits } : {}),
   });
   const manifest = checkPackedManifest(files, name, doc.version);
-  assertDocPermissions(doc, manifest.permissions);
+  assertDocPermissions(doc, manifest.permissions, manifest.interpreters);
   // Kept before the folder appears: reusing a folder later means checking it against this.
   await remember();
   await placeServedFolder({ folder, files, record: expected, cache, limits: options.limits });

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { describePermissions } from '@toolpack/core';
-import { sortVersionsDescending, type VersionDoc } from '@toolpack/packs';
+import { describeInterpreters, sortVersionsDescending, type VersionDoc } from '@toolpack/packs';
 import { EXIT_OK } from '../../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../../io.ts';
 import { addRegistryOption } from '../registry-option.ts';
@@ -83,6 +83,7 @@ function renderInfo(
           .map((line) => `  ${line}`)
           .join('\n')}`,
   );
+  lines.push(...describeInterpreters(doc.interpreters).map((line) => `  ${line}`));
   lines.push(`install: mcp pack add ${doc.name}${doc.version === latest ? '' : `@${doc.version}`}`);
   lines.push('', paint('bold', plural(doc.tools.length, 'tool')));
   for (const tool of doc.tools) {
