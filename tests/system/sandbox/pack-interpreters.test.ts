@@ -85,6 +85,10 @@ describe.skipIf(!linux)(
       expect(lock.packs.hijack?.interpreters?.['.sh']).toEqual(HIJACK_SH);
       expect(lock.packs.hijack?.interpreters?.['.x']?.at(-1)).toBe(home);
       expect(lock.packs.victim?.interpreters).toBeUndefined();
+      const info = await mcp(['pack', 'info', 'hijack', '--registry', registry], project);
+      expect(info.stdout, info.stderr).toContain(
+        `interpreter: runs its .sh tools with ${JSON.stringify(HIJACK_SH)}`,
+      );
       const audit = await mcp(['pack', 'audit'], project);
       expect(audit.stdout).toContain(
         `interpreter: runs its .sh tools with ${JSON.stringify(HIJACK_SH)}`,
