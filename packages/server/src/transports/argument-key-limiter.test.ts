@@ -80,6 +80,29 @@ describe('the argument-key limit, decided while reading', () => {
     expect(limit(elsewhere, 3)).toEqual({ text: elsewhere, limited: false });
   });
 
+  it("limits call_tool's arguments the same way, wherever its name comes", () => {
+    const inner = keysObject(6);
+    const nameFirst = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"call_tool","arguments":{"name":"t","arguments":${inner}}}}`;
+    const nameLast = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"arguments":${inner},"name":"t"},"name":"call_\\u0074ool"}}`;
+    for (const message of [nameFirst, nameLast]) {
+      for (const size of [1, 7, Number.MAX_SAFE_INTEGER]) {
+        const parsed = JSON.parse(limit(message, 3, size).text) as {
+          params: { name: string; arguments: { name: string; arguments: object } };
+        };
+        expect(parsed.params.name).toBe('call_tool');
+        expect(parsed.params.arguments).toEqual({
+          name: 't',
+          arguments: { k0: null, k1: null, k2: null, k3: null },
+        });
+      }
+    }
+    // Another tool's own "arguments" parameter is its business: passed on whole.
+    const other = nameLast.replace('call_\\u0074ool', 'other_tool');
+    expect(limit(other, 3)).toEqual({ text: other, limited: false });
+    const batch = `[${nameFirst}]`;
+    expect(limit(batch, 3).text).toBe(batch);
+  });
+
   it('leaves a broken message broken', () => {
     const truncated = callWith(keysObject(10)).slice(0, -40);
     expect(() => JSON.parse(limit(truncated, 3).text)).toThrow(SyntaxError);

@@ -11,9 +11,11 @@ const MAX_ENVELOPE_KEY_BYTES = 128;
 
 /**
  * What a container being read is, as far as the rule cares: a JSON-RPC message, its `params`,
- * the `params.arguments` whose keys are counted, a batch of messages.
+ * the `params.arguments` whose keys are counted, a batch of messages, and
+ * `params.arguments.arguments`: the arguments `call_tool` passes on, which the pipeline
+ * limits the same way.
  */
-const Role = { Batch: 0, Message: 1, Params: 2, Arguments: 3 } as const;
+const Role = { Batch: 0, Message: 1, Params: 2, Arguments: 3, Inner: 4 } as const;
 type Role = (typeof Role)[keyof typeof Role];
 
 interface Frame {
@@ -31,7 +33,10 @@ export interface ArgumentKeyLimiter {
   finish(): Buffer;
   /** Bytes kept so far (what the message costs in memory while it is read). */
   readonly keptBytes: number;
-  /** Whether an arguments object passed the limit in this message. */
+  /**
+   * Whether an arguments object passed the limit in this message so far (call_tool's
+   * arguments are decided by `finish`, once the tool's name is known).
+   */
   readonly limited: boolean;
   /** Forgets the message read so far: ready for the next one. */
   reset(): void;
@@ -70,6 +75,19 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
   /** Reading the rest of an arguments object past the limit: nothing is kept. */
   let skipping = false;
   let limited = false;
+  /** The batch being read: call_tool's arguments are limited in a single message only. */
+  let inBatch = false;
+  /** `params.name` of the message, when read (a string value up to 128 bytes). */
+  let toolName: string | undefined;
+  let readingToolName = false;
+  /**
+   * The last `params.arguments.arguments` object: its distinct keys (up to the limit + 1) and
+   * where it lies in `kept`. Whether it is call_tool's is known only when the whole message
+   * was read (`name` may come after it), so it is kept, and replaced at the end if it is.
+   */
+  let innerKeys = new Set<string>();
+  let innerStart = -1;
+  let innerEnd = -1;
 
   const keep = (chunk: Buffer, start: number, end: number) => {
     if (end <= start) return;
@@ -97,7 +115,8 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
   const captureKey = (chunk: Buffer, start: number, end: number) => {
     if (keyParts === undefined || end <= start) return;
     keyBytes += end - start;
-    if (keyBytes > MAX_ENVELOPE_KEY_BYTES && frames.at(-1)?.role !== Role.Arguments)
+    const role = frames.at(-1)?.role;
+    if (keyBytes > MAX_ENVELOPE_KEY_BYTES && role !== Role.Arguments && role !== Role.Inner)
       keyParts = undefined;
     else keyParts.push(chunk.subarray(start, end));
   };
@@ -119,6 +138,8 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
     if (!opensObject || parent.expectKey) return undefined;
     if (parent.role === Role.Message && parent.key === 'params') return Role.Params;
     if (parent.role === Role.Params && parent.key === 'arguments') return Role.Arguments;
+    if (parent.role === Role.Arguments && parent.key === 'arguments' && !skipping)
+      return Role.Inner;
     return undefined;
   };
 
@@ -126,19 +147,34 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
   const noteKey = (frame: Frame): boolean => {
     const key = keyParts === undefined ? undefined : readKey();
     keyParts = undefined;
-    if (frame.role !== Role.Arguments) {
-      frame.key = key;
+    frame.key = key;
+    if (key === undefined) return false;
+    if (frame.role === Role.Inner) {
+      if (innerKeys.size <= maxKeys) innerKeys.add(key);
       return false;
     }
-    if (key === undefined) return false;
+    if (frame.role !== Role.Arguments) return false;
     argumentKeys.add(key);
     return argumentKeys.size > maxKeys;
   };
 
-  const standIn = (): Buffer => {
+  const standIn = (keys: ReadonlySet<string>): Buffer => {
     const parts: string[] = [];
-    for (const key of argumentKeys) parts.push(`${JSON.stringify(key)}:null`);
+    for (const key of keys) parts.push(`${JSON.stringify(key)}:null`);
     return Buffer.from(`{${parts.join(',')}}`);
+  };
+
+  /** The whole message, with call_tool's oversized arguments replaced if that is what it has. */
+  const joinKept = (): Buffer => {
+    const whole = kept.length === 1 ? kept[0]! : Buffer.concat(kept, keptBytes);
+    if (inBatch || toolName !== 'call_tool' || innerKeys.size <= maxKeys || innerEnd < 0)
+      return whole;
+    limited = true;
+    return Buffer.concat([
+      whole.subarray(0, innerStart),
+      standIn(innerKeys),
+      whole.subarray(innerEnd),
+    ]);
   };
 
   return {
@@ -179,12 +215,19 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
           inString = false;
           i = quote + 1;
           const frame = untrackedDepth === 0 ? frames.at(-1) : undefined;
-          if (frame !== undefined && frame.expectKey && frame.role !== Role.Batch) {
+          if (readingToolName) {
+            readingToolName = false;
+            toolName = keyParts === undefined ? undefined : readKey();
+            keyParts = undefined;
+          } else if (frame !== undefined && frame.expectKey && frame.role !== Role.Batch) {
             frame.expectKey = false;
             if (noteKey(frame) && !skipping) {
               // Past the limit: drop the arguments read so far, skip the rest of them.
               if (segment >= 0) keep(chunk, segment, i);
               truncateKept(argumentsStart);
+              // call_tool's arguments were inside what was dropped.
+              innerKeys = new Set();
+              innerEnd = -1;
               skipping = true;
               limited = true;
               segment = -1;
@@ -196,19 +239,31 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
         if (byte === QUOTE) {
           inString = true;
           const frame = untrackedDepth === 0 ? frames.at(-1) : undefined;
-          if (frame !== undefined && frame.expectKey && frame.role !== Role.Batch && !skipping) {
-            keyParts = [];
-            keyBytes = 0;
-            keyHasEscape = false;
+          if (frame !== undefined && frame.role !== Role.Batch && !skipping) {
+            const isToolName =
+              !frame.expectKey && frame.role === Role.Params && frame.key === 'name';
+            if (frame.expectKey || isToolName) {
+              keyParts = [];
+              keyBytes = 0;
+              keyHasEscape = false;
+              readingToolName = isToolName;
+            }
           }
         } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
           const role =
             untrackedDepth === 0 ? childRole(frames.at(-1), byte === OPEN_OBJECT) : undefined;
           if (role === undefined) untrackedDepth++;
           else {
-            if (role === Role.Arguments) {
+            const offset = keptBytes + (segment >= 0 ? i - segment : 0);
+            if (role === Role.Batch) inBatch = true;
+            else if (role === Role.Message) toolName = undefined;
+            else if (role === Role.Arguments) {
               argumentKeys = new Set();
-              argumentsStart = keptBytes + (segment >= 0 ? i - segment : 0);
+              argumentsStart = offset;
+            } else if (role === Role.Inner) {
+              innerKeys = new Set();
+              innerStart = offset;
+              innerEnd = -1;
             }
             frames.push({ role, expectKey: byte === OPEN_OBJECT, key: undefined });
           }
@@ -216,9 +271,11 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
           if (untrackedDepth > 0) untrackedDepth--;
           else {
             const closed = frames.pop();
+            if (closed?.role === Role.Inner)
+              innerEnd = keptBytes + (segment >= 0 ? i + 1 - segment : 0);
             if (closed?.role === Role.Arguments && skipping) {
               // The stand-in takes the place of the whole object, its closing brace included.
-              const replacement = standIn();
+              const replacement = standIn(argumentKeys);
               kept.push(replacement);
               keptBytes += replacement.length;
               skipping = false;
@@ -234,7 +291,7 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
       if (segment >= 0) keep(chunk, segment, chunk.length);
     },
     finish() {
-      const message = kept.length === 1 ? kept[0]! : Buffer.concat(kept, keptBytes);
+      const message = joinKept();
       reset();
       return message;
     },
@@ -252,5 +309,11 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
     argumentKeys = new Set();
     skipping = false;
     limited = false;
+    inBatch = false;
+    toolName = undefined;
+    readingToolName = false;
+    innerKeys = new Set();
+    innerStart = -1;
+    innerEnd = -1;
   }
 }
