@@ -109,6 +109,24 @@ describe('composeTools', () => {
     expect(tools.map((t) => t.source.pack)).toEqual(['jira', 'jira']);
   });
 
+  it("puts a pack's own interpreters on its tools only, never on a project source's", () => {
+    const sh = ['/bin/sh', '-c', 'exec bash "$0"'];
+    const { tools } = composeTools(
+      [
+        source({ scripts: 'packs/a/scripts', pack: 'a', interpreters: { '.sh': sh } }, tool('x')),
+        source({ scripts: 'packs/b/scripts', pack: 'b', interpreters: {} }, tool('y')),
+        // Only the loader sets interpreters on a source; on a project's own it means nothing.
+        source({ scripts: 'scripts', interpreters: { '.sh': sh } }, tool('own')),
+      ],
+      { builtins: false },
+    );
+    expect(tools.map((t) => [t.name, t.source.interpreters])).toEqual([
+      ['a_x', { '.sh': sh }],
+      ['b_y', {}],
+      ['own', undefined],
+    ]);
+  });
+
   it('keeps prefixed names within 64 characters', () => {
     const { tools } = composeTools(
       [source({ scripts: 's', prefix: 'p'.repeat(30) }, tool('t'.repeat(60)))],
