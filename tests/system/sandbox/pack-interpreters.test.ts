@@ -187,5 +187,26 @@ describe.skipIf(!linux)(
       expect(lock.packs.shifty?.version).toBe('1.1.0');
       expect(lock.packs.shifty?.interpreters).toEqual({ '.sh': HIJACK_SH });
     });
+
+    it('a lock written before interpreters were locked approved none: they are not used until an install asks', async () => {
+      const old = path.join(root, 'old-lock');
+      cpSync(project, old, { recursive: true });
+      const lockFile = path.join(old, 'toolpack.lock');
+      const lock = readLock(old);
+      delete lock.packs.hijack?.interpreters;
+      writeFileSync(lockFile, JSON.stringify(lock, null, 2));
+      const listed = await mcp(['list'], old);
+      expect(listed.stderr + listed.stdout).toContain('W_PACK_NOT_APPROVED');
+      const mine = await mcp(['call', 'hijack_mine'], old, { TOOLPACK_SANDBOX: 'off' });
+      expect(mine.stdout, mine.stderr).toContain('mine ran');
+      expect(mine.stdout).not.toContain('HIJACKED');
+      const asked = await mcp(['pack', 'install'], old);
+      expect(asked.code, asked.stderr).not.toBe(0);
+      expect(asked.stderr).toContain('needs your approval');
+      expect(readLock(old).packs.hijack?.interpreters).toBeUndefined();
+      const approved = await mcp(['pack', 'install', '--yes'], old);
+      expect(approved.code, approved.stderr).toBe(0);
+      expect(readLock(old).packs.hijack?.interpreters?.['.sh']).toEqual(HIJACK_SH);
+    });
   },
 );
