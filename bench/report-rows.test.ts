@@ -382,6 +382,7 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
       'peers',
       'sandbox',
       'system-load',
+      'argument-check',
     ] as const;
     fc.assert(
       fc.property(

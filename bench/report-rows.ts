@@ -18,6 +18,7 @@ export interface BenchOutputs {
   'search-quality'?: unknown;
   'system-load'?: unknown;
   bursts?: unknown;
+  'argument-check'?: unknown;
 }
 
 export interface ResultRow {
@@ -1237,6 +1238,48 @@ function searchQualityRows(out: unknown): ResultRow[] {
   return rows;
 }
 
+/**
+ * bench/argument-check.ts: the argument check on the examples' schemas with the linear-time
+ * pattern engine against V8's backtracking one (issue 30, attack 6), and the ReDoS pattern.
+ */
+function argumentCheckRows(out: unknown): ResultRow[] {
+  const bench = 'argument-check';
+  const ns = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(0)} ns`);
+  const rows: ResultRow[] = [];
+  for (const scenario of arrayAt(out, 'scenarios')) {
+    const linear = numberAt(scenario, 'linearNs');
+    const backtracking = numberAt(scenario, 'backtrackingNs');
+    const which = stringAt(scenario, 'scenario') === 'all' ? 'tools' : 'tools with a pattern';
+    rows.push(
+      row({
+        bench,
+        scenario: `argument check, examples' ${numberAt(scenario, 'tools') ?? '?'} ${which} (${numberAt(scenario, 'calls') ?? '?'} calls): patterns in linear time (re2js) vs V8's backtracking engine`,
+        ours: ns(linear),
+        oursValue: linear,
+        reference: `backtracking ${ns(backtracking)}`,
+        referenceValue: backtracking,
+      }),
+    );
+  }
+  const linear = numberAt(out, 'redos.linearMs34');
+  const backtracking = numberAt(out, 'redos.backtrackingMs');
+  const letters = numberAt(out, 'redos.backtrackingLetters');
+  if (linear !== null || backtracking !== null)
+    rows.push(
+      row({
+        bench,
+        scenario: `^(a|a)*$ against 34 a's and a b, compiled and checked (backtracking: ${letters ?? '?'} letters, each one more doubles it)`,
+        ours: ms(linear),
+        oursValue: linear,
+        reference: `backtracking ${ms(backtracking)} at ${letters ?? '?'} letters`,
+        referenceValue: backtracking,
+        // Different inputs: the ratio would mean nothing.
+        ratio: null,
+      }),
+    );
+  return rows;
+}
+
 /** The report's rows, in the order of the benchmarks; a missing output adds one "not run" row. */
 export function buildResultRows({ outputs, loadAverages = {} }: BuildRowsOptions): ResultRow[] {
   const rows: ResultRow[] = [];
@@ -1315,5 +1358,7 @@ export function buildResultRows({ outputs, loadAverages = {} }: BuildRowsOptions
   );
   if (outputs['system-load'] !== undefined) rows.push(...systemLoadRows(outputs['system-load']));
   if (outputs.bursts !== undefined) rows.push(...burstRows(outputs.bursts, loadAverages.bursts));
+  if (outputs['argument-check'] !== undefined)
+    rows.push(...argumentCheckRows(outputs['argument-check']));
   return rows;
 }

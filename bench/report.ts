@@ -26,6 +26,7 @@ const names = [
   'search-quality',
   'system-load',
   'bursts',
+  'argument-check',
 ] as const satisfies readonly (keyof BenchOutputs)[];
 
 const outputs: BenchOutputs = {};
