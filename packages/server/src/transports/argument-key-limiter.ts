@@ -56,6 +56,12 @@ export interface ArgumentKeyLimiter {
  * decided by JSON.parse on the result (a broken message stays broken).
  */
 export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
+  // n distinct keys take more than 4n bytes (`"":0,"a":0,...`): a shorter message cannot
+  // pass the limit, so it is only collected, never scanned (most messages, at no cost).
+  const scanFrom = 4 * (maxKeys + 1);
+  let scanning = false;
+  let unscanned: Buffer[] = [];
+  let unscannedBytes = 0;
   let kept: Buffer[] = [];
   let keptBytes = 0;
   /** Tracked containers, outermost first (at most batch, message, params, arguments). */
@@ -69,7 +75,7 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
   let keyBytes = 0;
   let keyHasEscape = false;
   /** Distinct keys of the arguments object being read. */
-  let argumentKeys = new Set<string>();
+  const argumentKeys = new Set<string>();
   /** Where, in `kept`, the arguments object being read starts. */
   let argumentsStart = 0;
   /** Reading the rest of an arguments object past the limit: nothing is kept. */
@@ -85,7 +91,7 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
    * where it lies in `kept`. Whether it is call_tool's is known only when the whole message
    * was read (`name` may come after it), so it is kept, and replaced at the end if it is.
    */
-  let innerKeys = new Set<string>();
+  const innerKeys = new Set<string>();
   let innerStart = -1;
   let innerEnd = -1;
 
@@ -179,126 +185,146 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
 
   return {
     get keptBytes() {
-      return keptBytes;
+      return scanning ? keptBytes : unscannedBytes;
     },
     get limited() {
       return limited;
     },
     push(chunk) {
-      /** Where the bytes to keep in this chunk start; -1 while skipping. */
-      let segment = skipping ? -1 : 0;
-      let nextBackslash = -2;
-      let i = 0;
-      while (i < chunk.length) {
-        if (inString) {
-          if (escaped) {
-            escaped = false;
-            captureKey(chunk, i, i + 1);
-            i++;
-            continue;
-          }
-          // Strings are most of a large message's bytes: jump to the next quote, unless a
-          // backslash comes first.
-          const quote = chunk.indexOf(QUOTE, i);
-          if (nextBackslash !== -1 && nextBackslash < i)
-            nextBackslash = chunk.indexOf(BACKSLASH, i);
-          const end = quote === -1 ? chunk.length : quote;
-          if (nextBackslash !== -1 && nextBackslash < end) {
-            keyHasEscape = true;
-            captureKey(chunk, i, nextBackslash + 1);
-            escaped = true;
-            i = nextBackslash + 1;
-            continue;
-          }
-          captureKey(chunk, i, end);
-          if (quote === -1) break;
-          inString = false;
-          i = quote + 1;
-          const frame = untrackedDepth === 0 ? frames.at(-1) : undefined;
-          if (readingToolName) {
-            readingToolName = false;
-            toolName = keyParts === undefined ? undefined : readKey();
-            keyParts = undefined;
-          } else if (frame !== undefined && frame.expectKey && frame.role !== Role.Batch) {
-            frame.expectKey = false;
-            if (noteKey(frame) && !skipping) {
-              // Past the limit: drop the arguments read so far, skip the rest of them.
-              if (segment >= 0) keep(chunk, segment, i);
-              truncateKept(argumentsStart);
-              // call_tool's arguments were inside what was dropped.
-              innerKeys = new Set();
-              innerEnd = -1;
-              skipping = true;
-              limited = true;
-              segment = -1;
-            }
-          }
-          continue;
+      if (!scanning) {
+        if (unscannedBytes + chunk.length < scanFrom) {
+          unscanned.push(chunk);
+          unscannedBytes += chunk.length;
+          return;
         }
-        const byte = chunk[i]!;
-        if (byte === QUOTE) {
-          inString = true;
-          const frame = untrackedDepth === 0 ? frames.at(-1) : undefined;
-          if (frame !== undefined && frame.role !== Role.Batch && !skipping) {
-            const isToolName =
-              !frame.expectKey && frame.role === Role.Params && frame.key === 'name';
-            if (frame.expectKey || isToolName) {
-              keyParts = [];
-              keyBytes = 0;
-              keyHasEscape = false;
-              readingToolName = isToolName;
-            }
-          }
-        } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
-          const role =
-            untrackedDepth === 0 ? childRole(frames.at(-1), byte === OPEN_OBJECT) : undefined;
-          if (role === undefined) untrackedDepth++;
-          else {
-            const offset = keptBytes + (segment >= 0 ? i - segment : 0);
-            if (role === Role.Batch) inBatch = true;
-            else if (role === Role.Message) toolName = undefined;
-            else if (role === Role.Arguments) {
-              argumentKeys = new Set();
-              argumentsStart = offset;
-            } else if (role === Role.Inner) {
-              innerKeys = new Set();
-              innerStart = offset;
-              innerEnd = -1;
-            }
-            frames.push({ role, expectKey: byte === OPEN_OBJECT, key: undefined });
-          }
-        } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
-          if (untrackedDepth > 0) untrackedDepth--;
-          else {
-            const closed = frames.pop();
-            if (closed?.role === Role.Inner)
-              innerEnd = keptBytes + (segment >= 0 ? i + 1 - segment : 0);
-            if (closed?.role === Role.Arguments && skipping) {
-              // The stand-in takes the place of the whole object, its closing brace included.
-              const replacement = standIn(argumentKeys);
-              kept.push(replacement);
-              keptBytes += replacement.length;
-              skipping = false;
-              segment = i + 1;
-            }
-          }
-        } else if (byte === COMMA && untrackedDepth === 0) {
-          const frame = frames.at(-1);
-          if (frame !== undefined && frame.role !== Role.Batch) frame.expectKey = true;
-        }
-        i++;
+        scanning = true;
+        for (const part of unscanned) scan(part);
+        unscanned = [];
+        unscannedBytes = 0;
       }
-      if (segment >= 0) keep(chunk, segment, chunk.length);
+      scan(chunk);
     },
     finish() {
-      const message = joinKept();
+      const message = scanning
+        ? joinKept()
+        : unscanned.length === 1
+          ? unscanned[0]!
+          : Buffer.concat(unscanned, unscannedBytes);
       reset();
       return message;
     },
     reset,
   };
 
+  function scan(chunk: Buffer): void {
+    /** Where the bytes to keep in this chunk start; -1 while skipping. */
+    let segment = skipping ? -1 : 0;
+    let nextBackslash = -2;
+    let i = 0;
+    while (i < chunk.length) {
+      if (inString) {
+        if (escaped) {
+          escaped = false;
+          captureKey(chunk, i, i + 1);
+          i++;
+          continue;
+        }
+        // Strings are most of a large message's bytes: jump to the next quote, unless a
+        // backslash comes first.
+        const quote = chunk.indexOf(QUOTE, i);
+        if (nextBackslash !== -1 && nextBackslash < i) nextBackslash = chunk.indexOf(BACKSLASH, i);
+        const end = quote === -1 ? chunk.length : quote;
+        if (nextBackslash !== -1 && nextBackslash < end) {
+          keyHasEscape = true;
+          captureKey(chunk, i, nextBackslash + 1);
+          escaped = true;
+          i = nextBackslash + 1;
+          continue;
+        }
+        captureKey(chunk, i, end);
+        if (quote === -1) break;
+        inString = false;
+        i = quote + 1;
+        const frame = untrackedDepth === 0 ? frames.at(-1) : undefined;
+        if (readingToolName) {
+          readingToolName = false;
+          toolName = keyParts === undefined ? undefined : readKey();
+          keyParts = undefined;
+        } else if (frame !== undefined && frame.expectKey && frame.role !== Role.Batch) {
+          frame.expectKey = false;
+          if (noteKey(frame) && !skipping) {
+            // Past the limit: drop the arguments read so far, skip the rest of them.
+            if (segment >= 0) keep(chunk, segment, i);
+            truncateKept(argumentsStart);
+            // call_tool's arguments were inside what was dropped.
+            innerKeys.clear();
+            innerEnd = -1;
+            skipping = true;
+            limited = true;
+            segment = -1;
+          }
+        }
+        continue;
+      }
+      const byte = chunk[i]!;
+      if (byte === QUOTE) {
+        inString = true;
+        const frame = untrackedDepth === 0 ? frames.at(-1) : undefined;
+        if (frame !== undefined && frame.role !== Role.Batch && !skipping) {
+          const isToolName = !frame.expectKey && frame.role === Role.Params && frame.key === 'name';
+          if (frame.expectKey || isToolName) {
+            keyParts = [];
+            keyBytes = 0;
+            keyHasEscape = false;
+            readingToolName = isToolName;
+          }
+        }
+      } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+        const role =
+          untrackedDepth === 0 ? childRole(frames.at(-1), byte === OPEN_OBJECT) : undefined;
+        if (role === undefined) untrackedDepth++;
+        else {
+          const offset = keptBytes + (segment >= 0 ? i - segment : 0);
+          if (role === Role.Batch) inBatch = true;
+          else if (role === Role.Message) toolName = undefined;
+          else if (role === Role.Arguments) {
+            argumentKeys.clear();
+            argumentsStart = offset;
+          } else if (role === Role.Inner) {
+            innerKeys.clear();
+            innerStart = offset;
+            innerEnd = -1;
+          }
+          frames.push({ role, expectKey: byte === OPEN_OBJECT, key: undefined });
+        }
+      } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
+        if (untrackedDepth > 0) untrackedDepth--;
+        else {
+          const closed = frames.pop();
+          if (closed?.role === Role.Inner)
+            innerEnd = keptBytes + (segment >= 0 ? i + 1 - segment : 0);
+          if (closed?.role === Role.Arguments && skipping) {
+            // The stand-in takes the place of the whole object, its closing brace included.
+            const replacement = standIn(argumentKeys);
+            kept.push(replacement);
+            keptBytes += replacement.length;
+            skipping = false;
+            segment = i + 1;
+          }
+        }
+      } else if (byte === COMMA && untrackedDepth === 0) {
+        const frame = frames.at(-1);
+        if (frame !== undefined && frame.role !== Role.Batch) frame.expectKey = true;
+      }
+      i++;
+    }
+    if (segment >= 0) keep(chunk, segment, chunk.length);
+  }
+
   function reset(): void {
+    scanning = false;
+    unscanned = [];
+    unscannedBytes = 0;
     kept = [];
     keptBytes = 0;
     frames.length = 0;
@@ -306,13 +332,13 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
     inString = false;
     escaped = false;
     keyParts = undefined;
-    argumentKeys = new Set();
+    argumentKeys.clear();
     skipping = false;
     limited = false;
     inBatch = false;
     toolName = undefined;
     readingToolName = false;
-    innerKeys = new Set();
+    innerKeys.clear();
     innerStart = -1;
     innerEnd = -1;
   }
