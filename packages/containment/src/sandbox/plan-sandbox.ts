@@ -45,6 +45,8 @@ export interface PlanSandboxOptions {
    * Absolute paths the runner knows the tool needs read-only to start: an interpreter's
    * install folder, node's, the runners' own child entry or PowerShell host script folder.
    * Paths that do not exist are left out (a runtime that is not installed has nothing to bind).
+   * Never a path the confined code chose itself (a pack's own interpreter's argv): bound
+   * here, it would be a grant nobody approved, such as the user's home folder.
    */
   runtimePaths?: readonly string[];
   /**
