@@ -336,6 +336,63 @@ net.connect(${port}, '127.0.0.1').setEncoding('utf8').on('data', (d) => process.
       );
     });
 
+    it('cannot rename .git or the project’s own sources away and put its own in their place', async () => {
+      const project = path.join(scratch, 'renames');
+      for (const folder of ['.git/hooks', 'tools', 'out', 'src/lib'])
+        mkdirSync(path.join(project, folder), { recursive: true });
+      mkdirSync(path.join(project, 'tools-pack'));
+      writeFileSync(path.join(project, 'src', 'lib', 'own.sh'), 'echo own\n');
+      const attempts = [
+        'mv .git .git-moved && mkdir .git && echo "swapped .git"',
+        'mv src src-moved && mkdir -p src/lib && echo "swapped src"',
+        'mv src/lib src/lib-moved && echo "moved src/lib"',
+        'echo x > src/lib/own.sh && echo "rewrote src/lib/own.sh"',
+        'echo x > new-at-root && echo "made new-at-root"',
+        'echo x > out/allowed.txt && echo "wrote out/allowed.txt"',
+      ];
+      const tryAll = (sandboxOff: boolean) => {
+        if (sandboxOff) process.env.TOOLPACK_SANDBOX = 'off';
+        try {
+          return spawnContained({
+            command: 'bash',
+            args: ['-c', attempts.map((line) => `(${line}) 2>/dev/null`).join('; ') + '; true'],
+            cwd: project,
+            env,
+            sandbox: planSandbox({
+              sandbox: {
+                root: 'tools-pack',
+                permissions: {
+                  ...LEAST_PERMISSIONS,
+                  filesystem: { read: ['project'], write: ['project'] },
+                },
+                protect: ['src/lib'],
+              },
+              projectRoot: project,
+              runtimePaths: [process.execPath],
+            }),
+          });
+        } finally {
+          delete process.env.TOOLPACK_SANDBOX;
+        }
+      };
+      expect((await collectOutput(tryAll(false))).stdout).toBe('wrote out/allowed.txt\n');
+      expect(existsSync(path.join(project, '.git-moved'))).toBe(false);
+      expect(readFileSync(path.join(project, 'src', 'lib', 'own.sh'), 'utf8')).toBe('echo own\n');
+      // Unconfined, each rename and write goes through (the src swap first, so the rest acts
+      // on the new src/lib).
+      expect((await collectOutput(tryAll(true))).stdout).toBe(
+        [
+          'swapped .git',
+          'swapped src',
+          'moved src/lib',
+          'made new-at-root',
+          'wrote out/allowed.txt',
+        ]
+          .map((line) => `${line}\n`)
+          .join(''),
+      );
+    });
+
     it.skipIf(process.getuid?.() !== 0)(
       'as root, cannot remount a read-only folder writable',
       async () => {
