@@ -81,4 +81,30 @@ describe('checkToolResult', () => {
       'structuredContent/totl is not a declared output property (did you mean total?)',
     );
   });
+
+  it('checks an output pattern in linear time, and refuses one only a backtracking engine could run', () => {
+    const redos = {
+      ...makeTool({ name: 'redos', invocation: count.invocation }),
+      outputSchema: {
+        type: 'object' as const,
+        properties: { word: { type: 'string', pattern: '^(a|a)*$' } },
+      },
+    };
+    // 34 letters and a b: about a minute of V8's backtracking engine on the server's thread.
+    const refused = checkToolResult(redos, structured({ word: `${'a'.repeat(34)}b` }));
+    expect(firstText(refused)).toMatch(
+      /^E_OUTPUT_MISMATCH Tool "redos" returned a result that does not fit its output schema: structuredContent\/word must match pattern "\^\(a\|a\)\*\$"/,
+    );
+    expect(checkToolResult(redos, structured({ word: 'a'.repeat(34) }))).toBeUndefined();
+    const backReference = {
+      ...redos,
+      outputSchema: {
+        type: 'object' as const,
+        properties: { word: { type: 'string', pattern: '^(a)\\1$' } },
+      },
+    };
+    expect(firstText(checkToolResult(backReference, structured({ word: 'aa' })))).toContain(
+      'uses a back-reference (\\1), which the linear-time engine (RE2) cannot run',
+    );
+  });
 });
