@@ -92,7 +92,7 @@ describe('checkToolResult', () => {
     };
     // 34 letters and a b: about a minute of V8's backtracking engine on the server's thread.
     const refused = checkToolResult(redos, structured({ word: `${'a'.repeat(34)}b` }));
-    expect(firstText(refused)).toMatch(
+    expect(firstText(refused!)).toMatch(
       /^E_OUTPUT_MISMATCH Tool "redos" returned a result that does not fit its output schema: structuredContent\/word must match pattern "\^\(a\|a\)\*\$"/,
     );
     expect(checkToolResult(redos, structured({ word: 'a'.repeat(34) }))).toBeUndefined();
@@ -103,7 +103,7 @@ describe('checkToolResult', () => {
         properties: { word: { type: 'string', pattern: '^(a)\\1$' } },
       },
     };
-    expect(firstText(checkToolResult(backReference, structured({ word: 'aa' })))).toContain(
+    expect(firstText(checkToolResult(backReference, structured({ word: 'aa' }))!)).toContain(
       'uses a back-reference (\\1), which the linear-time engine (RE2) cannot run',
     );
   });
