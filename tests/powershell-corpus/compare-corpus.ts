@@ -221,6 +221,7 @@ function compareModule(
     ),
   );
   const exported = commands.filter((c) => c.kind === 'function');
+  const namingSome = new Set(exported.flatMap((c) => namingDiagnostics(diagnostics, c.name)));
   for (const command of commands) {
     if (command.kind === 'module') {
       pwshUnloadable += 1;
@@ -233,7 +234,13 @@ function compareModule(
     if (command.loadError !== undefined) pwshUnloadable += 1;
     const label = `${item.id}:${command.name}`;
     const tool = tools.find((t) => t.originalName.toLowerCase() === command.name.toLowerCase());
-    const own = namingDiagnostics(diagnostics, command.name);
+    // Its own diagnostics name it, or sit in its file naming no exported function (some say only
+    // which parameter they are about).
+    const own = [
+      ...namingDiagnostics(diagnostics, command.name),
+      ...diagnostics.filter((d) => d.path === command.file && !namingSome.has(d)),
+    ];
+    if (command.name === 'Set-GitHubConfiguration') console.log('DEBUG', command.file, own.map((d) => d.code + ' ' + d.path + ' ' + d.message.slice(0, 60)), diagnostics.filter((d) => d.message.includes('ApiHostName')).map((d) => d.path + ' ' + [...namingSome].includes(d)));
     if (tool !== undefined) listed += 1;
     else {
       const codes = errorCodesOf(own);
