@@ -22,7 +22,7 @@ interface Frame {
   role: Role;
   /** An object frame: the next string is a key (after `{` or `,`), not a value. */
   expectKey: boolean;
-  /** The last key read in this object (message and params frames only). */
+  /** The last key read in this object (what its next value is). */
   key: string | undefined;
 }
 
@@ -64,7 +64,7 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
   let unscannedBytes = 0;
   let kept: Buffer[] = [];
   let keptBytes = 0;
-  /** Tracked containers, outermost first (at most batch, message, params, arguments). */
+  /** Tracked containers, outermost first (batch, message, params, arguments, inner). */
   const frames: Frame[] = [];
   /** Containers nested below the innermost tracked one (their contents do not matter). */
   let untrackedDepth = 0;
@@ -272,7 +272,9 @@ export function createArgumentKeyLimiter(maxKeys: number): ArgumentKeyLimiter {
         const frame = untrackedDepth === 0 ? frames.at(-1) : undefined;
         if (frame !== undefined && frame.role !== Role.Batch && !skipping) {
           const isToolName = !frame.expectKey && frame.role === Role.Params && frame.key === 'name';
-          if (frame.expectKey || isToolName) {
+          // call_tool's keys past the limit need not be read: their count is all that matters.
+          const isKey = frame.expectKey && (frame.role !== Role.Inner || innerKeys.size <= maxKeys);
+          if (isKey || isToolName) {
             keyParts = [];
             keyBytes = 0;
             keyHasEscape = false;
