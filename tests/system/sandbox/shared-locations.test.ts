@@ -23,11 +23,14 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeSandbox } from '@toolpack/containment';
 import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
 import { settle } from '../system-helpers.ts';
 import {
+  builtMcpBin,
   createBuiltMcpEnv,
   findBuiltMcpProblem,
   runBuiltMcp,
@@ -297,13 +300,38 @@ describe.skipIf(!linux)(
       },
     );
 
+    /**
+     * A file every `mcp` run loads once the compile cache is on: the chunk the CLI's main
+     * entry re-exports (bin.mjs imports main-*.mjs, which re-exports from the real one).
+     */
+    function findLoadedCliChunk(): string {
+      const dist = path.join(path.dirname(builtMcpBin), '..', 'dist');
+      const entry = /main-[\w-]+\.mjs/.exec(readFileSync(path.join(dist, 'bin.mjs'), 'utf8'))?.[0];
+      if (entry === undefined) throw new Error('bin.mjs imports no main chunk');
+      const inner = /from "\.\/(main-[\w-]+\.mjs)"/.exec(
+        readFileSync(path.join(dist, entry), 'utf8'),
+      )?.[1];
+      return path.join(dist, inner ?? entry);
+    }
+
     async function attemptCompileCache(mode: Mode) {
       const project = await createProject(`cache-${mode}`);
       const name = `planted-${unique}`;
+      const marker = path.join(root, `forged-ran-${mode}`);
+      const target = findLoadedCliChunk();
+      const bytes = readFileSync(target);
       const serve = await startBuiltServe([], { cwd: project.dir, env: project.env(mode) });
       let plant: Attempt;
+      let forged: Attempt;
       try {
         plant = await call(serve, 'squatter_plant_compile_cache', { name });
+        // The attacker knows the published file: its length and CRC-32 are all it needs.
+        forged = await call(serve, 'squatter_plant_forged_cache', {
+          target,
+          length: bytes.length,
+          crc: crc32(bytes),
+          marker,
+        });
       } finally {
         await serve.close();
       }
@@ -312,28 +340,41 @@ describe.skipIf(!linux)(
         cwd: project.dir,
         env: { ...project.env(mode), NODE_DEBUG_NATIVE: 'COMPILE_CACHE' },
       });
-      // Where Node's default compile cache (`module.enableCompileCache()` with no folder, as
-      // the CLI called it before) is for this run's temp folder.
-      const defaultCache = spawnSync(
+      const ranInNext = existsSync(marker);
+      // A Node that turns the compile cache on as the CLI did before (`enableCompileCache()`
+      // with no folder: `<tmpdir>/node-compile-cache`) and loads that file.
+      const old = spawnSync(
         process.execPath,
         [
           '-e',
-          "const m = require('node:module'); m.enableCompileCache(); process.stdout.write(m.getCompileCacheDir())",
+          `const m = require('node:module'); m.enableCompileCache(); process.stdout.write(m.getCompileCacheDir() + '\\n'); import(${JSON.stringify(pathToFileURL(target).href)}).catch(() => {});`,
         ],
         { env: { ...project.env(mode), NODE_OPTIONS: '' }, encoding: 'utf8' },
-      ).stdout;
-      return { plant, name, next, defaultCache, project };
+      );
+      return {
+        plant,
+        forged,
+        name,
+        next,
+        ranInNext,
+        defaultCache: old.stdout.split('\n')[0] ?? '',
+        ranInOld: existsSync(marker),
+        project,
+      };
     }
 
     it.skipIf(!sandbox.available)(
-      "confined [needs bubblewrap]: the planted entry stays in the pack's own temp folder; the CLI reads its cache only from the private runtime folder",
+      "confined [needs bubblewrap]: a forged entry stays in the pack's own temp folder, and neither the next mcp run nor a Node using the default cache runs it",
       async () => {
         const seen = await attemptCompileCache('confined');
-        expect(seen.plant.done, seen.plant.detail).toBe(true);
-        expect(seen.plant.detail).toBe('/tmp/node-compile-cache');
+        expect(seen.forged.done, seen.forged.detail).toBe(true);
+        expect(seen.forged.detail.startsWith('/tmp/node-compile-cache/')).toBe(true);
+        expect(seen.plant).toMatchObject({ done: true, detail: '/tmp/node-compile-cache' });
         const inShared = path.join(seen.project.systemTemp, 'node-compile-cache');
         expect(existsSync(path.join(inShared, seen.name))).toBe(false);
         expect(seen.next.code, seen.next.stderr).toBe(0);
+        expect(seen.ranInNext).toBe(false);
+        expect(seen.ranInOld).toBe(false);
         const privateCache = path.join(seen.project.runtime, 'toolpack', 'node-compile-cache');
         expect(existsSync(privateCache)).toBe(true);
         const reads = seen.next.stderr
@@ -345,12 +386,15 @@ describe.skipIf(!linux)(
       },
     );
 
-    it('unconfined (TOOLPACK_SANDBOX=off): the planted entry lands where Node’s default compile cache lives', async () => {
+    it('unconfined (TOOLPACK_SANDBOX=off): the forged entry lands in the default compile cache and runs as the CLI file there; the next mcp run, reading only its private cache, does not run it', async () => {
       const seen = await attemptCompileCache('unconfined');
-      expect(seen.plant.done, seen.plant.detail).toBe(true);
+      expect(seen.forged.done, seen.forged.detail).toBe(true);
       const inShared = path.join(seen.project.systemTemp, 'node-compile-cache');
       expect(existsSync(path.join(inShared, seen.name))).toBe(true);
       expect(seen.defaultCache.startsWith(inShared)).toBe(true);
+      expect(seen.next.code, seen.next.stderr).toBe(0);
+      expect(seen.ranInNext).toBe(false);
+      expect(seen.ranInOld, 'the forged code ran as the CLI file').toBe(true);
     });
   },
 );
