@@ -240,7 +240,6 @@ function compareModule(
       ...namingDiagnostics(diagnostics, command.name),
       ...diagnostics.filter((d) => d.path === command.file && !namingSome.has(d)),
     ];
-    if (command.name === 'Set-GitHubConfiguration') console.log('DEBUG', command.file, own.map((d) => d.code + ' ' + d.path + ' ' + d.message.slice(0, 60)), diagnostics.filter((d) => d.message.includes('ApiHostName')).map((d) => d.path + ' ' + [...namingSome].includes(d)));
     if (tool !== undefined) listed += 1;
     else {
       const codes = errorCodesOf(own);
