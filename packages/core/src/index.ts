@@ -107,7 +107,7 @@ export {
 export type { ArgumentError, ArgumentValidation, ArgumentValidator } from './validate-arguments.ts';
 
 export { compileLinearPattern, findPatternProblem } from './linear-pattern.ts';
-export type { LinearPattern } from './linear-pattern.ts';
+export type { LinearPattern, LinearPatternOptions } from './linear-pattern.ts';
 
 export { defineTool, isDefinedTool } from './define-tool.ts';
 export type { DefinedTool, SchemaInput, ToolExample, ToolSpec } from './define-tool.ts';

@@ -74,4 +74,11 @@ describe('compileLinearPattern', () => {
     expect(findPatternProblem('\\Z')).toMatch(/is not a valid ECMAScript regular expression/);
     expect(findPatternProblem('^(a|a)*$')).toBeUndefined();
   });
+
+  it('ignores case when asked, as the `i` flag does', () => {
+    const folded = compileLinearPattern('^get-[a-z]+\\.ps1$', { ignoreCase: true });
+    expect(folded.test('Get-Widget.PS1')).toBe(true);
+    expect(new RegExp('^get-[a-z]+\\.ps1$', 'iu').test('Get-Widget.PS1')).toBe(true);
+    expect(compileLinearPattern('^get-[a-z]+\\.ps1$').test('Get-Widget.PS1')).toBe(false);
+  });
 });

@@ -31,16 +31,26 @@ const compiledPatterns = new Map<string, LinearPattern>();
 /** Patterns kept compiled at most; tools declare few, and a client can send none. */
 const MAX_CACHED_PATTERNS = 2000;
 
+export interface LinearPatternOptions {
+  /** ECMAScript's `i` flag (JSON Schema has none; PowerShell's `-match` ignores case). */
+  ignoreCase?: boolean;
+}
+
 /**
  * Compiles an ECMAScript pattern for linear-time matching. Throws an Error whose message
  * says what is wrong (`the pattern "(a)\1" uses a back-reference (\1) …`).
  */
-export function compileLinearPattern(pattern: string): LinearPattern {
-  const cached = compiledPatterns.get(pattern);
+export function compileLinearPattern(
+  pattern: string,
+  options: LinearPatternOptions = {},
+): LinearPattern {
+  const ignoreCase = options.ignoreCase === true;
+  const key = `${ignoreCase ? 'i' : '-'}${pattern}`;
+  const cached = compiledPatterns.get(key);
   if (cached !== undefined) return cached;
   try {
     // Only compiled, never run: V8 parses in linear time, and this is JSON Schema's rule.
-    new RegExp(pattern, 'u');
+    new RegExp(pattern, ignoreCase ? 'iu' : 'u');
   } catch (cause) {
     throw new Error(
       `the pattern ${JSON.stringify(pattern)} is not a valid ECMAScript regular expression (${(cause as Error).message})`,
@@ -59,7 +69,7 @@ export function compileLinearPattern(pattern: string): LinearPattern {
   }
   let engine: RE2JS;
   try {
-    engine = RE2JS.compile(translated);
+    engine = RE2JS.compile(translated, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (cause) {
     throw new Error(
       `the pattern ${JSON.stringify(pattern)} cannot be run by the linear-time engine (RE2): ${(cause as Error).message}`,
@@ -71,7 +81,7 @@ export function compileLinearPattern(pattern: string): LinearPattern {
     toString: () => pattern,
   };
   if (compiledPatterns.size >= MAX_CACHED_PATTERNS) compiledPatterns.clear();
-  compiledPatterns.set(pattern, compiled);
+  compiledPatterns.set(key, compiled);
   return compiled;
 }
 

@@ -39,6 +39,21 @@ describe('ModuleScriptEvaluator', () => {
     expect(loaded(simple)).toEqual(['Public/Get-A.ps1']);
   });
 
+  it("matches a module's -match and -like patterns against its file names in linear time", async () => {
+    // 34 letters and a b: V8's backtracking engine would take about a minute on `^(a|a)*$`,
+    // and the wildcard's stars backtrack polynomially, on the thread that serves.
+    mkdirSync(join(root, 'Hostile'), { recursive: true });
+    writeFileSync(join(root, 'Hostile', `${'a'.repeat(34)}b.ps1`), '');
+    const effects = await evaluate(
+      [
+        "Get-ChildItem $PSScriptRoot/Hostile | Where-Object { $_.Name -notmatch '^(a|a)*$' } | ForEach-Object { . $_.FullName }",
+        `Get-ChildItem $PSScriptRoot/Hostile | Where-Object { $_.Name -like '${'*a'.repeat(30)}*c' } | ForEach-Object { . $_.FullName }`,
+      ].join('\n'),
+    );
+    expect(loaded(effects)).toEqual([`Hostile/${'a'.repeat(34)}b.ps1`]);
+    expect(effects.gaps).toEqual([]);
+  });
+
   it('finds its own folder the older ways: Split-Path and $MyInvocation.MyCommand.Path', async () => {
     const effects = await evaluate(
       [

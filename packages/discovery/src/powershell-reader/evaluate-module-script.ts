@@ -1,4 +1,5 @@
 import { dirname, isAbsolute, posix, resolve } from 'node:path';
+import { compileLinearPattern, type LinearPattern } from '@toolpack/core';
 import { parseNumberLiteral } from './constant-value.ts';
 import { listChildItems } from './list-child-items.ts';
 import { compileWildcard } from './wildcard.ts';
@@ -1125,13 +1126,14 @@ function compileCondition(words: readonly Token[]): Condition | undefined {
       const kind = (match[2] as string).toLowerCase();
       let compare: (text: string) => boolean;
       if (kind === 'like' || kind === 'notlike') {
-        const regex = compileWildcard(pattern);
-        const exact = caseSensitive ? new RegExp(regex.source, 'u') : regex;
-        compare = (text) => exact.test(text) === (kind === 'like');
+        const wildcard = compileWildcard(pattern, { caseSensitive });
+        compare = (text) => wildcard.test(text) === (kind === 'like');
       } else if (kind === 'match' || kind === 'notmatch') {
-        let regex: RegExp;
+        // The module's pattern against its own file names, on the thread that serves: in
+        // linear time, or not evaluated (a pattern RE2 cannot run leaves the filter unknown).
+        let regex: LinearPattern;
         try {
-          regex = new RegExp(pattern, caseSensitive ? 'u' : 'iu');
+          regex = compileLinearPattern(pattern, { ignoreCase: !caseSensitive });
         } catch {
           return undefined;
         }

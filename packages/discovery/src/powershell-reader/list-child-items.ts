@@ -1,5 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { LinearPattern } from '@toolpack/core';
 import { compileWildcard, hasWildcard } from './wildcard.ts';
 
 /** One item `Get-ChildItem` returns from the file system. */
@@ -43,8 +44,8 @@ export interface ListChildItemsResult {
 export async function listChildItems(input: ListChildItemsInput): Promise<ListChildItemsResult> {
   const state = { truncated: false };
   const filter = input.filter === undefined ? undefined : compileWildcard(input.filter);
-  const include = (input.include ?? []).map(compileWildcard);
-  const exclude = (input.exclude ?? []).map(compileWildcard);
+  const include = (input.include ?? []).map((pattern) => compileWildcard(pattern));
+  const exclude = (input.exclude ?? []).map((pattern) => compileWildcard(pattern));
   const recurse = input.recurse === true || input.depth !== undefined;
   const maxDepth = input.depth ?? Number.POSITIVE_INFINITY;
   const items: ChildItem[] = [];
@@ -87,7 +88,11 @@ export async function listChildItems(input: ListChildItemsInput): Promise<ListCh
     return found.sort(order);
   };
 
-  const keep = (item: ChildItem, leaf: RegExp | undefined, includeApplies: boolean): boolean => {
+  const keep = (
+    item: ChildItem,
+    leaf: LinearPattern | undefined,
+    includeApplies: boolean,
+  ): boolean => {
     if (leaf !== undefined && !leaf.test(item.name)) return false;
     if (filter !== undefined && !filter.test(item.name)) return false;
     if (include.length > 0 && (!includeApplies || !include.some((p) => p.test(item.name))))
@@ -101,7 +106,7 @@ export async function listChildItems(input: ListChildItemsInput): Promise<ListCh
   const walk = async (
     folder: string,
     level: number,
-    leaf: RegExp | undefined,
+    leaf: LinearPattern | undefined,
     includeApplies: boolean,
   ): Promise<void> => {
     const children = await read(folder);

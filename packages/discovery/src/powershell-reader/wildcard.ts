@@ -1,8 +1,16 @@
+import { compileLinearPattern, type LinearPattern } from '@toolpack/core';
+
 /**
  * PowerShell wildcards (`*`, `?`, `[a-c]`, backtick escapes), matched without regard to case
- * as PowerShell matches command names.
+ * as PowerShell matches command names (unless `caseSensitive`, as `-clike` does). A module's
+ * patterns and the names they meet are both the module author's: they are matched in linear
+ * time, since `*a*a*a*…b` against a long name backtracks for as long as its author likes.
  */
-export function compileWildcard(pattern: string): RegExp {
+export function compileWildcard(
+  pattern: string,
+  options: { caseSensitive?: boolean } = {},
+): LinearPattern {
+  const ignoreCase = options.caseSensitive !== true;
   let source = '';
   for (let i = 0; i < pattern.length; i++) {
     const ch = pattern[i] as string;
@@ -30,10 +38,10 @@ export function compileWildcard(pattern: string): RegExp {
     }
   }
   try {
-    return new RegExp(`^${source}$`, 'iu');
+    return compileLinearPattern(`^${source}$`, { ignoreCase });
   } catch {
     // An odd character class: fall back to matching the pattern literally.
-    return new RegExp(`^${escapeRegExp(pattern)}$`, 'iu');
+    return compileLinearPattern(`^${escapeRegExp(pattern)}$`, { ignoreCase });
   }
 }
 
@@ -65,7 +73,7 @@ export function matchesAnyWildcard(name: string, patterns: readonly string[]): b
 function createWildcardMatcher(patterns: readonly string[]): (name: string) => boolean {
   // Plain names (most of a FunctionsToExport list) need no expression: a set of them, in one case.
   const names = new Set<string>();
-  const expressions: RegExp[] = [];
+  const expressions: LinearPattern[] = [];
   for (const pattern of patterns) {
     if (hasWildcard(pattern) || pattern.includes('`')) expressions.push(compileWildcard(pattern));
     else names.add(pattern.toLowerCase());
