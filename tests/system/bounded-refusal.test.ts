@@ -17,6 +17,7 @@ import {
   INITIALIZE_PARAMS,
   openHttpSession,
   postRaw,
+  repo,
   type HttpSession,
 } from './system-helpers.ts';
 
@@ -44,12 +45,23 @@ function callLine(id: number, keys: number): Buffer {
   );
 }
 
+/** The same keys through call_tool, its name after them: known only once they were read. */
+function callToolLine(id: number, keys: number): Buffer {
+  return Buffer.from(
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"arguments":{"arguments":${argumentsOf(keys)},"name":"slugify"},"name":"call_tool"}}\n`,
+  );
+}
+
 type Variant = 'built' | 'rule on' | 'rule off';
+const examplesScripts = path.join(repo, 'examples', 'scripts');
+/** Three script tools behind call_tool: its arguments carry the flood. */
+const disclosing = ['--script-root', examplesScripts, '--disclose-above', '1'];
 
 /** `mcp serve` of an empty project: the built CLI, or the sources with the rule on or off. */
 function spawnServer(
   variant: Variant,
   transport: 'stdio' | 'http',
+  serveArgs: readonly string[] = [],
 ): ChildProcessWithoutNullStreams {
   const args =
     variant === 'built'
@@ -59,11 +71,13 @@ function spawnServer(
           '--no-watch',
           '--no-cache',
           ...(transport === 'http' ? ['--http', '127.0.0.1:0'] : []),
+          ...serveArgs,
         ]
       : [
           path.join(fixtures, 'bounded-refusal', 'serve.ts'),
           transport,
           variant === 'rule on' ? 'on' : 'off',
+          ...(serveArgs.length === 0 ? [] : [examplesScripts]),
         ];
   // The sources run with this process's environment, whose NODE_OPTIONS select them.
   const env = variant === 'built' ? createBuiltMcpEnv({}) : { ...process.env, NO_COLOR: '1' };
@@ -109,14 +123,17 @@ function createLinePeer(input: NodeJS.WritableStream, output: NodeJS.ReadableStr
 }
 
 /** Initializes, then sends the 1M-key line and a ping: how long the ping waited after it. */
-async function measurePingBehindFlood(peer: LinePeer): Promise<{ pingMs: number; text: string }> {
+async function measurePingBehindFlood(
+  peer: LinePeer,
+  floodLine: (id: number, keys: number) => Buffer = callLine,
+): Promise<{ pingMs: number; text: string }> {
   await peer.write(
     Buffer.from(
       `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INITIALIZE_PARAMS })}\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
     ),
   );
   await peer.answer(1);
-  const flood = callLine(2, 1_000_000);
+  const flood = floodLine(2, 1_000_000);
   expect(flood.length).toBeGreaterThan(12_000_000);
   await peer.write(flood);
   const sent = performance.now();
@@ -127,11 +144,17 @@ async function measurePingBehindFlood(peer: LinePeer): Promise<{ pingMs: number;
   return { pingMs: ping.at - sent, text: content[0]!.text };
 }
 
-async function floodStdio(variant: Variant): Promise<{ pingMs: number; text: string }> {
-  const child = spawnServer(variant, 'stdio');
+async function floodStdio(
+  variant: Variant,
+  options: { serveArgs?: string[]; floodLine?: (id: number, keys: number) => Buffer } = {},
+): Promise<{ pingMs: number; text: string }> {
+  const child = spawnServer(variant, 'stdio', options.serveArgs);
   child.stderr.resume();
   try {
-    return await measurePingBehindFlood(createLinePeer(child.stdin, child.stdout));
+    return await measurePingBehindFlood(
+      createLinePeer(child.stdin, child.stdout),
+      options.floodLine,
+    );
   } finally {
     child.kill('SIGKILL');
   }
@@ -143,6 +166,27 @@ describe('a 1M-key stdio line', () => {
     expect(text).toMatch(/more than 1000 argument keys/);
     expect(pingMs).toBeLessThan(BOUND_MS);
   }, 60_000);
+
+  it('is refused through call_tool too (progressive disclosure), ping answered within 100 ms', async () => {
+    const { pingMs, text } = await floodStdio('built', {
+      serveArgs: disclosing,
+      floodLine: callToolLine,
+    });
+    expect(text).toMatch(/tool "slugify": more than 1000 argument keys/);
+    expect(pingMs).toBeLessThan(BOUND_MS);
+  }, 60_000);
+
+  it('through call_tool blocks the server without the streaming rule, and not with it', async () => {
+    const options = { serveArgs: disclosing, floodLine: callToolLine };
+    const without = await floodStdio('rule off', options);
+    const withRule = await floodStdio('rule on', options);
+    expect(without.text).toBe(withRule.text);
+    console.log(
+      `1M keys through call_tool: ping after ${without.pingMs.toFixed(0)} ms without the streaming rule, ${withRule.pingMs.toFixed(1)} ms with it`,
+    );
+    expect(withRule.pingMs).toBeLessThan(BOUND_MS);
+    expect(without.pingMs).toBeGreaterThan(withRule.pingMs * 10);
+  }, 120_000);
 
   it('blocks the server without the streaming rule, and not with it', async () => {
     const without = await floodStdio('rule off');
