@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { prepareRuntimeFolder } from '@toolpack/containment/runtime-folder';
 import { describeContainment, describeSandbox } from '@toolpack/runners';
 import type { CommandContext } from '../../io.ts';
 import { discoverTools } from '@toolpack/discovery';
@@ -202,6 +203,23 @@ function checkSandbox(env: NodeJS.ProcessEnv, loaded: LoadProjectResult | undefi
   };
 }
 
+/** Toolpack's private runtime folder: PowerShell hosts and packs granted `temp` need it. */
+function checkRuntimeFolder(env: NodeJS.ProcessEnv): MachineCheck {
+  const answer = prepareRuntimeFolder(env);
+  if (!('problem' in answer))
+    return {
+      name: 'runtime',
+      status: 'ok',
+      detail: `${answer.folder} (host sockets, compile cache, packs' temp folders), yours alone`,
+    };
+  return {
+    name: 'runtime',
+    status: 'fail',
+    detail: `${answer.folder} cannot be used: ${answer.problem}; PowerShell tools and packs granted temp cannot run, and mcp starts without its compile cache`,
+    hint: `Remove ${answer.folder} if it is not yours (or make it yours with mode 700), or set XDG_RUNTIME_DIR to a folder only you can use (docs/containment.md).`,
+  };
+}
+
 async function checkCache(context: CommandContext): Promise<MachineCheck> {
   const file = path.join(context.cwd, '.toolpack', 'cache', 'discovery-v1.json');
   try {
@@ -289,6 +307,7 @@ export async function checkMachine(options: CommandContext): Promise<MachineRepo
     ...(await checkProjectTools(options, loaded)),
     checkContainment(env),
     checkSandbox(env, loaded),
+    checkRuntimeFolder(env),
     await checkCache(options),
     await checkRegistry(options),
   ];

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pwshEngine, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
@@ -161,6 +161,7 @@ describe('mcp doctor', () => {
       'tools',
       'containment',
       'sandbox',
+      'runtime',
       'cache',
       'registry',
     ]);
@@ -219,6 +220,31 @@ describe('mcp doctor', () => {
       ),
       hint: expect.stringContaining('install bubblewrap'),
     });
+  });
+
+  it('fails on a runtime folder others may use, and says how to fix it', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'toolpack-doctor-run-'));
+    try {
+      const shared = path.join(dir, 'toolpack');
+      mkdirSync(shared);
+      chmodSync(shared, 0o777);
+      const { code, stdout } = mcp(['doctor', '--json'], examples, {
+        TOOLPACK_REGISTRY: 'http://127.0.0.1:9',
+        XDG_RUNTIME_DIR: dir,
+      });
+      expect(code).toBe(1);
+      const { checks } = JSON.parse(stdout) as {
+        checks: { name: string; status: string; detail: string; hint?: string }[];
+      };
+      expect(checks.find((c) => c.name === 'runtime')).toEqual({
+        name: 'runtime',
+        status: 'fail',
+        detail: expect.stringContaining(`${shared} cannot be used: others may use it (mode 777`),
+        hint: expect.stringContaining('XDG_RUNTIME_DIR'),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('fails on a containment mode it does not know', () => {
