@@ -19,6 +19,7 @@ import {
   readFileSync,
   readdirSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
@@ -383,6 +384,11 @@ describe.skipIf(!linux)(
         expect(reads.length).toBeGreaterThan(0);
         for (const line of reads) expect(line).toContain(privateCache);
         expect(seen.next.stderr).not.toContain(inShared);
+        // The runtime folder is the user's alone, and each run's folder (with the pack's own
+        // temp folder in it) is gone once that run has ended.
+        const runtimeFolder = path.join(seen.project.runtime, 'toolpack');
+        expect(statSync(runtimeFolder).mode & 0o777).toBe(0o700);
+        expect(readdirSync(runtimeFolder).filter((name) => name.startsWith('run-'))).toEqual([]);
       },
     );
 
