@@ -210,6 +210,33 @@ describe('patterns run in linear time', () => {
     expect(validate({ name: 'aaa', bbb: 1 })).toMatchObject({ valid: false });
   });
 
+  it('does not read a string too long for its maxLength against its pattern too', () => {
+    const validate = createArgumentValidator({
+      type: 'object',
+      properties: {
+        short: { type: 'string', maxLength: 3, pattern: '^[a-z]+$' },
+        free: { type: 'string', pattern: '^[a-z]+$' },
+      },
+    });
+    // Refused for its length alone (a pattern problem would only repeat it, at a price).
+    expect(validate({ short: '1'.repeat(7) })).toMatchObject({
+      valid: false,
+      errors: [{ path: '/short', rule: 'maxLength' }],
+    });
+    expect(validate({ short: '12', free: '1' })).toMatchObject({
+      valid: false,
+      errors: [
+        { path: '/short', rule: 'pattern', message: '/short must match pattern "^[a-z]+$"' },
+        { path: '/free', rule: 'pattern' },
+      ],
+    });
+    // Four letters are over a maxLength of 3 but not twice it: both problems are told.
+    expect(validate({ short: '1234' })).toMatchObject({
+      errors: [{ rule: 'maxLength' }, { rule: 'pattern' }],
+    });
+    expect(validate({ short: 'abc', free: 'x' })).toEqual({ valid: true });
+  });
+
   it('refuses to compile a schema whose pattern the engine cannot run, and findSchemaProblems says where', () => {
     const schema = {
       type: 'object',
