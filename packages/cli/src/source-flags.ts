@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Command } from 'commander';
 import {
   ToolpackError,
@@ -152,6 +153,9 @@ export async function resolveSources(options: ResolveSourcesOptions): Promise<Re
       envAllowList: project.env,
       // Scripts of a configured interpreter (`.rb`, `.bas`) are served from script roots too.
       ...(interpreters === undefined ? {} : { extraScriptExtensions: Object.keys(interpreters) }),
+      // What those interpreters run (a launcher script in the project) runs unconfined: no
+      // pack may write it, even one granted the project.
+      ...(interpreters === undefined ? {} : { protect: findInterpreterFiles(interpreters, cwd) }),
       ...common,
       // --prefix is for the project's own sources; a pack's are always prefixed by its alias.
       sources: flags.prefix
@@ -166,6 +170,23 @@ export async function resolveSources(options: ResolveSourcesOptions): Promise<Re
       ...(flags.lenientHelp || manifest.lenientHelp ? { lenientHelp: true } : {}),
     },
   };
+}
+
+/** The files in the project the project's interpreters name (`[node, ./tools/run.mjs]`), relative to it. */
+function findInterpreterFiles(
+  interpreters: Readonly<Record<string, readonly string[]>>,
+  projectRoot: string,
+): string[] {
+  const files = new Set<string>();
+  for (const argv of Object.values(interpreters)) {
+    for (const part of argv) {
+      if (!/[\\/]/.test(part)) continue;
+      const relative = path.relative(projectRoot, path.resolve(projectRoot, part));
+      if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative))
+        files.add(relative);
+    }
+  }
+  return [...files].sort();
 }
 
 /**

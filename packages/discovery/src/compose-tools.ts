@@ -37,6 +37,11 @@ export interface ComposeOptions {
   strict?: boolean;
   /** Serve `find_tools` and `describe_tool` (default true). */
   builtins?: boolean;
+  /**
+   * What else the project runs unconfined, relative to its root, besides its own sources: the
+   * files its `interpreters:` name. Confined sources may never write them (`sandbox.protect`).
+   */
+  protect?: readonly string[];
 }
 
 export interface ComposedSource {
@@ -81,6 +86,7 @@ export function composeTools(
     const sandbox = chooseSandbox(
       spec,
       sources.map((source) => source.spec),
+      options.protect,
     );
     for (const discovered of result.tools) {
       const tool = applyPrefix(discovered, prefix, spec.pack, sandbox, spec.interpreters);

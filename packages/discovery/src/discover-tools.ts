@@ -125,7 +125,12 @@ async function readSource(
   }
   if ('workflows' in spec)
     return discoverWorkflows({ dir: spec.workflows, cwd, ...(cache ? { cache } : {}) });
-  return readModule(spec.module, options, chooseSandbox(spec, options.sources), cache);
+  return readModule(
+    spec.module,
+    options,
+    chooseSandbox(spec, options.sources, options.protect),
+    cache,
+  );
 }
 
 async function readModule(

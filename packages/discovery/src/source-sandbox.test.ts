@@ -30,6 +30,12 @@ describe('chooseSandbox', () => {
     });
   });
 
+  it('also protects what else the project runs unconfined (its interpreters’ files)', () => {
+    expect(
+      chooseSandbox(pack, [{ scripts: 'scripts' }, pack], ['launcher/run-x.sh'])?.protect,
+    ).toEqual(['launcher/run-x.sh', 'scripts']);
+  });
+
   it('protects the whole project for a module file at its root, whose imports can be anywhere', () => {
     expect(chooseSandbox(pack, [{ module: 'index.ts' }, pack])?.protect).toEqual(['.']);
   });

@@ -11,16 +11,18 @@ import {
  * its tools may always read, which is the pack's whole folder for a pack (scripts there load
  * files beside them) and otherwise the folder the source names (a module's own folder), and
  * what it must never write: the folders of the sources that run unconfined (`sources`, the
- * project's whole list).
+ * project's whole list) and `alsoProtect` (the files the project's interpreters name).
  */
 export function chooseSandbox(
   spec: SourceSpec,
   sources: readonly SourceSpec[] = [],
+  alsoProtect: readonly string[] = [],
 ): ToolSandbox | undefined {
   if (spec.sandbox !== true) return undefined;
-  const protect = sources
-    .filter((other) => other.sandbox !== true)
-    .map((other) => findProtectedPath(other));
+  const protect = [
+    ...sources.filter((other) => other.sandbox !== true).map((other) => findProtectedPath(other)),
+    ...alsoProtect,
+  ];
   return {
     root: spec.sandboxRoot ?? findSourceFolder(spec),
     permissions: spec.permissions ?? LEAST_PERMISSIONS,

@@ -76,7 +76,13 @@ async function createProject(name: string): Promise<Project> {
     mkdirSync(folder, { recursive: true });
   mkdirSync(runtime, { mode: 0o700 });
   chmodSync(systemTemp, 0o1777);
-  writeFileSync(path.join(dir, 'toolpack.yaml'), 'sources:\n  - scripts: scripts\n');
+  // The project's own `.x` interpreter is a launcher script in the project: it runs unconfined.
+  writeFileSync(
+    path.join(dir, 'toolpack.yaml'),
+    'sources:\n  - scripts: scripts\ninterpreters:\n  .x: [bash, launcher/run-x.sh]\n',
+  );
+  mkdirSync(path.join(dir, 'launcher'));
+  writeFileSync(path.join(dir, 'launcher', 'run-x.sh'), 'exec bash "$@"\n');
   writeFileSync(
     path.join(dir, 'scripts', 'own.sh'),
     '#!/usr/bin/env bash\n# DESCRIPTION "A tool of the project itself."\necho "own tool ok"\n',
@@ -149,6 +155,10 @@ describe.skipIf(!linux)(
           script: 'scripts/own.sh',
           payload: PAYLOAD,
         });
+        const launcher = await call(serve, 'squatter_rewrite_tool', {
+          script: 'launcher/run-x.sh',
+          payload: PAYLOAD,
+        });
         const scratch = await call(serve, 'squatter_rewrite_tool', {
           script: 'out/scratch.sh',
           payload: PAYLOAD,
@@ -158,6 +168,7 @@ describe.skipIf(!linux)(
         return {
           swap,
           rewrite,
+          launcher,
           scratch,
           own,
           fsmonitorRan: hasGit ? runGitStatus(project, marker) : undefined,
@@ -180,6 +191,10 @@ describe.skipIf(!linux)(
           PAYLOAD,
         );
         expect(seen.rewrite.done, seen.rewrite.detail).toBe(false);
+        expect(seen.launcher.done, seen.launcher.detail).toBe(false);
+        expect(readFileSync(path.join(seen.project.dir, 'launcher', 'run-x.sh'), 'utf8')).toBe(
+          'exec bash "$@"\n',
+        );
         expect(seen.own.text).toContain('own tool ok');
         expect(seen.own.text).not.toContain(PAYLOAD);
         if (hasGit) {
@@ -194,6 +209,7 @@ describe.skipIf(!linux)(
       const seen = await attemptProjectWrites('unconfined');
       expect(seen.stderr).toContain('W_SANDBOX_UNAVAILABLE');
       expect(seen.rewrite, seen.rewrite.detail).toMatchObject({ done: true });
+      expect(seen.launcher, seen.launcher.detail).toMatchObject({ done: true });
       expect(seen.own.text).toContain(PAYLOAD);
       if (hasGit) {
         expect(seen.swap, seen.swap?.detail).toMatchObject({ done: true });
