@@ -773,7 +773,7 @@ function Start-ModuleImport {
     param([hashtable] $Slot)
     $shell = [System.Management.Automation.PowerShell]::Create()
     $shell.Runspace = $Slot['Runspace']
-    [void]$shell.AddCommand('Import-Module').AddParameter('Name', [string]$Slot['Path']).AddParameter('ErrorAction', 'Stop')
+    [void]$shell.AddCommand('Import-Module').AddParameter('Name', [string]$Slot['Path']).AddParameter('ErrorAction', 'Stop').AddParameter('PassThru')
     try {
         $Slot['ImportTask'] = $shell.InvokeAsync()
         $Slot['ImportShell'] = $shell
@@ -791,9 +791,13 @@ function Complete-ModuleImport {
     $Slot['ImportTask'] = $null
     $Slot['ImportShell'] = $null
     $reason = $null
+    # Import-Module's own failures throw (-ErrorAction Stop). An error record from the module's
+    # code (a dot-sourced file that does not parse) does not stop Import-Module at a prompt:
+    # the module loads without that file's functions, and discovery has already refused them
+    # with the file's line. A record with no module imported (-PassThru) is still a failure.
     if ($task.IsFaulted) {
         $reason = [string]$task.Exception.GetBaseException().Message
-    } elseif ($shell.Streams.Error.Count -gt 0) {
+    } elseif ($shell.Streams.Error.Count -gt 0 -and @($task.Result).Count -eq 0) {
         $reason = [string]$shell.Streams.Error[0].Exception.Message
     }
     $shell.Dispose()

@@ -86,6 +86,11 @@ const REPO_EXCLUSIONS: ReadonlyArray<{ pattern: RegExp; reason: string }> = [
       "a runner fixture whose Broken.psm1 throws on import on purpose, to test how a tool folder's session reports a preload that cannot load; it documents nothing",
   },
   {
+    pattern: /^packages\/runners\/src\/pwsh\/fixtures\/modules\/BrokenFile\//,
+    reason:
+      "a runner fixture with a dot-sourced file that does not parse, to test that the host serves the rest as Import-Module does; the collector's -ErrorAction Stop import fails on it (see the discovery BrokenFile fixture)",
+  },
+  {
     pattern: /^tests\/seeds\/fixtures\/dotbot-upstream\//,
     reason:
       "dotbot's own framework modules as they ship: imported one after another into this test's one session they shadow each other (each alone exports what Toolpack lists: Dotbot.Runtime's Resolve-RuntimeEndpoint, for one); tests/seeds/dotbot-upstream.e2e.test.ts compares them with dotbot's own server",

@@ -340,6 +340,27 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} serves a module whose one dot-sourced file does not parse, as Import-Module loads it`,
+    async () => {
+      // Discovery lists Get-BrokenFileGood and refuses the broken file's function; its calls
+      // must work, as they do after Import-Module at a prompt (which reports the error).
+      const good = makeTool({
+        name: 'Get-BrokenFileGood',
+        invocation: {
+          runner: 'pwsh',
+          mode: 'module',
+          modulePath: 'modules/BrokenFile/BrokenFile.psm1',
+          functionName: 'Get-BrokenFileGood',
+        },
+      });
+      const result = await runner.call(good, {}, { timeoutMs: 60_000 });
+      expect(result.isError).toBeFalsy();
+      expect(firstText(result)).toBe('still served');
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} re-imports a module after reloadModules()`,
     async () => {
       await runner.call(addCount, { By: 5 });
