@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -377,6 +378,25 @@ net.connect(${port}, '127.0.0.1').setEncoding('utf8').on('data', (d) => process.
       };
       expect((await collectOutput(tryAll(false))).stdout).toBe('wrote out/allowed.txt\n');
       expect(existsSync(path.join(project, '.git-moved'))).toBe(false);
+      // The binds before issue 30 (the project writable, only .git/hooks read-only inside):
+      // in the same sandbox, .git is renamed away with its read-only hooks in it.
+      const oldBinds: SandboxPlan = {
+        ownFolder: path.join(project, 'tools-pack'),
+        read: [path.join(project, 'tools-pack'), path.join(project, '.git', 'hooks')],
+        write: [project],
+        network: false,
+        cwd: project,
+      };
+      const old = spawnContained({
+        command: 'bash',
+        args: ['-c', 'mv .git .git-old 2>/dev/null && mkdir .git && echo "swapped .git"; true'],
+        cwd: project,
+        env,
+        sandbox: oldBinds,
+      });
+      expect((await collectOutput(old)).stdout).toBe('swapped .git\n');
+      rmSync(path.join(project, '.git'), { recursive: true });
+      renameSync(path.join(project, '.git-old'), path.join(project, '.git'));
       expect(readFileSync(path.join(project, 'src', 'lib', 'own.sh'), 'utf8')).toBe('echo own\n');
       // Unconfined, each rename and write goes through (the src swap first, so the rest acts
       // on the new src/lib).
