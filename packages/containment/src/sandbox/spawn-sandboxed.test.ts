@@ -303,6 +303,35 @@ net.connect(${port}, '127.0.0.1').setEncoding('utf8').on('data', (d) => process.
       }
     });
 
+    it('never shows a granted temp the machine’s temp folder, where unconfined processes listen', async () => {
+      // A socket as an unconfined PowerShell host's channel was before issue 30.
+      const folder = mkdtempSync(path.join(realpathSync(tmpdir()), 'toolpack-listen-'));
+      const socketPath = path.join(folder, 'host.sock');
+      const listener = createServer((socket) => socket.end('token\n'));
+      listener.listen(socketPath);
+      await once(listener, 'listening');
+      const connect = `require('node:net').connect(${JSON.stringify(socketPath)}).setEncoding('utf8').on('data', (d) => process.stdout.write(d)).on('error', (e) => console.log(e.code));`;
+      const run = (sandbox: SandboxPlan) =>
+        collectOutput(
+          spawnContained({ command: process.execPath, args: ['-e', connect], env, sandbox }),
+        );
+      try {
+        const granted = plan({ filesystem: { read: ['temp'], write: ['temp'] } });
+        expect((await run(granted)).stdout).toBe('ENOENT\n');
+        // The binds before issue 30: `temp` was the machine's temp folder, writable.
+        const machineTemp = realpathSync(tmpdir());
+        const oldBinds: SandboxPlan = {
+          ...granted,
+          write: [...granted.write, machineTemp],
+        };
+        delete oldBinds.temp;
+        expect((await run(oldBinds)).stdout).toBe('token\n');
+      } finally {
+        listener.close();
+        rmSync(folder, { recursive: true, force: true });
+      }
+    });
+
     it('keeps Toolpack’s files and git’s hooks read-only in a writable project', async () => {
       mkdirSync(path.join(projectRoot, '.git', 'hooks'), { recursive: true });
       mkdirSync(path.join(projectRoot, '.toolpack', 'packs', 'other'), { recursive: true });
