@@ -385,7 +385,7 @@ export const ERROR_CODES = Object.freeze({
   },
   E_RUNTIME_FUNCTION: {
     meaning:
-      'A PowerShell module exports a function it makes at run time, with no function statement in a file to describe it from.',
+      'A PowerShell module exports a function it makes at run time, with no function statement in a file to describe it from (or several of that name).',
     exit: 'failure',
   },
   E_SANDBOX_ARGUMENTS: {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { basename, relative } from 'node:path';
+import { basename, dirname, relative } from 'node:path';
 import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
+import { listModuleFiles } from '../cache/list-module-files.ts';
 import type { SourceResult } from '../types.ts';
 import { createParseDiagnostics } from './describe-command.ts';
 import { describeModuleFunction } from './describe-module.ts';
@@ -100,7 +101,34 @@ export async function describeEngineExports(
       order(a.name, b.name),
   );
   const tools: DiscoveredTool[] = [];
-  for (const exported of exports) {
+  const textDefinitions = new TextDefinitions(dirname(modulePath), read);
+  let fromText = 0;
+  let firstFromText: { name: string; file: string; line: number } | undefined;
+  for (const found of exports) {
+    let exported = found;
+    // A module that loads its files as text (PSFramework's Import-ModuleFile does
+    // [scriptblock]::Create(ReadAllText(...))) makes functions pwsh knows no file of: the
+    // one function statement of that name among the module's files is their definition.
+    if (exported.file === undefined && exported.kind === 'function') {
+      const definitions = await textDefinitions.find(exported.name);
+      if (definitions.length === 1) {
+        exported = { ...exported, ...definitions[0] };
+        fromText += 1;
+        firstFromText ??= { name: exported.name, ...definitions[0]! };
+      } else if (definitions.length > 1) {
+        diagnostics.push(
+          createFileDiagnostic(
+            'error',
+            'E_RUNTIME_FUNCTION',
+            `${basename(modulePath)} exports ${exported.name}, which it makes from text at run time, and ${definitions.length} files of the module define a function of that name (${definitions.map((d) => `${relative(input.cwd, d.file)}:${d.line}`).join(', ')}): Toolpack cannot tell which one pwsh loaded.`,
+            definitions[0]!.file,
+            definitions[0]!.line,
+            `Keep one definition of ${exported.name} in the module's files.`,
+          ),
+        );
+        continue;
+      }
+    }
     if (exported.file === undefined || exported.kind !== 'function') {
       diagnostics.push(
         createFileDiagnostic(
@@ -151,6 +179,16 @@ export async function describeEngineExports(
     if (described.tool !== undefined) tools.push(described.tool);
   }
   diagnostics.push(...externalHelp.diagnostics);
+  if (firstFromText !== undefined) {
+    diagnostics.push(
+      createFileDiagnostic(
+        'info',
+        'I_ENGINE_EXPORTS',
+        `${basename(modulePath)} makes ${fromText} of its exported function(s) from its files' text at run time, so pwsh knows no file of them; each was described from the one function statement of its name in the module's files (${firstFromText.name} at ${relative(input.cwd, firstFromText.file)}:${firstFromText.line}${fromText > 1 ? ', and the rest' : ''}).`,
+        modulePath,
+      ),
+    );
+  }
   if (answer.exports.length === 0) {
     diagnostics.push(
       createFileDiagnostic(
@@ -162,4 +200,45 @@ export async function describeEngineExports(
     );
   }
   return { tools, diagnostics };
+}
+
+/** The top-level function statements of a module's files, by lower-cased name, read once on first need. */
+class TextDefinitions {
+  private index: Map<string, Array<{ file: string; line: number }>> | undefined;
+
+  private readonly folder: string;
+  private readonly read: (path: string) => Promise<string>;
+
+  constructor(folder: string, read: (path: string) => Promise<string>) {
+    this.folder = folder;
+    this.read = read;
+  }
+
+  async find(name: string): Promise<Array<{ file: string; line: number }>> {
+    this.index ??= await this.build();
+    return this.index.get(name.toLowerCase()) ?? [];
+  }
+
+  private async build(): Promise<Map<string, Array<{ file: string; line: number }>>> {
+    const index = new Map<string, Array<{ file: string; line: number }>>();
+    for (const file of listModuleFiles(this.folder) ?? []) {
+      if (!/\.(ps1|psm1)$/i.test(file)) continue;
+      let document: PowerShellDocument;
+      try {
+        document = readPowerShell(await this.read(file));
+      } catch {
+        continue;
+      }
+      // A file that does not parse cannot have been made into a script block.
+      if (document.errors.length > 0) continue;
+      for (const fn of document.functions) {
+        if (!fn.topLevel || fn.global === true) continue;
+        const key = fn.name.toLowerCase();
+        const list = index.get(key) ?? [];
+        list.push({ file, line: fn.line });
+        index.set(key, list);
+      }
+    }
+    return index;
+  }
 }

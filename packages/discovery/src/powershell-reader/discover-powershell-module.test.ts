@@ -228,6 +228,69 @@ describe('a module whose exports only the engine can tell', () => {
   );
 
   it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} describes functions a module makes from its files' text from their one definition`,
+    async () => {
+      // PSFramework's template: a helper reads each file and runs it as a new script block,
+      // so pwsh knows no file of the functions it makes.
+      const folder = join(scratch, 'text', 'TextLoaded');
+      mkdirSync(join(folder, 'functions'), { recursive: true });
+      writeFileSync(
+        join(folder, 'TextLoaded.psm1'),
+        [
+          'function Import-ModuleFile {',
+          '    param([string] $Path)',
+          '    $ExecutionContext.InvokeCommand.InvokeScript($false, ([scriptblock]::Create([System.IO.File]::ReadAllText($Path))), $null, $null)',
+          '}',
+          'foreach ($file in Get-ChildItem -Path "$PSScriptRoot/functions" -Filter *.ps1) { . Import-ModuleFile -Path $file.FullName }',
+          'Export-ModuleMember -Function ((Get-ChildItem -Path "$PSScriptRoot/functions").BaseName | Where-Object { $_ -ne \'Get-Twice\' })',
+          '',
+        ].join('\n'),
+      );
+      const help = (synopsis: string) =>
+        `    <#\n    .SYNOPSIS\n    ${synopsis}\n    .PARAMETER Name\n    The name.\n    #>\n    param([string] $Name)\n`;
+      writeFileSync(
+        join(folder, 'functions', 'Get-Loaded.ps1'),
+        `function Get-Loaded {\n${help('Gets a loaded thing.')}    "loaded $Name"\n}\n`,
+      );
+      const { tools, diagnostics } = await discoverPowerShellModule({
+        path: join(folder, 'TextLoaded.psm1'),
+        cwd: dirname(folder),
+      });
+      expect(tools.map((tool) => [tool.name, tool.description, tool.source.line])).toEqual([
+        ['Get_Loaded', 'Gets a loaded thing.', 1],
+      ]);
+      expect(diagnostics).not.toContainEqual(
+        expect.objectContaining({ code: 'E_RUNTIME_FUNCTION' }),
+      );
+      expect(diagnostics).toContainEqual(
+        expect.objectContaining({
+          code: 'I_ENGINE_EXPORTS',
+          message: expect.stringContaining(
+            "makes 1 of its exported function(s) from its files' text",
+          ),
+        }),
+      );
+
+      // Two definitions of one name: which one pwsh ran cannot be told from the files.
+      writeFileSync(
+        join(folder, 'functions', 'Get-Loaded.Copy.ps1'),
+        `function Get-Loaded {\n${help('Another.')}}\n`,
+      );
+      const twice = await discoverPowerShellModule({
+        path: join(folder, 'TextLoaded.psm1'),
+        cwd: dirname(folder),
+      });
+      expect(twice.tools).toEqual([]);
+      expect(twice.diagnostics).toContainEqual(
+        expect.objectContaining({
+          code: 'E_RUNTIME_FUNCTION',
+          message: expect.stringContaining('2 files of the module define a function of that name'),
+        }),
+      );
+    },
+  );
+
+  it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} serves nothing of a module pwsh cannot import, with pwsh's message`,
     async () => {
       const folder = join(scratch, 'failing', 'Failing');
