@@ -4,6 +4,7 @@ import { parseNumberLiteral } from './constant-value.ts';
 import { listChildItems } from './list-child-items.ts';
 import { compileWildcard } from './wildcard.ts';
 import type { ChildItem } from './list-child-items.ts';
+import { startsStatement } from './reader.ts';
 import type { PowerShellDocument, PsFunction } from './reader.ts';
 import type { Token } from './tokenizer.ts';
 
@@ -130,20 +131,6 @@ export function findDotSourcingHelpers(document: PowerShellDocument): DotSourcin
     }
   }
   return helpers;
-}
-
-function startsStatement(tokens: readonly Token[], index: number): boolean {
-  for (let i = index - 1; i >= 0; i--) {
-    const token = tokens[i] as Token;
-    if (token.kind === 'comment') continue;
-    return (
-      token.kind === 'newline' ||
-      token.kind === 'semicolon' ||
-      (token.kind === 'open' && token.text === '{') ||
-      (token.kind === 'close' && token.text === '}')
-    );
-  }
-  return true;
 }
 
 /** Operators that carry an expression onto the next line. */

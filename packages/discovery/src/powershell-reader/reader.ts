@@ -754,7 +754,7 @@ export function listTopLevelFunctions(
 }
 
 /** Whether the token at `index` starts a statement: only line breaks, `;`, `{` or `}` before it. */
-function startsStatement(tokens: readonly Token[], index: number): boolean {
+export function startsStatement(tokens: readonly Token[], index: number): boolean {
   for (let i = index - 1; i >= 0; i--) {
     const token = tokens[i] as Token;
     if (token.kind === 'comment') continue;
