@@ -30,6 +30,21 @@ if [ "$_toolpack_os" = linux ] && ldd --version 2>&1 | grep -qi musl; then _tool
 _toolpack_node_bin="$_toolpack_tools/node/node_modules/node-$_toolpack_os-$_toolpack_arch/bin"
 _toolpack_pnpm_bin="$_toolpack_tools/pnpm/node_modules/@pnpm/exe.$_toolpack_os-$_toolpack_arch$_toolpack_libc"
 
+# `npm install --prefix DIR` reads its global config from DIR/etc/npmrc instead of the user's
+# global npmrc, where a proxy's CA file (cafile) often is: the install then fails with
+# SELF_SIGNED_CERT_IN_CHAIN although plain npm works. Name the real global npmrc explicitly,
+# as npm on the PATH this file was sourced with sees it (npm run by the Node installed below
+# would derive it from that Node's folder instead).
+_toolpack_path_before=$PATH
+_toolpack_npm_install() {
+  _toolpack_npm_globalconfig=$(PATH=$_toolpack_path_before npm config get globalconfig 2>/dev/null)
+  if [ -n "$_toolpack_npm_globalconfig" ]; then
+    npm_config_globalconfig="$_toolpack_npm_globalconfig" npm install "$@"
+  else
+    npm install "$@"
+  fi
+}
+
 _toolpack_node_ok() {
   command -v node >/dev/null 2>&1 && node "$_toolpack_root/scripts/check-node.mjs" 2>/dev/null
 }
@@ -39,7 +54,7 @@ if [ -x "$_toolpack_node_bin/node" ]; then
 fi
 if ! _toolpack_node_ok; then
   echo "toolchain: Node $(node --version 2>/dev/null || echo '(none)') is not supported (Toolpack needs 24+, or 22.22+ on the 22 line); installing Node 24 into .tools/node" >&2
-  npm install --prefix "$_toolpack_tools/node" --no-audit --no-fund --loglevel=error "node-$_toolpack_os-$_toolpack_arch@24" >&2 &&
+  _toolpack_npm_install --prefix "$_toolpack_tools/node" --no-audit --no-fund --loglevel=error "node-$_toolpack_os-$_toolpack_arch@24" >&2 &&
     export PATH="$_toolpack_node_bin:$PATH"
 fi
 
@@ -49,8 +64,8 @@ if [ -x "$_toolpack_pnpm_bin/pnpm" ]; then
 fi
 if [ "$(pnpm --version 2>/dev/null)" != "$_toolpack_pnpm" ]; then
   echo "toolchain: installing pnpm $_toolpack_pnpm into .tools/pnpm (with npm: corepack's download fails signature checks on some machines)" >&2
-  npm install --prefix "$_toolpack_tools/pnpm" --no-audit --no-fund --loglevel=error "@pnpm/exe.$_toolpack_os-$_toolpack_arch$_toolpack_libc@$_toolpack_pnpm" >&2 &&
+  _toolpack_npm_install --prefix "$_toolpack_tools/pnpm" --no-audit --no-fund --loglevel=error "@pnpm/exe.$_toolpack_os-$_toolpack_arch$_toolpack_libc@$_toolpack_pnpm" >&2 &&
     export PATH="$_toolpack_pnpm_bin:$PATH"
 fi
-unset -f _toolpack_node_ok
-unset _toolpack_here _toolpack_root _toolpack_tools _toolpack_pnpm _toolpack_os _toolpack_arch _toolpack_libc _toolpack_node_bin _toolpack_pnpm_bin
+unset -f _toolpack_node_ok _toolpack_npm_install
+unset _toolpack_npm_globalconfig _toolpack_path_before _toolpack_here _toolpack_root _toolpack_tools _toolpack_pnpm _toolpack_os _toolpack_arch _toolpack_libc _toolpack_node_bin _toolpack_pnpm_bin
