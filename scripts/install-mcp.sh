@@ -183,7 +183,14 @@ writeFileSync(
 EOF
 
 echo "install-mcp: installing with npm into $share" >&2
-(cd "$staging" && npm install --omit=dev --prefer-offline --no-audit --no-fund --loglevel=error) >&2
+# npm run by the toolchain's Node would read its global config from that Node's folder, not the
+# user's global npmrc (where a proxy's CA file often is): name the one the user's npm reads.
+npm_globalconfig=$(PATH=$user_path npm config get globalconfig 2>/dev/null || true)
+(
+  cd "$staging"
+  if [ -n "$npm_globalconfig" ]; then export npm_config_globalconfig=$npm_globalconfig; fi
+  npm install --omit=dev --prefer-offline --no-audit --no-fund --loglevel=error
+) >&2
 
 if [ -n "$system_node" ] && node_is_usable "$system_node"; then
   node_for_mcp=$system_node
