@@ -6,11 +6,13 @@ import * as entry from './index.ts';
 it('@toolpack/core exports exactly these runtime names', () => {
   expect(Object.keys(entry).sort()).toEqual([
     'CREDENTIAL_TYPES',
+    'DEFAULT_SCHEMA_DIALECT',
     'ENUM_IGNORE_CASE_KEYWORD',
     'ERROR_CODES',
     'LEAST_PERMISSIONS',
     'MAX_REPORTED_ARGUMENT_ERRORS',
     'PARAMETER_TYPES',
+    'SCHEMA_DIALECTS',
     'SOURCE_LOCATION_KEYS',
     'TOOL_NAME_MAX_LENGTH',
     'TOOL_NAME_PATTERN',
@@ -52,6 +54,7 @@ it('@toolpack/core exports exactly these runtime names', () => {
     'parseLocatedYaml',
     'pickConditionFlags',
     'readNodeOptionsConditionFlags',
+    'schemaDialectSchema',
     'secretSourceSchema',
     'sourceSpecSchema',
     'splitWords',

@@ -68,6 +68,8 @@ export {
 } from './source-spec.ts';
 export type { SourceLocationKey, SourceOptions, SourceSpec } from './source-spec.ts';
 export { toolPolicySchema } from './tool-policy.ts';
+export { DEFAULT_SCHEMA_DIALECT, SCHEMA_DIALECTS, schemaDialectSchema } from './schema-dialect.ts';
+export type { SchemaDialect } from './schema-dialect.ts';
 export {
   CREDENTIAL_TYPES,
   credentialBindingSchema,

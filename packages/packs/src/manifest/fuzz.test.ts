@@ -19,6 +19,7 @@ const keys = [
   'maxTools',
   'strict',
   'lenientHelp',
+  'schemaDialect',
   'interpreters',
   'registry',
   'other',

@@ -2,11 +2,13 @@ import { z } from 'zod';
 import {
   credentialBindingSchema,
   packPermissionsSchema,
+  schemaDialectSchema,
   sourceSpecSchema,
   toolPolicySchema,
   wildcardListSchema,
   type CredentialBinding,
   type PackPermissions,
+  type SchemaDialect,
   type SourceSpec,
   type ToolPolicy,
 } from '@toolpack/core';
@@ -92,6 +94,7 @@ export const manifestSchema = z.looseObject({
   maxTools: z.int().positive().optional(),
   strict: z.boolean().optional(),
   lenientHelp: z.boolean().optional(),
+  schemaDialect: schemaDialectSchema.optional(),
   interpreters: z
     .record(
       z.string().regex(/^\.[A-Za-z0-9]{1,16}$/, {
@@ -157,6 +160,8 @@ export interface Manifest {
    * of refusing them (what MCPServerPS does); `--lenient-help` turns it on too.
    */
   lenientHelp?: boolean;
+  /** How the server lists input schemas (`--schema-dialect` overrides it); default portable. */
+  schemaDialect?: SchemaDialect;
   interpreters?: Record<string, string[]>;
   /** The registry URL or folder this project installs from. */
   registry?: string;

@@ -90,6 +90,23 @@ describe('parseManifest', () => {
     expect(diagnostics.every((d) => d.path === file)).toBe(true);
   });
 
+  it('reads schemaDialect:, and names the dialects at its line when it is none of them', () => {
+    expect(
+      parseManifest('schemaDialect: exact\n', { path: 'toolpack.yaml' }).manifest,
+    ).toMatchObject({ schemaDialect: 'exact' });
+    const { manifest, diagnostics } = parseManifest('sources: []\nschemaDialect: strict\n', {
+      path: 'toolpack.yaml',
+    });
+    expect(manifest).toBeUndefined();
+    expect(diagnostics.map((d) => [d.code, d.line, d.message])).toEqual([
+      [
+        'E_MANIFEST_FIELD',
+        2,
+        'schemaDialect: "strict" is not a schema dialect: use portable, exact, openai-strict',
+      ],
+    ]);
+  });
+
   it('requires name, version, description and sources of a pack, not of a project', () => {
     const { diagnostics } = parseManifest('tags: [x]\n', { path: 'toolpack.yaml', kind: 'pack' });
     expect(diagnostics.map((d) => d.message)).toEqual([
