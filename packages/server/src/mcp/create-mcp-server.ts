@@ -1,4 +1,5 @@
 import {
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -12,6 +13,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { ToolLogLevel } from '@toolpack/core';
+import { z } from 'zod';
 import type { ToolProgress } from '@toolpack/runners';
 import type { ToolAnswer } from '../call-pipeline/call-tool.ts';
 import {
@@ -22,6 +24,7 @@ import {
   TASKS_CAPABILITY,
 } from '../tasks/serve-tasks.ts';
 import { createTaskStore, type TaskStore } from '../tasks/task-store.ts';
+import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
 
 /** What one protocol connection needs from the Toolpack server behind it. */
 export interface McpToolHost {
@@ -67,6 +70,24 @@ const MCP_LOG_LEVELS: readonly string[] = [
 
 type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
+/** The 2026-07-28 tasks extension, which this server does not offer its 2026 clients. */
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TASK_METHODS = new Set([
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
+  'tasks/list',
+  'tasks/result',
+]);
+
+/**
+ * Whether a request came with the 2026-07-28 per-request envelope. The SDK lifts the
+ * envelope out of `params._meta` before handlers run and hands it over in the context.
+ */
+function isModernRequest(ctx: ServerContext): boolean {
+  return ctx.mcpReq.envelope !== undefined;
+}
+
 /**
  * The SDK validates the params of its built-in `logging/setLevel` with a plain Error, which
  * reaches the client as -32603 (an internal error) with a schema dump; a bad level is the
@@ -75,6 +96,15 @@ type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<R
  * A task-augmented tools/call is answered with a CreateTaskResult, which the SDK's own
  * tools/call wrapper refuses (it checks every answer against CallToolResult); such calls go
  * to `callAsTask` before that wrapper. The session's tasks end with its connection.
+ *
+ * Tasks are 2025-11-25 vocabulary: under 2026-07-28 they are an extension this server does
+ * not offer, so a 2026 request's `task` field is ignored (the call runs and is answered
+ * synchronously, as the extension asks of a client that did not negotiate it) and the
+ * tasks/* methods answer -32021 naming the extension. A 2026 request over HTTP gets a
+ * server of its own, so a task started there could never have been read back.
+ *
+ * `server/discover` lists every revision served, not only the modern ones the SDK knows of:
+ * a client that finds no 2026 revision it speaks can still initialize with a 2025 one.
  */
 class ToolpackMcpServer extends Server {
   readonly tasks: TaskStore = createTaskStore();
@@ -86,8 +116,27 @@ class ToolpackMcpServer extends Server {
       return async (request, ctx) => {
         const task = (request.params as { task?: unknown } | undefined)?.task;
         if (task === undefined || this.callAsTask === undefined) return wrapped(request, ctx);
+        if (isModernRequest(ctx)) {
+          const { task: _ignored, ...params } = request.params as Record<string, unknown>;
+          return wrapped({ ...request, params }, ctx);
+        }
         return this.callAsTask(request, ctx);
       };
+    }
+    if (TASK_METHODS.has(method)) {
+      return async (request, ctx) => {
+        if (!isModernRequest(ctx)) return wrapped(request, ctx);
+        throw new MissingRequiredClientCapabilityError(
+          { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+          `${method} belongs to the ${TASKS_EXTENSION} extension, which this server does not offer 2026-07-28 clients; call the tool without a task and wait for its result.`,
+        );
+      };
+    }
+    if (method === 'server/discover') {
+      return async (request, ctx) => ({
+        ...(await wrapped(request, ctx)),
+        supportedVersions: [...SERVED_PROTOCOL_VERSIONS],
+      });
     }
     if (method !== 'logging/setLevel') return wrapped;
     return async (request, ctx) => {
@@ -212,6 +261,11 @@ export function createMcpServerInstance(host: McpToolHost): Server {
   );
 
   serveTaskRequests(server, server.tasks);
+  // Only the 2026 tasks extension has tasks/update; registered so that a 2026 client gets
+  // the extension's -32021 for it like for the other tasks/* methods (see _wrapHandler).
+  server.setRequestHandler('tasks/update', { params: z.looseObject({}) }, () => {
+    throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+  });
   server.callAsTask = async (request, ctx) => {
     const { task, ...plain } = readTaskCallParams(request.params);
     const params = plain as CallToolRequest['params'];
