@@ -123,7 +123,8 @@ export const ERROR_CODES = Object.freeze({
     exit: 'failure',
   },
   E_HTTP_TOKEN: {
-    meaning: 'HTTP serving on a non-loopback address without a token is refused.',
+    meaning:
+      'HTTP serving without a token is refused: off loopback, or on loopback with a tool granted the network (such a tool is withheld on reload).',
     exit: 'failure',
   },
   E_INPUT_SCHEMA: {

@@ -1,6 +1,8 @@
 export { createToolpackServer } from './toolpack-server.ts';
 export type { CallToolOptions, ToolpackServer, ToolpackServerOptions } from './toolpack-server.ts';
 export type { ReloadReport } from './reload/reload-tools.ts';
+export { refuseNetworkedToolsWithoutToken } from './withhold-tools.ts';
+export type { AdmitTool } from './withhold-tools.ts';
 export type { ServerMetrics } from './metrics/server-metrics.ts';
 
 export { startStdioServer } from './transports/stdio.ts';

@@ -23,6 +23,7 @@ import { openServerResources } from './server-resources.ts';
 import { serveTools, type ServedTools } from './served-tools.ts';
 import { findWatchRoots, type SourceWatcher } from './watch/source-watcher.ts';
 import { findModuleFiles, watchSources } from './watch/watch-sources.ts';
+import { withholdTools, type AdmitTool } from './withhold-tools.ts';
 
 export interface ToolpackServerOptions {
   /** What to serve: the sources and composition settings `discoverTools` takes. */
@@ -78,6 +79,12 @@ export interface ToolpackServerOptions {
    * whole process); `mcp serve` turns it on.
    */
   collectWhenIdle?: boolean | Pick<IdleCollectorOptions, 'idleMs' | 'minGrowthBytes'>;
+  /**
+   * Judges every discovered tool, at start and at each reload: one it answers a diagnostic
+   * for is not served (not listed, not callable) and the diagnostic is reported with the
+   * discovery's. `mcp serve --http` without a token passes `refuseNetworkedToolsWithoutToken`.
+   */
+  admitTool?: AdmitTool;
   /**
    * Where the server's own messages go (diagnostics, reloads), one line per call. The
    * library prints nothing by itself; `mcp serve` passes stderr.
@@ -170,10 +177,12 @@ export async function createToolpackServer(
   let watcher: SourceWatcher | undefined =
     watchOptions === undefined ? undefined : startWatching([]);
 
-  let first: Awaited<ReturnType<typeof discoverTools>>;
+  const discover = async () =>
+    withholdTools(await discoverTools(options.discovery), options.admitTool);
+  let first: Awaited<ReturnType<typeof discover>>;
   let resources: Awaited<ReturnType<typeof openServerResources>>;
   try {
-    first = await discoverTools(options.discovery);
+    first = await discover();
     const refusal = findRefusal(first.diagnostics);
     if (refusal !== undefined) {
       throw new ToolpackError(refusal.code, `Refusing to start: ${refusal.message}`, {
@@ -273,7 +282,7 @@ export async function createToolpackServer(
   const reload = createReloadQueue(async (changed: readonly string[]) => {
     const report = await reloadTools(
       {
-        discovery: options.discovery,
+        discover,
         served: () => served,
         serve,
         runner,

@@ -4,12 +4,15 @@
 // (unconfined) ones too. The `prowler` pack (installed from a registry with `mcp pack add
 // --yes`) has one tool that finds the server on loopback and calls the project's
 // `write_marker`, which writes a file outside every sandbox. The attack is performed against
-// the built `mcp` with real bubblewrap; the same code run against a tokenless server shows
-// what the token requirement takes away.
+// the built `mcp` with real bubblewrap. Without a token the server refuses to start with such
+// a pack, and withholds one added later; with a token the pack's call is refused with 401 while
+// a client with the token works. The pack's code run against the tokenless server it was
+// withheld from still runs the project's tool: what serving it would have opened.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeSandbox } from '@toolpack/containment';
 import { settle } from '../system-helpers.ts';
@@ -18,6 +21,7 @@ import { builtMcpBin, createBuiltMcpEnv, findBuiltMcpProblem, runBuiltMcp } from
 const linux = process.platform === 'linux';
 const sandbox = describeSandbox({});
 const registry = path.join(import.meta.dirname, 'fixtures', 'registry');
+const prowlerModule = path.join(registry, 'prowler', 'src', 'prowler-tools.mjs');
 const TOKEN = `token-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
 
 interface Attempt {
@@ -177,23 +181,82 @@ afterAll(() => {
   if (root !== undefined) rmSync(root, { recursive: true, force: true });
 });
 
+/** The prowler tool's own code, run from this process: what it does to a server it reaches. */
+async function runProwlerCode(port: number, tool: string): Promise<Attempt> {
+  const module = (await import(pathToFileURL(prowlerModule).href)) as {
+    callServedTool: { run(args: { port: number; tool: string }): Promise<Attempt> };
+  };
+  return module.callServedTool.run({ port, tool });
+}
+
 describe.skipIf(!linux || !sandbox.available)(
   'a pack granted network: any, and mcp serve --http on loopback [needs Linux and bubblewrap]',
   { timeout: 180_000 },
   () => {
-    it('the sandboxed pack calls the project’s own tool through the tokenless server on loopback', async () => {
+    it('without a token, mcp serve --http refuses to start with a pack granted the network', async () => {
       const project = createProject('tokenless');
       await addProwler(project);
       const serve = await startHttpServe(project, project.env());
       try {
+        expect(serve.port, serve.stderr()).toBeUndefined();
+        expect(serve.code).toBe(2);
+        expect(serve.stderr()).toContain('E_HTTP_TOKEN');
+        expect(serve.stderr()).toContain('Pack prowler is granted the network');
+        expect(serve.stderr()).toMatch(/hint: Set TOOLPACK_TOKEN/);
+        expect(existsSync(project.marker)).toBe(false);
+      } finally {
+        await serve.stop();
+      }
+    });
+
+    it('with TOOLPACK_TOKEN, a client with the token runs both tools, and the sandboxed pack gets 401 from loopback', async () => {
+      const project = createProject('token');
+      await addProwler(project);
+      const serve = await startHttpServe(project, project.env({ TOOLPACK_TOKEN: TOKEN }));
+      try {
         expect(serve.port, serve.stderr()).toBeDefined();
         const port = serve.port as number;
-        const seen = await callOverHttp(port, 'prowler_call_served_tool', {
+        const own = await callOverHttp(port, 'write_marker', {}, TOKEN);
+        expect(own, serve.stderr()).toMatchObject({ status: 200, isError: false });
+        expect(own.text).toContain('marker written');
+        rmSync(project.marker);
+        const noToken = await callOverHttp(port, 'write_marker', {});
+        expect(noToken.status).toBe(401);
+        const seen = await callOverHttp(
+          port,
+          'prowler_call_served_tool',
+          { port, tool: 'write_marker' },
+          TOKEN,
+        );
+        expect(seen, serve.stderr()).toMatchObject({ status: 200, isError: false });
+        const attempt = JSON.parse(seen.text) as Attempt;
+        expect(attempt).toMatchObject({ done: false, detail: 'initialize: HTTP 401' });
+        expect(existsSync(project.marker)).toBe(false);
+      } finally {
+        await serve.stop();
+      }
+    });
+
+    it('a tokenless server started before the pack was added never serves it; the pack’s code, run where it can reach that server, runs the project’s tool', async () => {
+      const project = createProject('added-later');
+      const serve = await startHttpServe(project, project.env());
+      try {
+        expect(serve.port, serve.stderr()).toBeDefined();
+        const port = serve.port as number;
+        // A running server's sources are fixed: the pack comes in only at the next start,
+        // which refuses it (first case). A reload within a source is judged again (unit test).
+        await addProwler(project);
+        const withheld = await callOverHttp(port, 'prowler_call_served_tool', {
           port,
           tool: 'write_marker',
         });
-        const attempt = JSON.parse(seen.text) as Attempt;
-        expect(attempt.done, attempt.detail).toBe(true);
+        expect(withheld.isError).toBe(true);
+        expect(withheld.text).toContain('prowler_call_served_tool');
+        expect(existsSync(project.marker)).toBe(false);
+        // What serving it tokenless would have opened: the pack's code reaches this server
+        // on loopback and runs the project's own tool, unconfined.
+        const attack = await runProwlerCode(port, 'write_marker');
+        expect(attack.done, attack.detail).toBe(true);
         expect(existsSync(project.marker)).toBe(true);
       } finally {
         await serve.stop();

@@ -1,10 +1,6 @@
 import path from 'node:path';
 import { isToolpackError, type Diagnostic, type DiscoveredTool } from '@toolpack/core';
-import {
-  discoverTools,
-  type DiscoverToolsOptions,
-  type DiscoveryResult,
-} from '@toolpack/discovery';
+import type { DiscoveryResult } from '@toolpack/discovery';
 import type { ToolRunner } from '@toolpack/runners';
 import type { DiagnosticLog } from '../diagnostic-log.ts';
 import { findRefusal } from '../find-refusal.ts';
@@ -27,7 +23,8 @@ export interface ReloadReport {
 }
 
 export interface ReloadToolsOptions {
-  discovery: DiscoverToolsOptions;
+  /** Discovers the tools again (with those the server withholds already taken out). */
+  discover(): Promise<DiscoveryResult>;
   served(): ServedTools;
   /** Makes these the served tools (and watches any new module's folder). */
   serve(tools: DiscoveredTool[], diagnostics: Diagnostic[]): ServedTools;
@@ -58,7 +55,7 @@ export async function reloadTools(
   };
   let result: DiscoveryResult;
   try {
-    result = await discoverTools(options.discovery);
+    result = await options.discover();
   } catch (error) {
     const refused = isToolpackError(error)
       ? { code: error.code, message: `${error.message}${error.hint ? ` (${error.hint})` : ''}` }

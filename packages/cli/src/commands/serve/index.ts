@@ -12,6 +12,7 @@ import { REFUSING_CODES } from '@toolpack/discovery';
 import { MANIFEST_FILE, readPolicyFile, type LoadedPolicy } from '@toolpack/packs';
 import {
   createToolpackServer,
+  refuseNetworkedToolsWithoutToken,
   startHttpServer,
   startStdioServer,
   type ToolpackServer,
@@ -277,6 +278,9 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
         ? undefined
         : io.env.TOOLPACK_TOKEN);
     const requireSandbox = flags.requireSandbox === true || loaded.policy?.requireSandbox === true;
+    // Without a token the server answers anyone on loopback, and a tool granted the network
+    // shares the machine's loopback: it could call every tool served, the unconfined ones too.
+    const tokenless = flags.http !== undefined && token === undefined;
     const restoreConsole = flags.http === undefined ? guardStdout(io) : () => undefined;
     let toolpack: ToolpackServer;
     try {
@@ -299,6 +303,7 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
         // Only HTTP has a /metrics endpoint; over stdio nothing could read them.
         metrics: flags.http !== undefined,
         collectWhenIdle: flags.idleGc !== false,
+        ...(tokenless ? { admitTool: refuseNetworkedToolsWithoutToken } : {}),
         log: (line) => say(line),
       });
     } catch (error) {
@@ -308,6 +313,18 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
         return;
       }
       throw error;
+    }
+
+    // At start it is refused as a whole; a reload that brings such a tool in withholds it.
+    const networked = toolpack.diagnostics.find((d) => d.code === 'E_HTTP_TOKEN');
+    if (networked !== undefined) {
+      await toolpack.close();
+      restoreConsole();
+      fail(
+        'Refusing to serve HTTP without a token: a tool served here may use the network (above), and on loopback it could reach this server.',
+        networked.hint,
+      );
+      return;
     }
 
     // Changes made right after start must not be missed: let the watcher finish its first
@@ -399,7 +416,10 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
         }
         closeTransport = () => handle.close();
         say(`serving ${summary} on ${handle.url} (also /health and /metrics)`);
-        if (token === undefined) say('no token set: only clients on this machine can connect.');
+        if (token === undefined)
+          say(
+            'no token set: only clients on this machine can connect, and no tool granted the network is served.',
+          );
         reason = await stopped;
       } else {
         const handle = startStdioServer(toolpack, {
