@@ -111,6 +111,11 @@ export const ERROR_CODES = Object.freeze({
     exit: 'failure',
   },
   E_EMPTY_DESCRIPTION: { meaning: 'A tool or parameter DESCRIPTION is empty.', exit: 'failure' },
+  E_ENGINE_PARAMETERS: {
+    meaning:
+      "pwsh described a PowerShell function's dynamic parameters in a way the reader cannot read; the function is not served.",
+    exit: 'failure',
+  },
   E_FORBIDDEN: { meaning: 'Registry API: the token may not do this.', exit: 'failure' },
   E_FUNCTION_NAME: {
     meaning: "A tool folder's script does not define the function the tool calls.",
@@ -531,6 +536,11 @@ export const ERROR_CODES = Object.freeze({
     exit: 'none',
   },
   W_DUPLICATE_DESCRIPTION: { meaning: 'A second DESCRIPTION line is ignored.', exit: 'none' },
+  W_DYNAMIC_PARAMETERS: {
+    meaning:
+      'A PowerShell function declares parameters in a dynamicparam block and pwsh could not be asked for them: it is served without them.',
+    exit: 'none',
+  },
   W_DUPLICATE_KEY: {
     meaning: 'Two spellings of one metadata key are set; one is ignored.',
     exit: 'none',
@@ -688,6 +698,11 @@ export const ERROR_CODES = Object.freeze({
   I_ENGINE_EXPORTS: {
     meaning:
       'A PowerShell module was imported in pwsh to learn which functions it exports (cached until a file of the module changes).',
+    exit: 'none',
+  },
+  I_ENGINE_FACTS: {
+    meaning:
+      'A PowerShell module was imported in pwsh to describe what its files cannot tell: dynamic parameters, enums of its own assemblies (cached until a file of the module changes).',
     exit: 'none',
   },
   I_NAME_FROM_FOLDER: { meaning: 'A tool takes its name from its folder.', exit: 'none' },

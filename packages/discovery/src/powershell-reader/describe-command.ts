@@ -19,7 +19,7 @@ import { readInputExamples } from './read-input-examples.ts';
 import { readOptIns } from './read-opt-ins.ts';
 import type { ToolOptIns } from './read-opt-ins.ts';
 import type { ParseProblem } from './tokenizer.ts';
-import type { PowerShellDocument, PsAttribute, PsClass, PsParameter } from './reader.ts';
+import type { PowerShellDocument, PsAttribute, PsClass, PsEnum, PsParameter } from './reader.ts';
 
 export interface DescribeCommandInput {
   document: PowerShellDocument;
@@ -32,6 +32,12 @@ export interface DescribeCommandInput {
   line?: number;
   help: HelpSearch;
   parameters: readonly PsParameter[];
+  /** A module function's `dynamicparam` parameters, as the engine declares them (read-engine-facts.ts). */
+  dynamicParameters?: readonly PsParameter[];
+  /** Compiled .NET enums the engine resolved for the parameters' types (read-engine-facts.ts). */
+  engineEnums?: readonly PsEnum[];
+  /** It has a `dynamicparam` block the engine did not run: its help may document what that declares. */
+  undescribedDynamicParameters?: boolean;
   blockAttributes: readonly PsAttribute[];
   invocation: ToolInvocation;
   /** How to add help to this command, for the no-description hint. */
@@ -148,10 +154,11 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
   const description = joinHelpDescription(help?.synopsis, help?.description);
   if (description === '') diagnostics.push(describeMissingHelp(input));
 
-  if (help !== undefined) {
+  const parameters = [...input.parameters, ...(input.dynamicParameters ?? [])];
+  if (help !== undefined && input.undescribedDynamicParameters !== true) {
     // Help may document the common parameters the engine adds (-WhatIf on a ShouldProcess function).
     const declared = new Set(
-      [...input.parameters.map((parameter) => parameter.name), ...listCommonParameters(input)].map(
+      [...parameters.map((parameter) => parameter.name), ...listCommonParameters(input)].map(
         (name) => name.toLowerCase(),
       ),
     );
@@ -171,21 +178,25 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     }
   }
 
-  // Get-Help reads the comments next to parameters only along with comment-based help.
+  // Get-Help reads the comments next to parameters only along with comment-based help (and
+  // dynamic parameters have no place in the file for a comment).
   const comments =
     help?.file === undefined ? findParameterComments(input.document, input.parameters) : [];
-  const descriptions = input.parameters.map(
+  const descriptions = parameters.map(
     (parameter, index) => help?.parameters[parameter.name.toLowerCase()] || comments[index] || '',
   );
   const converted = convertParameters({
     path: input.path,
     what: input.what,
-    parameters: input.parameters,
+    parameters,
     blockAttributes: input.blockAttributes,
     descriptions,
-    // A module's functions resolve the module's own enums; a script cannot name its own
+    // A module's functions resolve the module's own enums (its PowerShell `enum`s last, so they
+    // win), and the compiled ones the engine resolved; a script cannot name its own
     // (PowerShell: "Unable to find type"), so its parameter stays a string.
-    ...(input.sourceKind === 'ps-module' ? { enums: input.document.enums } : {}),
+    ...(input.sourceKind === 'ps-module'
+      ? { enums: [...(input.engineEnums ?? []), ...input.document.enums] }
+      : {}),
   });
   diagnostics.push(
     ...converted.diagnostics.map((diagnostic) =>
@@ -272,7 +283,7 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     sourceKind: input.sourceKind,
     commandName: input.originalName,
     ...(help === undefined ? {} : { help }),
-    parameters: input.parameters,
+    parameters,
     blockAttributes: input.blockAttributes,
     inputSchema,
   });

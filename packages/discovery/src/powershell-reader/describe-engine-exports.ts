@@ -174,6 +174,7 @@ export async function describeEngineExports(
       modulePath,
       classes,
       await externalHelp.findFunctionHelp(loaded),
+      exported.facts,
     );
     diagnostics.push(...described.diagnostics);
     if (described.tool !== undefined) tools.push(described.tool);

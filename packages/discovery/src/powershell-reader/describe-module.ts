@@ -7,12 +7,15 @@ import { findFunctionHelp } from './comment-help.ts';
 import type { HelpSearch } from './comment-help.ts';
 import { checkModuleYield } from './check-module-yield.ts';
 import { describeCommand } from './describe-command.ts';
+import type { EngineFacts } from './engine-exports.ts';
 import { ExternalHelpFinder } from './find-external-help.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
 import { parsePowerShellManifest } from './parse-module-manifest.ts';
 import type { PowerShellManifest } from './parse-module-manifest.ts';
+import { mapPowerShellType } from './map-powershell-type.ts';
 import { ModuleLoader, findModuleFile } from './module-loader.ts';
 import type { LoadedFunction, LoadedModuleFile, StaticReading } from './module-loader.ts';
+import { findDynamicParamBlock, readEngineFacts } from './read-engine-facts.ts';
 import { selectExports } from './select-exports.ts';
 
 export interface DescribeModuleInput {
@@ -27,6 +30,8 @@ export interface DescribeModuleInput {
    * earlier start when the function's file and its context are unchanged.
    */
   describeFunction?: (input: DescribeFunctionInput) => Promise<DescribedFunction>;
+  /** What the engine knows of exported functions that their files do not tell, by lower-cased name. */
+  engineFacts?: ReadonlyMap<string, EngineFacts>;
 }
 
 export type DescribedFunction = ReturnType<typeof describeModuleFunction>;
@@ -36,7 +41,20 @@ export interface DescribeFunctionInput {
   loaded: LoadedFunction;
   classes: ModuleLoader['classes'];
   help: HelpSearch | undefined;
+  /** The engine's facts the description uses, part of what it depends on. */
+  facts: EngineFacts | undefined;
   describe: () => DescribedFunction;
+}
+
+/**
+ * An exported function whose file cannot tell all of it, so that only the engine can: its
+ * `dynamicparam` parameters, or parameter types that may be enums of the module's own assemblies.
+ */
+export interface EngineFactNeed {
+  function: string;
+  path: string;
+  line: number;
+  kind: 'dynamic-parameters' | 'assembly-types';
 }
 
 /** A module as its files tell it, and how far that reading can be trusted. */
@@ -45,6 +63,8 @@ export interface ModuleReading extends SourceResult {
   staticReading: StaticReading;
   /** The diagnostics about the module itself (manifest, files, exports), none of one function. */
   moduleDiagnostics: Diagnostic[];
+  /** Exported functions only the engine can describe fully, when no engine facts were given. */
+  factNeeds: EngineFactNeed[];
 }
 
 /**
@@ -78,11 +98,15 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
   let manifest: PowerShellManifest | undefined;
   // Set once the exports are chosen: what follows is about single functions.
   const before: { functions?: Diagnostic[] } = {};
+  const factNeeds: EngineFactNeed[] = [];
+  /** The module loads compiled assemblies (RequiredAssemblies, a binary module): types of its own. */
+  let loadsAssemblies = false;
   const finish = (tools: DiscoveredTool[]): ModuleReading => ({
     tools,
     diagnostics,
     staticReading: loader.staticReading,
     moduleDiagnostics: before.functions ?? [...diagnostics],
+    factNeeds,
   });
 
   if (extension === '.psd1') {
@@ -93,6 +117,7 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
     if (parsed.manifest === undefined || parsed.diagnostics.some((d) => d.severity === 'error'))
       return finish([]);
     manifest = parsed.manifest;
+    loadsAssemblies = manifest.lines.requiredassemblies !== undefined;
     const directory = dirname(input.path);
     const parts: Array<{ name: string; key: string; nested: boolean }> = [];
     if (manifest.rootModule !== undefined)
@@ -142,6 +167,7 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
         if (loaded !== undefined && part.nested)
           for (const fn of loaded.functions) nestedModuleOf.set(fn, file);
       } else {
+        loadsAssemblies = true;
         diagnostics.push(
           createFileDiagnostic(
             'warning',
@@ -168,11 +194,13 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
   });
   for (const loaded of exported) {
     const help = await externalHelp.findFunctionHelp(loaded, nestedModuleOf.get(loaded));
-    const describe = () => describeModuleFunction(loaded, input.path, loader.classes, help);
+    const facts = input.engineFacts?.get(loaded.fn.name.toLowerCase());
+    if (input.engineFacts === undefined) factNeeds.push(...findFactNeeds(loaded, loadsAssemblies));
+    const describe = () => describeModuleFunction(loaded, input.path, loader.classes, help, facts);
     const described =
       input.describeFunction === undefined
         ? describe()
-        : await input.describeFunction({ loaded, classes: loader.classes, help, describe });
+        : await input.describeFunction({ loaded, classes: loader.classes, help, facts, describe });
     diagnostics.push(...described.diagnostics);
     if (described.tool !== undefined) tools.push(described.tool);
   }
@@ -207,8 +235,23 @@ export function describeModuleFunction(
   moduleClasses: ModuleLoader['classes'],
   /** The help Get-Help gives it (ExternalHelpFinder); its comment-based help when absent. */
   help?: HelpSearch,
+  /** What the engine knows of it that its file does not tell (read-engine-facts.ts). */
+  facts?: EngineFacts,
 ): { tool?: DiscoveredTool; diagnostics: Diagnostic[] } {
   const parameters = fn.paramBlock?.parameters ?? fn.shortParameters?.parameters ?? [];
+  const engine = readEngineFacts(facts, parameters);
+  if (engine.error !== undefined)
+    return {
+      diagnostics: [
+        createFileDiagnostic(
+          'error',
+          'E_ENGINE_PARAMETERS',
+          `The dynamic parameters of the function ${fn.name} cannot be described: ${engine.error}.`,
+          path,
+          facts?.dynamic?.line ?? fn.line,
+        ),
+      ],
+    };
   return describeCommand({
     document,
     path,
@@ -218,9 +261,40 @@ export function describeModuleFunction(
     line: fn.line,
     help: help ?? findFunctionHelp(document, fn),
     parameters,
+    ...(engine.dynamicParameters.length === 0
+      ? {}
+      : { dynamicParameters: engine.dynamicParameters }),
+    ...(engine.enums.length === 0 ? {} : { engineEnums: engine.enums }),
+    ...(facts?.dynamic === undefined && findDynamicParamBlock(document, fn) !== undefined
+      ? { undescribedDynamicParameters: true }
+      : {}),
     blockAttributes: fn.paramBlock?.attributes ?? [],
     invocation: { runner: 'pwsh', mode: 'module', modulePath, functionName: fn.name },
     helpHint: `Put <# .SYNOPSIS (next line) One sentence about what it does. #> right before "function ${fn.name}" or first inside its body.`,
     moduleClasses,
   });
+}
+
+/**
+ * What of one exported function only the engine can tell: the parameters of its `dynamicparam`
+ * block; and, in a module that loads assemblies of its own, parameter types the reader does not
+ * know (an enum compiled into them is an `enum` once the engine names its members).
+ */
+function findFactNeeds(
+  { fn, document, path }: LoadedFunction,
+  loadsAssemblies: boolean,
+): EngineFactNeed[] {
+  const needs: EngineFactNeed[] = [];
+  const dynamicLine = findDynamicParamBlock(document, fn);
+  if (dynamicLine !== undefined)
+    needs.push({ function: fn.name, path, line: dynamicLine, kind: 'dynamic-parameters' });
+  if (!loadsAssemblies) return needs;
+  const enums = new Map(document.enums.map((e) => [e.name.toLowerCase(), e]));
+  const parameters = fn.paramBlock?.parameters ?? fn.shortParameters?.parameters ?? [];
+  const unknown = parameters.find(
+    (parameter) => mapPowerShellType(parameter.typeNames[0], { enums }).kind === 'as-string',
+  );
+  if (unknown !== undefined)
+    needs.push({ function: fn.name, path, line: unknown.line, kind: 'assembly-types' });
+  return needs;
 }

@@ -1,23 +1,31 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { Diagnostic, ToolSandbox } from '@toolpack/core';
 import { listModuleFiles } from '../cache/list-module-files.ts';
 import { createDiscoveryAbortedError } from '../discovery-aborted.ts';
 import type { ParseCache, SourceResult } from '../types.ts';
 import { describeEngineExports } from './describe-engine-exports.ts';
 import { readPowerShellModule } from './describe-module.ts';
-import type { DescribeFunctionInput, DescribedFunction, ModuleReading } from './describe-module.ts';
+import type {
+  DescribeFunctionInput,
+  DescribedFunction,
+  EngineFactNeed,
+  ModuleReading,
+} from './describe-module.ts';
 import { findPwsh, identifyPwsh, readEngineExports } from './engine-exports.ts';
+import type { EngineFacts } from './engine-exports.ts';
 import { readUiCulture } from './find-external-help.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
 
 /**
  * Bumped whenever a module's reading changes for the same files (2: external help is read; 3:
  * enums, any JSON value for untyped parameters, ValidateSet ignoring case, undescribed
- * parameters marked for lenient help).
+ * parameters marked for lenient help; 4: the engine's facts, dynamic parameters and compiled enums).
  */
-const MODULE_PARSER_VERSION = 3;
+const MODULE_PARSER_VERSION = 4;
+/** Assemblies a module may load from its folder: its compiled enums are keyed by them too. */
+const MAX_ASSEMBLY_SEARCH_ENTRIES = 20_000;
 const FOLDED_INTO_NEEDS_PWSH = new Set([
   'E_DYNAMIC_EXPORTS',
   'I_DYNAMIC_DOT_SOURCE',
@@ -48,7 +56,7 @@ export interface DiscoverPowerShellModuleOptions {
 
 /** What the static reading leaves for the engine, as the cache keeps it. */
 type StaticEntry = SourceResult &
-  Pick<Partial<ModuleReading>, 'staticReading' | 'moduleDiagnostics'>;
+  Pick<Partial<ModuleReading>, 'staticReading' | 'moduleDiagnostics' | 'factNeeds'>;
 
 /** A result that must not be cached: it depends on more than the module's files. */
 class UncachedResult<T> extends Error {
@@ -74,8 +82,9 @@ export async function discoverPowerShellModule(
   const cached = async <T>(
     kind: string,
     compute: (contents: ReadonlyMap<string, string>) => Promise<T>,
+    keyFiles: readonly string[] | undefined = files,
   ): Promise<T> => {
-    if (options.cache === undefined || files === undefined) {
+    if (options.cache === undefined || keyFiles === undefined) {
       try {
         return await compute(new Map());
       } catch (error) {
@@ -84,8 +93,8 @@ export async function discoverPowerShellModule(
       }
     }
     try {
-      return await options.cache.read(kind, files, (contents) =>
-        compute(new Map(files.map((file, i) => [file, contents[i] ?? '']))),
+      return await options.cache.read(kind, keyFiles, (contents) =>
+        compute(new Map(keyFiles.map((file, i) => [file, contents[i] ?? '']))),
       );
     } catch (error) {
       if (error instanceof UncachedResult) return error.value as T;
@@ -113,6 +122,7 @@ export async function discoverPowerShellModule(
           : { describeFunction: createFunctionMemo(options.cache, options.path) }),
       });
       const entry: StaticEntry = { tools: result.tools, diagnostics: result.diagnostics };
+      if (result.factNeeds.length > 0) entry.factNeeds = result.factNeeds;
       if (!result.staticReading.exact) {
         entry.staticReading = result.staticReading;
         entry.moduleDiagnostics = result.moduleDiagnostics;
@@ -122,27 +132,80 @@ export async function discoverPowerShellModule(
       return entry;
     },
   );
-  if (reading.staticReading === undefined || reading.staticReading.exact) {
+  const factNeeds = reading.factNeeds ?? [];
+  const exact = reading.staticReading === undefined || reading.staticReading.exact;
+  if (exact && factNeeds.length === 0)
     return { tools: reading.tools, diagnostics: reading.diagnostics };
+  const pwshPath = options.pwshPath === false ? undefined : (options.pwshPath ?? findPwsh());
+  const engineOptions = {
+    modulePath: options.path,
+    cwd: options.cwd,
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+    ...(options.requireSandbox === undefined ? {} : { requireSandbox: options.requireSandbox }),
+    ...(options.envAllowList === undefined ? {} : { envAllowList: options.envAllowList }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
+  // An assembly the module loads names its compiled enums: a new build is a new answer.
+  const engineKeyFiles =
+    files === undefined ? undefined : [...files, ...listModuleAssemblies(folder)];
+
+  if (exact) {
+    // The files tell which functions the module exports; the engine is asked only what they
+    // cannot tell of some of them (dynamic parameters, compiled enums).
+    const withoutFacts = (reason: string): SourceResult => ({
+      tools: reading.tools,
+      diagnostics: [...reading.diagnostics, ...warnDynamicParameters(options, factNeeds, reason)],
+    });
+    if (pwshPath === undefined) return withoutFacts('no PowerShell 7 (pwsh) was found to ask');
+    return cached(
+      `ps-module-facts@${MODULE_PARSER_VERSION}\u0000${options.path}\u0000${identifyPwsh(pwshPath)}\u0000${readUiCulture()}`,
+      async (contents) => {
+        const engine = await readEngineExports({ ...engineOptions, pwshPath });
+        if ('error' in engine) {
+          if (engine.reason === 'aborted') throw createDiscoveryAbortedError(options.signal);
+          throw new UncachedResult(withoutFacts(`importing it in pwsh failed: ${engine.error}`));
+        }
+        const engineFacts = new Map<string, EngineFacts>();
+        for (const found of engine.answer.exports)
+          if (found.facts !== undefined) engineFacts.set(found.name.toLowerCase(), found.facts);
+        const result = await readPowerShellModule({
+          path: options.path,
+          readFile: (file) =>
+            Promise.resolve(contents.get(resolve(file)) ?? readFileSync(file, 'utf8')),
+          engineFacts,
+          ...(options.cache === undefined
+            ? {}
+            : { describeFunction: createFunctionMemo(options.cache, options.path) }),
+        });
+        const described: SourceResult = {
+          tools: result.tools,
+          diagnostics: [
+            describeEngineFacts(options, engine.answer.version, factNeeds),
+            ...result.diagnostics,
+          ],
+        };
+        if (engine.answer.files.some((file) => !inFolder(file)))
+          throw new UncachedResult(described);
+        return described;
+      },
+      engineKeyFiles,
+    );
   }
-  const { unresolved } = reading.staticReading;
+  const { unresolved } = reading.staticReading!;
   const moduleDiagnostics = reading.moduleDiagnostics ?? [];
 
-  const pwshPath = options.pwshPath === false ? undefined : (options.pwshPath ?? findPwsh());
-  if (pwshPath === undefined) return reportMissingPwsh(options, reading, unresolved);
+  if (pwshPath === undefined) {
+    const missing = reportMissingPwsh(options, reading, unresolved);
+    missing.diagnostics.push(
+      ...warnDynamicParameters(options, factNeeds, 'no PowerShell 7 (pwsh) was found to ask'),
+    );
+    return missing;
+  }
 
   return cached(
     `ps-module-engine@${MODULE_PARSER_VERSION}\u0000${options.path}\u0000${identifyPwsh(pwshPath)}\u0000${readUiCulture()}`,
     async (contents) => {
-      const engine = await readEngineExports({
-        modulePath: options.path,
-        pwshPath,
-        cwd: options.cwd,
-        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
-        ...(options.requireSandbox === undefined ? {} : { requireSandbox: options.requireSandbox }),
-        ...(options.envAllowList === undefined ? {} : { envAllowList: options.envAllowList }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
+      const engine = await readEngineExports({ ...engineOptions, pwshPath });
       if ('error' in engine) {
         if (engine.reason === 'aborted') throw createDiscoveryAbortedError(options.signal);
         throw new UncachedResult(
@@ -163,7 +226,84 @@ export async function discoverPowerShellModule(
       if (engine.answer.files.some((file) => !inFolder(file))) throw new UncachedResult(result);
       return result;
     },
+    engineKeyFiles,
   );
+}
+
+/** The info line of a module the engine described only in part: which functions, and why. */
+function describeEngineFacts(
+  options: DiscoverPowerShellModuleOptions,
+  version: string,
+  needs: readonly EngineFactNeed[],
+): Diagnostic {
+  const dynamic = needs.filter((need) => need.kind === 'dynamic-parameters');
+  const types = needs.filter((need) => need.kind === 'assembly-types');
+  const parts = [
+    ...(dynamic.length === 0
+      ? []
+      : [
+          `the dynamic parameters of ${listNames(dynamic)} (a dynamicparam block exists only when the engine runs it)`,
+        ]),
+    ...(types.length === 0
+      ? []
+      : [
+          `the parameter types of ${listNames(types)}, which name types of the assemblies it loads`,
+        ]),
+  ];
+  return createFileDiagnostic(
+    'info',
+    'I_ENGINE_FACTS',
+    `PowerShell ${version} imported ${basename(options.path)} to describe what its files cannot tell: ${parts.join('; and ')}. The answer is cached until a file of the module changes.`,
+    options.path,
+  );
+}
+
+/** Per function with a dynamicparam block: served without those parameters, and why. */
+function warnDynamicParameters(
+  options: DiscoverPowerShellModuleOptions,
+  needs: readonly EngineFactNeed[],
+  reason: string,
+): Diagnostic[] {
+  return needs
+    .filter((need) => need.kind === 'dynamic-parameters')
+    .map((need) =>
+      createFileDiagnostic(
+        'warning',
+        'W_DYNAMIC_PARAMETERS',
+        `The function ${need.function} of ${basename(options.path)} declares parameters in a dynamicparam block, which exist only when PowerShell runs it, and ${reason}: its tool is served without them, so a call cannot pass them.`,
+        need.path,
+        need.line,
+        'Install PowerShell 7 (pwsh) and put it on PATH (https://aka.ms/powershell), or declare the parameters in the param block.',
+      ),
+    );
+}
+
+function listNames(needs: readonly EngineFactNeed[]): string {
+  const names = [...new Set(needs.map((need) => need.function))];
+  return `${names.slice(0, LISTED_NAMES).join(', ')}${names.length > LISTED_NAMES ? `, and ${names.length - LISTED_NAMES} more` : ''}`;
+}
+
+/** The `.dll` files under a module's folder (bounded), sorted: part of the engine answer's key. */
+function listModuleAssemblies(folder: string): string[] {
+  const found: string[] = [];
+  let budget = MAX_ASSEMBLY_SEARCH_ENTRIES;
+  const walk = (directory: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(directory, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (--budget < 0) return;
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      const full = join(directory, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && /\.dll$/i.test(entry.name)) found.push(full);
+    }
+  };
+  walk(folder);
+  return found.sort();
 }
 
 /**
@@ -176,11 +316,13 @@ function createFunctionMemo(
   modulePath: string,
 ): (input: DescribeFunctionInput) => Promise<DescribedFunction> {
   let classes: { list: DescribeFunctionInput['classes']; count: number; hash: string } | undefined;
-  return ({ loaded, classes: list, help, describe }) => {
+  return ({ loaded, classes: list, help, facts, describe }) => {
     // The classes are complete before the first function is described: hashed once.
     if (classes?.list !== list || classes.count !== list.length)
       classes = { list, count: list.length, hash: hashText(JSON.stringify(list)) };
-    const context = hashText(`${classes.hash}\u0000${JSON.stringify(help ?? null)}`);
+    const context = hashText(
+      `${classes.hash}\u0000${JSON.stringify(help ?? null)}\u0000${JSON.stringify(facts ?? null)}`,
+    );
     return cache.read(
       `ps-function@${MODULE_PARSER_VERSION}\u0000${modulePath}\u0000${loaded.fn.name}\u0000${loaded.fn.line}\u0000${context}`,
       [loaded.path],

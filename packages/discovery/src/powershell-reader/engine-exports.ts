@@ -26,6 +26,31 @@ export interface EngineExport {
   line?: number;
   /** `function`: a `function` statement the reader finds; `scriptblock`: assigned from a block. */
   kind: 'function' | 'scriptblock';
+  /** What only the engine knows of it; absent when its definition tells everything. */
+  facts?: EngineFacts;
+}
+
+/**
+ * Facts of one function that its file cannot tell and the engine can, once the module is
+ * imported. Facts only: describeModuleFunction turns them into the tool, as it does the file.
+ */
+export interface EngineFacts {
+  /** The parameters its `dynamicparam` block declares when run without arguments (as Get-Command runs it). */
+  dynamic?: {
+    /** The line of the `dynamicparam` keyword. */
+    line: number;
+    /** Each parameter as the param-block text that declares it: `[Parameter(Mandatory = $true)][string]$Path`. */
+    parameters: string[];
+  };
+  /** Parameters typed with a compiled .NET enum (or an array of one): the enum's names. */
+  enums?: EngineEnum[];
+}
+
+export interface EngineEnum {
+  parameter: string;
+  names: string[];
+  /** A [Flags] enum: PowerShell binds a comma list of its names. */
+  flags: boolean;
 }
 
 /** Which functions a module exports and where each is defined; nothing about their parameters. */
@@ -180,7 +205,14 @@ function readAnswer(stdout: string, marker: string): EngineReading | undefined {
   let parsed: {
     version?: unknown;
     error?: unknown;
-    exports?: Array<{ name?: unknown; file?: unknown; line?: unknown; kind?: unknown }>;
+    exports?: Array<{
+      name?: unknown;
+      file?: unknown;
+      line?: unknown;
+      kind?: unknown;
+      dynamic?: { line?: unknown; parameters?: unknown };
+      enums?: unknown;
+    }>;
     files?: unknown[];
   };
   try {
@@ -197,6 +229,7 @@ function readAnswer(stdout: string, marker: string): EngineReading | undefined {
       ...(typeof entry.file === 'string' ? { file: entry.file } : {}),
       ...(typeof entry.line === 'number' ? { line: entry.line } : {}),
       kind: entry.kind === 'function' ? 'function' : 'scriptblock',
+      ...readFacts(entry),
     });
   }
   return {
@@ -206,6 +239,30 @@ function readAnswer(stdout: string, marker: string): EngineReading | undefined {
       files: (parsed.files ?? []).filter((file): file is string => typeof file === 'string'),
     },
   };
+}
+
+function readFacts(entry: {
+  dynamic?: { line?: unknown; parameters?: unknown };
+  enums?: unknown;
+}): { facts?: EngineFacts } {
+  const facts: EngineFacts = {};
+  const { dynamic } = entry;
+  if (typeof dynamic?.line === 'number' && Array.isArray(dynamic.parameters))
+    facts.dynamic = {
+      line: dynamic.line,
+      parameters: dynamic.parameters.filter((text): text is string => typeof text === 'string'),
+    };
+  if (Array.isArray(entry.enums)) {
+    const enums = (entry.enums as Array<Partial<Record<keyof EngineEnum, unknown>>>).filter(
+      (item): item is EngineEnum =>
+        typeof item.parameter === 'string' &&
+        Array.isArray(item.names) &&
+        item.names.every((name) => typeof name === 'string') &&
+        typeof item.flags === 'boolean',
+    );
+    if (enums.length > 0) facts.enums = enums;
+  }
+  return facts.dynamic === undefined && facts.enums === undefined ? {} : { facts };
 }
 
 function describeExit(
