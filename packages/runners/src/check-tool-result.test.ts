@@ -1,7 +1,13 @@
 import type { ToolCallResult } from '@toolpack/core';
 import { describe, expect, it } from 'vitest';
 import { checkToolResult } from './check-tool-result.ts';
-import { firstText, makeTool } from './testing/make-tool.ts';
+import { makeTool } from './testing/make-tool.ts';
+
+/** The text block the mismatch is reported in: the last one, after the tool's own content. */
+function lastText(result: ToolCallResult): string {
+  const block = result.content.at(-1);
+  return block?.type === 'text' ? block.text : '';
+}
 
 const count = {
   ...makeTool({
@@ -41,24 +47,25 @@ describe('checkToolResult', () => {
     ).toBeUndefined();
   });
 
-  it('answers an error naming each path that does not fit, keeping the tool content after it', () => {
+  it('answers an error naming each path that does not fit, after the tool content', () => {
     const result = checkToolResult(count, structured({ total: 'two', items: [{}] }));
     expect(result?.isError).toBe(true);
-    const text = firstText(result!);
+    expect(result!.content).toHaveLength(2);
+    const text = lastText(result!);
     expect(text).toMatch(
       /^E_OUTPUT_MISMATCH Tool "count" returned a result that does not fit its output schema/,
     );
     expect(text).toContain('structuredContent/total must be integer');
     expect(text).toContain('structuredContent/items/0/name is required');
-    expect(result!.content[1]).toEqual({ type: 'text', text: '{"total":"two","items":[{}]}' });
+    expect(result!.content[0]).toEqual({ type: 'text', text: '{"total":"two","items":[{}]}' });
     expect(result).not.toHaveProperty('structuredContent');
   });
 
   it('answers an error when a tool with an output schema returns no structured content', () => {
     const result = checkToolResult(count, { content: [{ type: 'text', text: 'two files' }] });
     expect(result?.isError).toBe(true);
-    expect(firstText(result!)).toMatch(/E_OUTPUT_MISMATCH .*no structured content/);
-    expect(result!.content[1]).toEqual({ type: 'text', text: 'two files' });
+    expect(lastText(result!)).toMatch(/E_OUTPUT_MISMATCH .*no structured content/);
+    expect(result!.content[0]).toEqual({ type: 'text', text: 'two files' });
   });
 
   it('answers an error, not an exception, for an output schema that cannot compile', () => {
@@ -68,7 +75,7 @@ describe('checkToolResult', () => {
     };
     const result = checkToolResult(broken, structured({ x: 1 }));
     expect(result?.isError).toBe(true);
-    expect(firstText(result!)).toMatch(/output schema that is not valid JSON Schema/);
+    expect(lastText(result!)).toMatch(/output schema that is not valid JSON Schema/);
   });
 
   it('names a key the closed output schema does not declare as an output property', () => {
@@ -76,7 +83,7 @@ describe('checkToolResult', () => {
       ...count,
       outputSchema: { ...count.outputSchema, additionalProperties: false },
     };
-    const text = firstText(checkToolResult(closed, structured({ total: 1, totl: 2 }))!);
+    const text = lastText(checkToolResult(closed, structured({ total: 1, totl: 2 }))!);
     expect(text).toContain(
       'structuredContent/totl is not a declared output property (did you mean total?)',
     );
@@ -92,7 +99,7 @@ describe('checkToolResult', () => {
     };
     // 34 letters and a b: about a minute of V8's backtracking engine on the server's thread.
     const refused = checkToolResult(redos, structured({ word: `${'a'.repeat(34)}b` }));
-    expect(firstText(refused!)).toMatch(
+    expect(lastText(refused!)).toMatch(
       /^E_OUTPUT_MISMATCH Tool "redos" returned a result that does not fit its output schema: structuredContent\/word must match pattern "\^\(a\|a\)\*\$"/,
     );
     expect(checkToolResult(redos, structured({ word: 'a'.repeat(34) }))).toBeUndefined();
@@ -103,7 +110,7 @@ describe('checkToolResult', () => {
         properties: { word: { type: 'string', pattern: '^(a)\\1$' } },
       },
     };
-    expect(firstText(checkToolResult(backReference, structured({ word: 'aa' }))!)).toContain(
+    expect(lastText(checkToolResult(backReference, structured({ word: 'aa' }))!)).toContain(
       'uses a back-reference (\\1), which the linear-time engine (RE2) cannot run',
     );
   });

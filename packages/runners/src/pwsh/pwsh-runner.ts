@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { PwshSession, ToolCallResult, ToolContent, ToolInvocation } from '@toolpack/core';
 import { resolveHostScriptPath } from '../asset-paths.ts';
+import { findOutputMismatch } from '../check-tool-result.ts';
 import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
 import { findExecutable } from '../find-executable.ts';
 import { createSandboxPlanner } from '../plan-call-sandbox.ts';
@@ -187,6 +188,7 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
         if (level === 'warning' && warnings.length < MAX_COLLECTED_MESSAGES) warnings.push(message);
         call.onLog(level, message);
       },
+      onAsk: (question) => call.ask(question),
     });
 
     let graceTimer: NodeJS.Timeout | undefined;
@@ -219,6 +221,12 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
       errors,
       warnings,
       maxOutputBytes: options.maxOutputBytes,
+      ...(call.tool.outputSchema === undefined
+        ? {}
+        : {
+            fitsOutputSchema: (result: ToolCallResult) =>
+              findOutputMismatch(call.tool, result) === undefined,
+          }),
     });
   };
 
@@ -398,6 +406,11 @@ export interface CreateResultFromHostInput {
   errors: readonly string[];
   warnings: readonly string[];
   maxOutputBytes: number;
+  /**
+   * Whether output fits the tool's output schema (absent: no schema). With errors written and
+   * output that does not fit, the run failed and the errors lead the result.
+   */
+  fitsOutputSchema?: (result: ToolCallResult) => boolean;
 }
 
 /**
@@ -470,13 +483,22 @@ export function createResultFromHost(input: CreateResultFromHostInput): ToolCall
       extra,
     );
   }
+  const result: ToolCallResult = { content };
+  if (structuredContent !== undefined) result.structuredContent = structuredContent;
+  if (errorCount > 0 && input.fitsOutputSchema?.(result) === false) {
+    // What it returned is not the promised result: the errors are why, so they lead.
+    return createErrorResult(
+      `PowerShell tool "${toolName}" wrote ${errorCount === 1 ? 'an error' : `${errorCount} errors`} and returned no result that fits its output schema:\n` +
+        listed(input.errors, errorCount),
+      [...content, ...extra],
+    );
+  }
   if (errorCount > 0) {
     extra.unshift({
       type: 'text',
       text: `Errors (written with Write-Error; the tool still returned output):\n${listed(input.errors, errorCount)}`,
     });
   }
-  const result: ToolCallResult = { content: [...content, ...extra] };
-  if (structuredContent !== undefined) result.structuredContent = structuredContent;
+  result.content = [...content, ...extra];
   return result;
 }

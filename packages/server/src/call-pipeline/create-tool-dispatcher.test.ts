@@ -44,7 +44,9 @@ describe('createToolDispatcher', () => {
     ]);
     const mistyped = await dispatcher.call('workflow_mistyped_shout', { name: 'ada' });
     expect(mistyped.isError).toBe(true);
-    expect(mistyped.content[0]).toMatchObject({
+    // What the workflow gave comes first; the mismatch is reported after it.
+    expect(mistyped.content[0]).toMatchObject({ text: expect.stringContaining('"shouted"') });
+    expect(mistyped.content.at(-1)).toMatchObject({
       text: expect.stringMatching(
         /^E_OUTPUT_MISMATCH Tool "workflow_mistyped_shout" returned a result that does not fit its output schema: structuredContent\/shouted must be integer/,
       ),

@@ -97,6 +97,31 @@ describe.skipIf(!hasPwsh)('PowerShell output schemas over mcp serve (SDK client)
     });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/E_OUTPUT_MISMATCH .*structuredContent\/Count must be integer/s);
+    // A run without errors that returns the wrong shape: its output first, the mismatch after.
+    const blocks = bad.content as { type: string; text: string }[];
+    expect(blocks[0]?.text).toContain('"Count":"three"');
+    expect(blocks.at(-1)?.text).toMatch(/^E_OUTPUT_MISMATCH /);
+  });
+
+  it(`${PWSH_TEST_TAG} an error the script wrote leads the result, not the output mismatch it caused`, async () => {
+    const result = await session.client.callTool({
+      name: 'Get_FileAge',
+      arguments: { Path: path.join(project, 'no-such-file.txt') },
+    });
+    expect(result.isError).toBe(true);
+    const blocks = result.content as { type: string; text: string }[];
+    // The headline is what LangChain and Mastra throw with: it must be the real cause.
+    expect(blocks[0]?.text).toMatch(
+      /^PowerShell tool "Get_FileAge" wrote an error and returned no result that fits its output schema:\n- .*Cannot find path/,
+    );
+    expect(textOf(result)).not.toContain('E_OUTPUT_MISMATCH');
+    expect(textOf(result)).not.toContain('change the schema');
+    const found = await session.client.callTool({
+      name: 'Get_FileAge',
+      arguments: { Path: path.join(project, 'toolpack.yaml') },
+    });
+    expect(found.isError).toBeFalsy();
+    expect(found.structuredContent).toMatchObject({ Path: path.join(project, 'toolpack.yaml') });
   });
 });
 
