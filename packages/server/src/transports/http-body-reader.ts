@@ -1,8 +1,15 @@
 import type { IncomingMessage } from 'node:http';
 import { createArgumentKeyLimiter } from './argument-key-limiter.ts';
+import {
+  MAX_MESSAGE_DEPTH,
+  MAX_MESSAGE_VALUES,
+  type RejectedMessage,
+} from './json-rpc-envelope.ts';
 
 export type BodyRead =
   | { ok: true; text: string }
+  /** Read whole, and refused for its keys or nesting while it was read (answered with 400). */
+  | { ok: false; status: 400; rejected: RejectedMessage }
   /** `status` 0: the client went away; nothing can be answered. */
   | { ok: false; status: 0 | 408 | 413 | 503; message: string };
 
@@ -21,7 +28,8 @@ export interface BodyReaderOptions {
   timeoutMs: number;
   /**
    * Decide the argument-key limit while a body arrives (argument-key-limiter.ts): arguments
-   * past it come out as their first `maxArgumentKeys + 1` keys, never parsed whole.
+   * past it come out as their first `maxArgumentKeys + 1` keys, never parsed whole; a body
+   * past `MAX_MESSAGE_VALUES` values at any depth or `MAX_MESSAGE_DEPTH` levels is refused.
    */
   maxArgumentKeys?: number;
 }
@@ -43,7 +51,11 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
         const limiter =
           options.maxArgumentKeys === undefined
             ? undefined
-            : createArgumentKeyLimiter(options.maxArgumentKeys);
+            : createArgumentKeyLimiter({
+                maxArgumentKeys: options.maxArgumentKeys,
+                maxMessageValues: MAX_MESSAGE_VALUES,
+                maxDepth: MAX_MESSAGE_DEPTH,
+              });
         let size = 0;
         let settled = false;
         const settle = (result: BodyRead) => {
@@ -82,8 +94,12 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
           else limiter.push(chunk);
         };
         const onEnd = () => {
-          const text = (limiter?.finish() ?? Buffer.concat(chunks, size)).toString('utf8');
-          settle({ ok: true, text });
+          const limited = limiter?.finish() ?? { bytes: Buffer.concat(chunks, size) };
+          settle(
+            'bytes' in limited
+              ? { ok: true, text: limited.bytes.toString('utf8') }
+              : { ok: false, status: 400, rejected: limited.refused },
+          );
         };
         const onGone = () => settle({ ok: false, status: 0, message: 'The client went away.' });
         const timer = setTimeout(

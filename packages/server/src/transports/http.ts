@@ -221,6 +221,14 @@ export async function startHttpServer(
       const read = await bodies.read(req);
       if (!read.ok) {
         if (read.status === 0) return;
+        if (read.status === 400) {
+          writeJson(
+            res,
+            400,
+            rpcError(read.rejected.code, read.rejected.message, read.rejected.id),
+          );
+          return;
+        }
         // The rest of the body is not read: close the connection once answered.
         res.once('finish', () => req.destroy());
         // 413 is the request's fault (-32600); 408 and 503 are the server protecting itself.

@@ -5,11 +5,13 @@ import { JsonRpcLineGuard } from './json-rpc-line-guard.ts';
 async function run(
   input: (string | Buffer)[],
   maxLineBytes = 1024,
+  maxArgumentKeys?: number,
 ): Promise<{ passed: unknown[]; rejected: RejectedMessage[] }> {
   const rejected: RejectedMessage[] = [];
   const passed: unknown[] = [];
   const guard = new JsonRpcLineGuard({
     maxLineBytes,
+    ...(maxArgumentKeys === undefined ? {} : { maxArgumentKeys }),
     deliver: (message) => passed.push(message),
     reject: (r) => rejected.push(r),
   });
@@ -21,6 +23,26 @@ async function run(
 }
 
 describe('JsonRpcLineGuard', () => {
+  it('answers a line past MAX_MESSAGE_VALUES with its refusal, and reads the next line as usual', async () => {
+    const rows = Array.from({ length: 60_000 }, (_, k) => `{"a":${k},"b":${k}}`).join(',');
+    const line = `{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"t","arguments":{"rows":[${rows}]}}}\n`;
+    const { passed, rejected } = await run(
+      [line, '{"jsonrpc":"2.0","id":2,"method":"ping"}\n'],
+      16 * 1024 * 1024,
+      1000,
+    );
+    expect(rejected).toEqual([
+      {
+        id: 'r',
+        code: -32602,
+        message: expect.stringMatching(
+          /^Invalid params: the message holds more than 100000 values/,
+        ),
+      },
+    ]);
+    expect(passed).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
+  });
+
   it('passes valid messages through, line by line, even split across chunks', async () => {
     const { passed, rejected } = await run([
       '{"jsonrpc":"2.0","id":1,',

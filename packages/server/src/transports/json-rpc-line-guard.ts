@@ -1,7 +1,12 @@
 import { Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { createArgumentKeyLimiter, type ArgumentKeyLimiter } from './argument-key-limiter.ts';
-import { readMessageEnvelope, type RejectedMessage } from './json-rpc-envelope.ts';
+import {
+  MAX_MESSAGE_DEPTH,
+  MAX_MESSAGE_VALUES,
+  readMessageEnvelope,
+  type RejectedMessage,
+} from './json-rpc-envelope.ts';
 
 const NEWLINE = 0x0a;
 const BYTE_ORDER_MARK = '\uFEFF';
@@ -11,7 +16,9 @@ export interface JsonRpcLineGuardOptions {
   maxLineBytes: number;
   /**
    * Decide the argument-key limit while a line is read (argument-key-limiter.ts): arguments
-   * past it reach the server as their first `maxArgumentKeys + 1` keys, never parsed whole.
+   * past it reach the server as their first `maxArgumentKeys + 1` keys, never parsed whole;
+   * and a line past `MAX_MESSAGE_VALUES` values at any depth or `MAX_MESSAGE_DEPTH` levels is
+   * answered with its refusal, never kept or parsed.
    */
   maxArgumentKeys?: number;
   /** Each message that passed, parsed and checked against the SDK's message schema once. */
@@ -51,7 +58,11 @@ export class JsonRpcLineGuard extends Writable {
     this.#limiter =
       options.maxArgumentKeys === undefined
         ? undefined
-        : createArgumentKeyLimiter(options.maxArgumentKeys);
+        : createArgumentKeyLimiter({
+            maxArgumentKeys: options.maxArgumentKeys,
+            maxMessageValues: MAX_MESSAGE_VALUES,
+            maxDepth: MAX_MESSAGE_DEPTH,
+          });
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
@@ -105,15 +116,22 @@ export class JsonRpcLineGuard extends Writable {
     }
     // A line that arrived in one chunk (the usual case) is read where it lies, not copied.
     const [first] = this.#pending;
+    const limited = this.#limiter?.finish();
     const line =
-      this.#limiter !== undefined
-        ? this.#limiter.finish()
+      limited !== undefined
+        ? 'bytes' in limited
+          ? limited.bytes
+          : undefined
         : this.#pending.length === 1 && first !== undefined
           ? first
           : Buffer.concat(this.#pending, this.#pendingBytes);
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#lineBytes = 0;
+    if (line === undefined) {
+      this.#reject((limited as { refused: RejectedMessage }).refused);
+      return;
+    }
     // Not trimmed: String#trim also strips a byte-order mark and Unicode spaces, which the
     // SDK's own line reader (JSON.parse of the line as it is) refuses: they are refused here too.
     const text = line.toString('utf8');
