@@ -41,6 +41,11 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'The arguments given to mcp call are not a JSON object.',
     exit: 'usage',
   },
+  E_AUDIT_FILE: {
+    meaning:
+      'The audit log file is a symbolic link, a FIFO or another non-regular file, or a hard link: the server does not follow what a pack could have planted.',
+    exit: 'failure',
+  },
   E_BAD_BODY: {
     meaning: 'Registry API: the request body is not the JSON the endpoint expects.',
     exit: 'failure',

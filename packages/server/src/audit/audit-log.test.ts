@@ -1,4 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  createWriteStream,
+  linkSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -56,5 +65,59 @@ describe('audit log', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await log.close();
     expect(errors).toHaveLength(1);
+  });
+
+  // What a pack that may write the audit file's folder plants there between two server runs.
+  describe('refuses what it must not follow', () => {
+    const entry = { time: 't', tool: 'x', argumentKeys: ['$(id)'], outcome: 'ok' as const, ms: 1 };
+
+    it('a symbolic link: opened as before, the line lands in its target (a shell rc file)', async () => {
+      const dir = mkdtempSync(path.join(temp, 'planted-'));
+      const target = path.join(dir, 'bashrc');
+      writeFileSync(target, 'export PATH\n');
+      const link = path.join(dir, 'audit.jsonl');
+      symlinkSync(target, link);
+      // The open the log used before: append, following the link.
+      const followed = createWriteStream(link, { flags: 'a', encoding: 'utf8' });
+      followed.write(`${JSON.stringify(entry)}\n`);
+      await new Promise<void>((resolve) => followed.end(resolve));
+      expect(readFileSync(target, 'utf8')).toContain('"$(id)"');
+      writeFileSync(target, 'export PATH\n');
+
+      expect(() => createAuditLog(link)).toThrow(
+        expect.objectContaining({
+          code: 'E_AUDIT_FILE',
+          message: expect.stringContaining('symbolic link'),
+        }),
+      );
+      expect(readFileSync(target, 'utf8')).toBe('export PATH\n');
+    });
+
+    it.skipIf(process.platform === 'win32')('a FIFO, without waiting for a reader', () => {
+      const dir = mkdtempSync(path.join(temp, 'planted-'));
+      const fifo = path.join(dir, 'audit.jsonl');
+      execFileSync('mkfifo', [fifo]);
+      expect(() => createAuditLog(fifo)).toThrow(
+        expect.objectContaining({
+          code: 'E_AUDIT_FILE',
+          message: expect.stringContaining('not a regular file'),
+        }),
+      );
+    });
+
+    it('a hard link to another file', () => {
+      const dir = mkdtempSync(path.join(temp, 'planted-'));
+      const other = path.join(dir, 'other');
+      writeFileSync(other, 'keep\n');
+      const file = path.join(dir, 'audit.jsonl');
+      linkSync(other, file);
+      expect(() => createAuditLog(file)).toThrow(
+        expect.objectContaining({
+          code: 'E_AUDIT_FILE',
+          message: expect.stringContaining('hard links'),
+        }),
+      );
+      expect(readFileSync(other, 'utf8')).toBe('keep\n');
+    });
   });
 });

@@ -1,5 +1,15 @@
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createWriteStream,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  type WriteStream,
+} from 'node:fs';
 import path from 'node:path';
+import { ToolpackError } from '@toolpack/core';
 
 export type CallOutcome = 'ok' | 'error' | 'denied' | 'unknown_tool' | 'cancelled';
 
@@ -49,14 +59,59 @@ export function summarizeArgumentKeys(
   return more > 0 ? { argumentKeys, moreArgumentKeys: more } : { argumentKeys };
 }
 
+function refuseAuditFile(file: string, why: string): ToolpackError {
+  return new ToolpackError(
+    'E_AUDIT_FILE',
+    `Refusing to write the audit log to ${file}: it ${why}. Whatever can write its folder (a pack granted it) could have put it there to have the server write into another file.`,
+    {
+      hint: 'Look at what it is and remove it, or pass --audit a file in .toolpack/, which no pack may write.',
+    },
+  );
+}
+
+/**
+ * Opens `file` to append, refusing what a pack that may write its folder could have planted
+ * there for the server to follow: a symbolic link (the server would append to its target), a
+ * FIFO (opening it would block), anything else that is not a regular file, or a hard link.
+ * Other failures (a read-only disk) are the caller's to report.
+ */
+function openAuditFile(file: string): number {
+  const { O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
+  // Without O_NOFOLLOW (Windows) a link is refused by looking first.
+  if (O_NOFOLLOW === 0 && lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink())
+    throw refuseAuditFile(file, 'is a symbolic link');
+  let fd: number;
+  try {
+    fd = openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw refuseAuditFile(file, 'is a symbolic link');
+    // A FIFO nobody reads: O_NONBLOCK makes the open fail instead of wait.
+    if (code === 'ENXIO') throw refuseAuditFile(file, 'is not a regular file');
+    throw error;
+  }
+  const stats = fstatSync(fd);
+  if (stats.isFile() && stats.nlink === 1) return fd;
+  closeSync(fd);
+  throw refuseAuditFile(file, stats.isFile() ? 'has other hard links' : 'is not a regular file');
+}
+
 /**
  * Appends one JSON line per call to `file` (created with its folder when missing). Writes
  * are buffered by the stream; a failing disk never fails a call, it is reported once
- * through `onError`.
+ * through `onError`. Throws `E_AUDIT_FILE` for a file it must not follow (`openAuditFile`).
  */
 export function createAuditLog(file: string, onError?: (error: Error) => void): AuditLog {
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const stream: WriteStream = createWriteStream(file, { flags: 'a', encoding: 'utf8' });
+  let fd: number | undefined;
+  try {
+    fd = openAuditFile(file);
+  } catch (error) {
+    if (error instanceof ToolpackError) throw error;
+    onError?.(error instanceof Error ? error : new Error(String(error)));
+  }
+  if (fd === undefined) return { record: () => undefined, close: () => Promise.resolve() };
+  const stream: WriteStream = createWriteStream(file, { fd, encoding: 'utf8' });
   let failed = false;
   stream.on('error', (error) => {
     if (!failed) onError?.(error);

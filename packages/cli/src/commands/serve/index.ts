@@ -281,11 +281,22 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
     // Without a token the server answers anyone on loopback, and a tool granted the network
     // shares the machine's loopback: it could call every tool served, the unconfined ones too.
     const tokenless = flags.http !== undefined && token === undefined;
+    const auditFile = flags.audit === undefined ? undefined : path.resolve(io.cwd, flags.audit);
+    // The server appends to the audit log unconfined: no pack may write it (or swap it for a
+    // link), even one granted the folder it is in.
+    const protect = [
+      ...(resolved.options.protect ?? []),
+      ...(auditFile === undefined ? [] : [path.relative(io.cwd, auditFile)]),
+    ];
     const restoreConsole = flags.http === undefined ? guardStdout(io) : () => undefined;
     let toolpack: ToolpackServer;
     try {
       toolpack = await createToolpackServer({
-        discovery: { ...resolved.options, requireSandbox },
+        discovery: {
+          ...resolved.options,
+          requireSandbox,
+          ...(protect.length === 0 ? {} : { protect }),
+        },
         runner: {
           envAllowList: resolved.envAllowList,
           ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
@@ -293,7 +304,7 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
           requireSandbox,
         },
         ...(loaded.policy === undefined ? {} : { policy: loaded.policy }),
-        ...(flags.audit === undefined ? {} : { audit: path.resolve(io.cwd, flags.audit) }),
+        ...(auditFile === undefined ? {} : { audit: auditFile }),
         ...(flags.name === undefined ? {} : { name: flags.name }),
         ...(flags.discloseAbove === undefined ? {} : { discloseAbove: flags.discloseAbove }),
         ...(flags.flatSchemas === true ? { flatSchemas: true } : {}),
