@@ -5,8 +5,10 @@ import {
   createArgumentValidator,
   findSchemaProblems,
   MAX_REPORTED_ARGUMENT_ERRORS,
+  MAX_UNBOUNDED_PATTERN_TEXT,
   validateArguments,
 } from './validate-arguments.ts';
+import { compileLinearPattern } from './linear-pattern.ts';
 
 const schema = buildInputSchema([
   { name: 'count', type: 'integer', description: 'How many', minimum: 1, maximum: 100 },
@@ -235,6 +237,52 @@ describe('patterns run in linear time', () => {
       errors: [{ rule: 'maxLength' }, { rule: 'pattern' }],
     });
     expect(validate({ short: 'abc', free: 'x' })).toEqual({ valid: true });
+  });
+
+  it('reads at most MAX_UNBOUNDED_PATTERN_TEXT a check against patterns without a maxLength', () => {
+    const validate = createArgumentValidator({
+      type: 'object',
+      properties: {
+        free: { type: 'string', pattern: '^[a-z]+$' },
+        list: { type: 'array', items: { type: 'string', pattern: '^[a-z]+$' } },
+        bounded: { type: 'string', maxLength: 4 * 1024 * 1024, pattern: '^[a-z]+$' },
+      },
+    });
+    const huge = 'a'.repeat(16 * 1024 * 1024 - 1);
+    // What reading it costs without the budget: the engine's pass over 16 MiB.
+    const readStarted = performance.now();
+    expect(compileLinearPattern('^[a-z]+$').test(huge)).toBe(true);
+    const readMs = performance.now() - readStarted;
+    const checkStarted = performance.now();
+    const refused = validate({ free: huge });
+    const checkMs = performance.now() - checkStarted;
+    expect(refused).toEqual({
+      valid: false,
+      errors: [
+        {
+          path: '/free',
+          rule: 'pattern',
+          message: `/free is too long to check against pattern "^[a-z]+$" (${MAX_UNBOUNDED_PATTERN_TEXT} characters at most in one call where the schema sets no maxLength; send shorter text, or give the parameter a maxLength)`,
+        },
+      ],
+      moreErrors: 0,
+      message: expect.stringContaining('is too long to check') as string,
+    });
+    expect(checkMs).toBeLessThan(readMs / 10);
+    // The budget is for all strings of one check together, and each check has its own.
+    const most = 'a'.repeat(MAX_UNBOUNDED_PATTERN_TEXT / 2);
+    expect(validate({ free: most, list: [most] })).toEqual({ valid: true });
+    expect(validate({ free: most, list: [most, 'b'] })).toMatchObject({
+      valid: false,
+      errors: [{ path: '/list/1', message: expect.stringContaining('too long to check') }],
+    });
+    // A mismatch within the budget is told as before; a maxLength is the author's own bound.
+    expect(validate({ free: 'A' })).toMatchObject({
+      errors: [{ message: '/free must match pattern "^[a-z]+$"' }],
+    });
+    expect(validate({ bounded: 'a'.repeat(MAX_UNBOUNDED_PATTERN_TEXT * 2), free: 'x' })).toEqual({
+      valid: true,
+    });
   });
 
   it('refuses to compile a schema whose pattern the engine cannot run, and findSchemaProblems says where', () => {

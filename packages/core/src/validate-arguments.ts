@@ -37,6 +37,32 @@ export const MAX_REPORTED_ARGUMENT_ERRORS = 20;
 /** Longest path or name echoed back in one problem; keys are client-chosen and unbounded. */
 const MAX_ECHOED_CHARS = 120;
 
+/**
+ * Most text (UTF-16 units, all strings together) one check reads against patterns that have
+ * no `maxLength` beside them: a call's arguments, or a result. The linear-time engine reads
+ * 30-50 MB a second on the server's one thread, so a 16 MiB value held every client for
+ * 0.3-0.5 s (1.2 s on a loaded machine); this much costs a few ms. A string past what is left
+ * is refused as too long to check, unread; a `maxLength` in the schema is the author's own
+ * bound and lifts this one for that value.
+ */
+export const MAX_UNBOUNDED_PATTERN_TEXT = 256 * 1024;
+
+/** What the check running now may still read against patterns without a maxLength. */
+let patternTextLeft = MAX_UNBOUNDED_PATTERN_TEXT;
+/** Whether the last string offered was refused for that budget (for its error's message). */
+let refusedForBudget = false;
+
+/** Takes `text`'s length from the check's budget; true when it does not fit (left unread). */
+function exceedsPatternBudget(text: string): boolean {
+  refusedForBudget = text.length > patternTextLeft;
+  if (!refusedForBudget) patternTextLeft -= text.length;
+  return refusedForBudget;
+}
+
+function wasRefusedForBudget(): boolean {
+  return refusedForBudget;
+}
+
 export type ArgumentValidator = (args: unknown) => ArgumentValidation;
 
 function createAjv(): Ajv2020 {
@@ -64,7 +90,9 @@ function createAjv(): Ajv2020 {
 /**
  * Replaces Ajv's `pattern` with one that skips a string already too long for its `maxLength`:
  * with allErrors every keyword runs, and even in linear time a 16 MiB string costs the thread
- * a third of a second that maxLength has made pointless. The message and params are Ajv's own.
+ * a third of a second that maxLength has made pointless. Without a maxLength, strings are read
+ * only within `MAX_UNBOUNDED_PATTERN_TEXT` per check. The params are Ajv's own, and so is the
+ * message of a string that does not match.
  */
 function guardPatternByLength(ajv: Ajv2020, require: NodeJS.Require): void {
   const { _, str } = require('ajv/dist/2020.js') as typeof AjvModule;
@@ -75,7 +103,13 @@ function guardPatternByLength(ajv: Ajv2020, require: NodeJS.Require): void {
     type: 'string',
     schemaType: 'string',
     error: {
-      message: ({ schemaCode }) => str`must match pattern "${schemaCode}"`,
+      message: ({ gen, parentSchema, schemaCode }) => {
+        const mismatch = str`must match pattern "${schemaCode}"`;
+        if (hasMaxLength(parentSchema)) return mismatch;
+        const wasRefused = gen.scopeValue('func', { ref: wasRefusedForBudget });
+        const tooLong = str`is too long to check against pattern "${schemaCode}" (${MAX_UNBOUNDED_PATTERN_TEXT} characters at most in one call where the schema sets no maxLength; send shorter text, or give the parameter a maxLength)`;
+        return _`${wasRefused}() ? ${tooLong} : ${mismatch}`;
+      },
       params: ({ schemaCode }) => _`{pattern: ${schemaCode}}`,
     },
     code(cxt) {
@@ -83,11 +117,19 @@ function guardPatternByLength(ajv: Ajv2020, require: NodeJS.Require): void {
       const max = (cxt.parentSchema as { maxLength?: unknown }).maxLength;
       // maxLength counts code points, `length` UTF-16 units: more than twice as many units
       // is surely too long.
-      if (typeof max === 'number' && Number.isInteger(max) && max >= 0)
-        cxt.fail(_`${cxt.data}.length <= ${2 * max} && !${regExp}.test(${cxt.data})`);
-      else cxt.fail(_`!${regExp}.test(${cxt.data})`);
+      if (hasMaxLength(cxt.parentSchema))
+        cxt.fail(_`${cxt.data}.length <= ${2 * (max as number)} && !${regExp}.test(${cxt.data})`);
+      else {
+        const exceeds = cxt.gen.scopeValue('func', { ref: exceedsPatternBudget });
+        cxt.fail(_`${exceeds}(${cxt.data}) || !${regExp}.test(${cxt.data})`);
+      }
     },
   });
+}
+
+function hasMaxLength(schema: unknown): boolean {
+  const max = (schema as { maxLength?: unknown } | undefined)?.maxLength;
+  return typeof max === 'number' && Number.isInteger(max) && max >= 0;
 }
 
 const linearRegExpEngine = Object.assign((pattern: string) => compileLinearPattern(pattern), {
@@ -137,6 +179,7 @@ export function createArgumentValidator(schema: JsonSchema): ArgumentValidator {
         return summarize(errors, unknown.count - errors.length);
       }
     }
+    patternTextLeft = MAX_UNBOUNDED_PATTERN_TEXT;
     // A string differing only in case from a listed value of a case-ignoring enum is that value.
     if (check(canonicalizeArguments(schema, args))) return { valid: true };
     const all = check.errors ?? [];
