@@ -15,7 +15,18 @@ export interface StartStdioServerOptions {
   stdout?: Writable;
   /** Out-of-band protocol errors (a malformed line, a write to a closed pipe). */
   onError?(error: Error): void;
+  /**
+   * How long requests read before the end of input have to be answered once it came; calls
+   * still running then are cancelled. Default `END_OF_INPUT_GRACE_MS`.
+   */
+  endOfInputGraceMs?: number;
 }
+
+/**
+ * A request piped right before the end of input (`printf ... | mcp serve`) is answered when
+ * it can be within this; a longer call is cancelled, so an abandoned server always exits.
+ */
+export const END_OF_INPUT_GRACE_MS = 3_000;
 
 export interface StdioServerHandle {
   /** Resolves when the client is gone: stdin reached its end or was closed. */
@@ -40,17 +51,25 @@ export function startStdioServer(
   });
   // The SDK's transport aborts every request still in flight when its input ends, so a
   // client that writes its requests and closes stdin (`printf ... | mcp serve`) would lose
-  // the answers. The transport listens to a relay instead, which ends only once every
-  // request that got through has been answered (or cancelled). The messages themselves do
+  // the answers. The transport listens to a relay instead, which ends once every request
+  // that got through has been answered (or cancelled), or the grace is over: then the SDK
+  // aborts what is still running, each call stopped as a cancelled one is (its processes
+  // killed on the path a timeout takes), and is not answered. The messages themselves do
   // not travel through the relay: the guard hands each to the transport as it parsed it.
   const inFlight = createInFlightRequests();
   const relay = new PassThrough();
+  const graceMs = options.endOfInputGraceMs ?? END_OF_INPUT_GRACE_MS;
   let inputEnded = false;
   const onEnd = () => {
     if (inputEnded) return;
     inputEnded = true;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<void>((resolve) => {
+      graceTimer = setTimeout(resolve, graceMs);
+    });
     // A client that exits before initializing still ends the server: nothing is in flight.
-    void inFlight.whenAllAnswered().then(() => {
+    void Promise.race([inFlight.whenAllAnswered(), graceOver]).then(() => {
+      clearTimeout(graceTimer);
       relay.end();
       resolveClosed();
     });
