@@ -115,6 +115,16 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'A PowerShell module exports names only known when it runs.',
     exit: 'failure',
   },
+  E_ELICITATION_SECRET: {
+    meaning:
+      'A tool asked its user for a secret (Read-Host -AsSecureString, a credential prompt), which is never put to an MCP client.',
+    exit: 'failure',
+  },
+  E_ELICITATION_UNAVAILABLE: {
+    meaning:
+      'A tool asked its user a question and nobody can answer: the client has no elicitation, or the call cannot carry one.',
+    exit: 'failure',
+  },
   E_EMPTY_DESCRIPTION: { meaning: 'A tool or parameter DESCRIPTION is empty.', exit: 'failure' },
   E_ENGINE_PARAMETERS: {
     meaning:
