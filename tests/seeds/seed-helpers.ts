@@ -25,13 +25,22 @@ export interface StartSeedServerOptions {
   watch?: boolean;
 }
 
-/** The real `mcp serve` over stdio with the MCP SDK client connected, never reading a cache. */
+/**
+ * The real `mcp serve` over stdio with the MCP SDK client connected, never reading a cache.
+ * Schemas are listed exact: the seed tests check each tool's schema as its seed wrote it.
+ */
 export function startSeedServer(
   args: readonly string[],
   options: StartSeedServerOptions,
 ): Promise<StdioSession> {
   return startStdioSession(
-    ['--no-cache', ...(options.watch === true ? [] : ['--no-watch']), ...args],
+    [
+      '--no-cache',
+      '--schema-dialect',
+      'exact',
+      ...(options.watch === true ? [] : ['--no-watch']),
+      ...args,
+    ],
     {
       cwd: options.cwd,
     },

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { SCHEMA_DIALECTS, type SchemaDialect } from '@toolpack/core';
 
 /** Commander's parser for a repeatable option: every occurrence, in order. */
 export function collect(value: string, previous: string[] = []): string[] {
@@ -19,3 +20,14 @@ export function parseTimeout(value: string): number {
   }
   return n;
 }
+
+/** `--schema-dialect`: how tools/list writes input schemas. */
+export function parseSchemaDialect(value: string): SchemaDialect {
+  if (!(SCHEMA_DIALECTS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`expected one of ${SCHEMA_DIALECTS.join(', ')}.`);
+  return value as SchemaDialect;
+}
+
+/** What `--flat-schemas` (deprecated) says it now is. */
+export const FLAT_SCHEMAS_NOTE =
+  '--flat-schemas is deprecated: it is --schema-dialect portable, the default (no root oneOf; parameter sets in the description).';

@@ -5,6 +5,7 @@ import {
   createDiagnostic,
   formatDiagnostic,
   type Diagnostic,
+  type SchemaDialect,
   type SourceSpec,
   type ToolPolicy,
 } from '@toolpack/core';
@@ -89,6 +90,8 @@ export interface ResolvedSources {
   packs: InstalledPack[];
   /** `policy:` of `toolpack.yaml`, with its line as `origin`. */
   policy?: ToolPolicy;
+  /** `schemaDialect:` of `toolpack.yaml`. */
+  schemaDialect?: SchemaDialect;
 }
 
 export interface ResolveSourcesOptions {
@@ -145,6 +148,7 @@ export async function resolveSources(options: ResolveSourcesOptions): Promise<Re
     origin: 'project',
     ...(interpreters === undefined ? {} : { interpreters }),
     ...(project.policy === undefined ? {} : { policy: project.policy }),
+    ...(manifest.schemaDialect === undefined ? {} : { schemaDialect: manifest.schemaDialect }),
     envAllowList: project.env,
     packs: project.packs,
     diagnostics: [...project.diagnostics, ...project.packs.flatMap(diagnoseWithheldEnv)],

@@ -8,11 +8,14 @@ describe('@toolpack/server exports', () => {
   it('exports exactly these runtime names', () => {
     expect(Object.keys(server).sort()).toEqual([
       'DEFAULT_WATCH_DEBOUNCE_MS',
+      'DIALECT_PROVIDERS',
+      'PROVIDER_RULES',
       'createToolDispatcher',
       'createToolpackServer',
-      'hasRootCombinator',
+      'findRuleViolations',
       'startHttpServer',
       'startStdioServer',
+      'toListedTool',
     ]);
   });
 

@@ -10,7 +10,13 @@ export type { StartStdioServerOptions, StdioServerHandle } from './transports/st
 export { startHttpServer } from './start-http-server.ts';
 export type { HttpServerHandle, StartHttpServerOptions } from './transports/http.ts';
 
-export { hasRootCombinator } from './flat-input-schema.ts';
+export { toListedTool } from './served-tools.ts';
+export {
+  DIALECT_PROVIDERS,
+  PROVIDER_RULES,
+  findRuleViolations,
+} from './schema-dialect/provider-rules.ts';
+export type { ProviderRules, SchemaProvider } from './schema-dialect/provider-rules.ts';
 
 export { DEFAULT_WATCH_DEBOUNCE_MS } from './watch/source-watcher.ts';
 

@@ -1,5 +1,10 @@
 import type { Tool } from '@modelcontextprotocol/server';
-import type { Diagnostic, DiscoveredTool } from '@toolpack/core';
+import {
+  DEFAULT_SCHEMA_DIALECT,
+  type Diagnostic,
+  type DiscoveredTool,
+  type SchemaDialect,
+} from '@toolpack/core';
 import type { ToolRunner } from '@toolpack/runners';
 import { createCallToolBuiltin } from '@toolpack/discovery';
 import {
@@ -7,8 +12,9 @@ import {
   type CreateToolDispatcherOptions,
 } from './call-pipeline/create-tool-dispatcher.ts';
 import type { ToolDispatcher } from './call-pipeline/dispatch-types.ts';
-import { flattenListedSchema, hasRootCombinator } from './flat-input-schema.ts';
 import type { PolicyVerdict } from './policy/policy.ts';
+import { dropNullArguments } from './schema-dialect/drop-null-arguments.ts';
+import { listInputSchema } from './schema-dialect/list-input-schema.ts';
 
 /** One discovery's tools as the server serves them; replaced whole by each reload. */
 export interface ServedTools {
@@ -23,6 +29,11 @@ export interface ServedTools {
   listedJson: string;
   dispatcher: ToolDispatcher;
   diagnostics: Diagnostic[];
+  /**
+   * A client's arguments as the tool's exact schema means them: under `openai-strict`, a null
+   * sent for a parameter the listing made nullable is "not given"; otherwise unchanged.
+   */
+  readListedArguments(tool: DiscoveredTool, args: unknown): unknown;
 }
 
 export interface ServeToolsOptions {
@@ -35,11 +46,8 @@ export interface ServeToolsOptions {
    * built-ins find_tools, describe_tool and call_tool, which reach every other tool.
    */
   discloseAbove?: number;
-  /**
-   * List input schemas without a root `oneOf`/`anyOf`/`allOf` (parameter sets then go into the
-   * description), for clients whose model API refuses them. Calls are checked the same.
-   */
-  flatSchemas?: boolean;
+  /** How tools/list writes input schemas (schema-dialect/list-input-schema.ts). Default portable. */
+  schemaDialect?: SchemaDialect;
   /** How call_tool runs a tool: the server's call pipeline (see createToolDispatcher). */
   callNamedTool?: CreateToolDispatcherOptions['callNamedTool'];
 }
@@ -47,17 +55,13 @@ export interface ServeToolsOptions {
 /** The `_meta` key of a listed tool's input examples (MCP's Tool has no field for them). */
 export const INPUT_EXAMPLES_META_KEY = 'dev.toolpack/inputExamples';
 
-function toListedTool(tool: DiscoveredTool, flatSchemas: boolean): Tool {
+/** A tool's tools/list entry under a schema dialect. */
+export function toListedTool(tool: DiscoveredTool, dialect: SchemaDialect): Tool {
   const listed: Record<string, unknown> = { name: tool.name };
   if (tool.title !== undefined) listed.title = tool.title;
-  if (flatSchemas && hasRootCombinator(tool.inputSchema)) {
-    const flat = flattenListedSchema(tool);
-    listed.description = flat.description;
-    listed.inputSchema = flat.inputSchema;
-  } else {
-    listed.description = tool.description;
-    listed.inputSchema = tool.inputSchema;
-  }
+  const { inputSchema, description } = listInputSchema(tool, dialect);
+  listed.description = description;
+  listed.inputSchema = inputSchema;
   if (tool.outputSchema !== undefined) listed.outputSchema = tool.outputSchema;
   if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0)
     listed.annotations = tool.annotations;
@@ -99,9 +103,9 @@ export function serveTools(options: ServeToolsOptions): ServedTools {
     allowed.push(callTool);
     verdicts.set(callTool.name, { allowed: true });
   }
-  const flatSchemas = options.flatSchemas === true;
+  const dialect = options.schemaDialect ?? DEFAULT_SCHEMA_DIALECT;
   const listed = (disclose ? allowed.filter(isBuiltin) : allowed).map((tool) =>
-    toListedTool(tool, flatSchemas),
+    toListedTool(tool, dialect),
   );
   const listedJson = JSON.stringify(listed);
   listedJsonByList.set(listed, listedJson);
@@ -120,5 +124,7 @@ export function serveTools(options: ServeToolsOptions): ServedTools {
       ...(options.callNamedTool === undefined ? {} : { callNamedTool: options.callNamedTool }),
     }),
     diagnostics,
+    readListedArguments: (tool, args) =>
+      dialect === 'openai-strict' ? dropNullArguments(tool.inputSchema, args) : args,
   };
 }

@@ -4,6 +4,7 @@ import {
   ToolpackError,
   type Diagnostic,
   type DiscoveredTool,
+  type SchemaDialect,
   type ToolCallResult,
   type ToolPolicy,
 } from '@toolpack/core';
@@ -53,12 +54,12 @@ export interface ToolpackServerOptions {
    */
   discloseAbove?: number;
   /**
-   * List input schemas without a root `oneOf`/`anyOf`/`allOf` (a PowerShell command's parameter
-   * sets are then spelled out in its description): the Anthropic, Bedrock, Vertex and OpenAI
-   * strict APIs refuse such a schema, and with it every tool of the session. Calls are checked
-   * against the full schema either way. Default false.
+   * How tools/list writes input schemas: `portable` (default; no root combinators, a PowerShell
+   * command's parameter sets spelled out in its description, nothing the Anthropic, OpenAI or
+   * Gemini function-calling rules refuse), `exact` (the full JSON Schema) or `openai-strict`.
+   * Calls are validated and bound against the exact schema whichever is listed.
    */
-  flatSchemas?: boolean;
+  schemaDialect?: SchemaDialect;
   /** Re-discover when files under the sources change, and tell clients. Default false. */
   watch?: boolean | { debounceMs?: number };
   /**
@@ -219,7 +220,7 @@ export async function createToolpackServer(
       verdictOf,
       runner,
       ...(options.discloseAbove === undefined ? {} : { discloseAbove: options.discloseAbove }),
-      ...(options.flatSchemas === true ? { flatSchemas: true } : {}),
+      ...(options.schemaDialect === undefined ? {} : { schemaDialect: options.schemaDialect }),
       callNamedTool: async (toolName, args, callOptions) => {
         const answer = await callTool(toolName, args, callOptions);
         if (!('unknownTool' in answer)) return answer.result;
@@ -273,7 +274,10 @@ export async function createToolpackServer(
       outputSchemaOf: (toolName) => served.allByName.get(toolName)?.outputSchema,
       callTool: (toolName, args, callOptions) => {
         warmSoon();
-        return callTool(toolName, args, callOptions);
+        const tool = served.allByName.get(toolName);
+        // A client's arguments follow the listed schema; the call pipeline the exact one.
+        const exact = tool === undefined ? args : served.readListedArguments(tool, args);
+        return callTool(toolName, exact, callOptions);
       },
     },
     log,

@@ -6,8 +6,13 @@ import { examples, hasInspector, runInspectorCli } from '../testing/index.ts';
 
 // The official MCP Inspector's CLI mode, driving `mcp serve` over stdio as a third-party
 // client would. It is a devDependency, so it runs offline.
+// Exact schemas: tools/list is compared with `mcp list --json`, which shows each tool's own.
 const runInspector = (example: string, method: string[]) =>
-  runInspectorCli({ cwd: path.join(examples, example), method });
+  runInspectorCli({
+    cwd: path.join(examples, example),
+    method,
+    serveArgs: ['--schema-dialect', 'exact'],
+  });
 
 /** A result's text blocks and structured content, as one searchable string. */
 function contentOf(json: Record<string, unknown>): string {

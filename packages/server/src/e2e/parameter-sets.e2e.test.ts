@@ -1,20 +1,25 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  childEnv,
   hasInspector,
+  repo,
   runInspectorCli,
   startStdioSession,
   type StdioSession,
 } from '../testing/index.ts';
 
-// PowerShell scripts with several parameter sets over `mcp serve`: the client sees every
-// parameter and a oneOf branch per set; a call binds the set PowerShell binds (each script
-// returns $PSCmdlet.ParameterSetName), and one that fits none or several is refused with
-// E_PARAMETER_SET_MATCH before PowerShell starts.
+// PowerShell scripts with several parameter sets over `mcp serve`: under --schema-dialect
+// exact the client sees every parameter and a oneOf branch per set, under the default
+// (portable) the sets in the description; either way a call binds the set PowerShell binds
+// (each script returns $PSCmdlet.ParameterSetName), and one that fits none or several is
+// refused with E_PARAMETER_SET_MATCH before PowerShell starts.
 const project = path.join(import.meta.dirname, 'fixtures', 'parameter-sets-project');
 const scripts = path.join(project, 'scripts');
 const work = mkdtempSync(path.join(os.tmpdir(), 'toolpack-sets-e2e-'));
@@ -76,11 +81,13 @@ function subsets(values: Record<string, unknown>): Array<Record<string, unknown>
   );
 }
 
-describe('several parameter sets over mcp serve (SDK client)', () => {
+describe('several parameter sets over mcp serve --schema-dialect exact (SDK client)', () => {
   let session: StdioSession;
 
   beforeAll(async () => {
-    session = await startStdioSession(['--no-cache', '--no-watch'], { cwd: project });
+    session = await startStdioSession(['--no-cache', '--no-watch', '--schema-dialect', 'exact'], {
+      cwd: project,
+    });
   });
 
   afterAll(async () => {
@@ -99,12 +106,6 @@ describe('several parameter sets over mcp serve (SDK client)', () => {
       ['ById', ['Id']],
       ['All', ['All']],
     ]);
-  });
-
-  it('warns at start that some clients refuse a root oneOf, naming the tools', () => {
-    expect(session.stderr()).toMatch(
-      /W_ROOT_COMBINATOR 3 tools have a oneOf\/anyOf\/allOf at the root of the input schema \((?=[^)]*Find_Widget)(?=[^)]*Get_Widget)[^)]*\).*--flat-schemas/,
-    );
   });
 
   it.skipIf(!hasPwsh)(
@@ -194,12 +195,13 @@ describe('several parameter sets over mcp serve (SDK client)', () => {
 });
 
 // The official MCP Inspector's CLI mode (a devDependency, so offline) as a third-party client.
-const runInspector = (method: string[]) => runInspectorCli({ cwd: project, method });
+const runInspector = (method: string[]) =>
+  runInspectorCli({ cwd: project, method, serveArgs: ['--schema-dialect', 'exact'] });
 
 describe.skipIf(!hasInspector)(
   'several parameter sets in the Inspector CLI [needs Inspector]',
   () => {
-    it('tools/list shows the oneOf with a branch per set', () => {
+    it('tools/list under --schema-dialect exact shows the oneOf with a branch per set', () => {
       const { code, json } = runInspector(['--method', 'tools/list']);
       expect(code).toBe(0);
       const tools = json.tools as Array<{
@@ -229,20 +231,18 @@ describe.skipIf(!hasInspector)(
   },
 );
 
-describe('several parameter sets over mcp serve --flat-schemas (SDK client)', () => {
+describe('several parameter sets over mcp serve, portable by default (SDK client)', () => {
   let session: StdioSession;
 
   beforeAll(async () => {
-    session = await startStdioSession(['--no-cache', '--no-watch', '--flat-schemas'], {
-      cwd: project,
-    });
+    session = await startStdioSession(['--no-cache', '--no-watch'], { cwd: project });
   });
 
   afterAll(async () => {
     await session?.close();
   });
 
-  it('lists no root oneOf: the sets are spelled out in the description, and no warning', async () => {
+  it('lists no root oneOf: the sets are spelled out in the description', async () => {
     const { tools } = await session.client.listTools();
     for (const tool of tools)
       expect(Object.keys(tool.inputSchema), tool.name).not.toContain('oneOf');
@@ -251,7 +251,6 @@ describe('several parameter sets over mcp serve --flat-schemas (SDK client)', ()
     expect(find?.description).toContain(
       'Parameter sets (send the parameters of one set only): ByName (default): Name (required)',
     );
-    expect(session.stderr()).not.toContain('W_ROOT_COMBINATOR');
   });
 
   it('still refuses a call that fits no set: the full schema binds the call', async () => {
@@ -263,11 +262,130 @@ describe('several parameter sets over mcp serve --flat-schemas (SDK client)', ()
     expect(textOf(result)).toMatch(/^E_PARAMETER_SET_MATCH /);
   });
 
-  it.skipIf(!hasPwsh)(`${PWSH_TEST_TAG} binds a call to its set as without the flag`, async () => {
+  it.skipIf(!hasPwsh)(`${PWSH_TEST_TAG} binds a call to its set`, async () => {
     const result = await session.client.callTool({
       name: 'Find_Widget',
       arguments: { Id: 7, Top: 2 },
     });
     expect(outcomeOf(result)).toBe('bound ById');
+  });
+});
+
+// The built `mcp` (packages/cli/bin/mcp.js and its dist/, what a user installs; run `pnpm
+// build` first): every combination of arguments binds the same set, or is refused the same,
+// whether the client was listed the default (portable) schemas, the exact ones, or the
+// openai-strict ones with null sent for every parameter it leaves out.
+const builtMcp = path.join(repo, 'packages', 'cli', 'bin', 'mcp.js');
+const hasBuiltMcp = existsSync(path.join(repo, 'packages', 'cli', 'dist', 'bin.mjs'));
+
+/** This process's environment without the source condition: the bundle resolves as installed. */
+function builtEnv(): Record<string, string> {
+  const env = childEnv();
+  const nodeOptions = (env.NODE_OPTIONS ?? '').replace(/--conditions[= ]@toolpack\/source/g, '');
+  if (nodeOptions.trim() === '') delete env.NODE_OPTIONS;
+  else env.NODE_OPTIONS = nodeOptions.trim();
+  return env;
+}
+
+async function connectBuilt(args: string[]): Promise<Client> {
+  const client = new Client({ name: 'toolpack-e2e', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [builtMcp, 'serve', '--no-cache', '--no-watch', ...args],
+      cwd: project,
+      env: builtEnv(),
+      stderr: 'ignore',
+    }),
+  );
+  return client;
+}
+
+describe.skipIf(!hasBuiltMcp)('one binding in every schema dialect [built mcp]', () => {
+  const clients: Record<'portable' | 'exact' | 'strict', Client | undefined> = {
+    portable: undefined,
+    exact: undefined,
+    strict: undefined,
+  };
+
+  beforeAll(async () => {
+    [clients.portable, clients.exact, clients.strict] = await Promise.all([
+      connectBuilt([]),
+      connectBuilt(['--schema-dialect', 'exact']),
+      connectBuilt(['--schema-dialect', 'openai-strict']),
+    ]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(Object.values(clients).map((client) => client?.close()));
+  });
+
+  it('lists the sets in the description by default and as oneOf under exact', async () => {
+    const portable = (await clients.portable!.listTools()).tools.find(
+      (tool) => tool.name === 'Find_Widget',
+    );
+    const exact = (await clients.exact!.listTools()).tools.find(
+      (tool) => tool.name === 'Find_Widget',
+    );
+    expect(portable?.inputSchema).not.toHaveProperty('oneOf');
+    expect(portable?.inputSchema).not.toHaveProperty('additionalProperties');
+    expect(portable?.description).toContain('Parameter sets (send the parameters of one set only)');
+    expect(exact?.inputSchema).toHaveProperty('oneOf');
+  });
+
+  it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} binds or refuses every combination the same under each dialect`,
+    async () => {
+      const cases = [
+        ...subsets({ Name: 'gear', Id: 7, All: true, Top: 2 }).map((args) => ({
+          tool: 'Find_Widget',
+          all: ['Name', 'Id', 'All', 'Top'],
+          args,
+        })),
+        ...subsets({ Path: 'a', LiteralPath: 'b', Recurse: true }).map((args) => ({
+          tool: 'Get_Entry',
+          all: ['Path', 'LiteralPath', 'Recurse'],
+          args,
+        })),
+      ];
+      const differences: string[] = [];
+      let bound = 0;
+      for (const { tool, all, args } of cases) {
+        // What a model in strict mode sends: every parameter, null for those it leaves out.
+        const strictArgs = Object.fromEntries(all.map((name) => [name, args[name] ?? null]));
+        const [exact, portable, strict] = await Promise.all([
+          clients.exact!.callTool({ name: tool, arguments: args }),
+          clients.portable!.callTool({ name: tool, arguments: args }),
+          clients.strict!.callTool({ name: tool, arguments: strictArgs }),
+        ]);
+        const expected = outcomeOf(exact);
+        if (expected.startsWith('bound ')) bound++;
+        for (const [dialect, result] of [
+          ['portable', portable],
+          ['openai-strict', strict],
+        ] as const)
+          if (outcomeOf(result) !== expected)
+            differences.push(
+              `${tool} ${JSON.stringify(args)}: exact ${expected}, ${dialect} ${outcomeOf(result)}`,
+            );
+      }
+      expect(differences).toEqual([]);
+      // Both outcomes occur, so the comparison is not trivially one-sided.
+      expect(bound).toBeGreaterThan(3);
+      expect(cases.length - bound).toBeGreaterThan(3);
+    },
+    180_000,
+  );
+
+  it('refuses --flat-schemas, now --schema-dialect portable, beside another dialect', () => {
+    const run = spawnSync(
+      process.execPath,
+      [builtMcp, 'serve', '--flat-schemas', '--schema-dialect', 'exact'],
+      { cwd: project, env: builtEnv(), encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(
+      '--flat-schemas is --schema-dialect portable: it cannot go with --schema-dialect exact.',
+    );
   });
 });

@@ -1,7 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { isToolpackError } from '@toolpack/core';
+import { isToolpackError, type SchemaDialect } from '@toolpack/core';
 import { EXIT_OK, EXIT_USAGE } from '../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../io.ts';
+import { FLAT_SCHEMAS_NOTE, parseSchemaDialect } from '../../option-parsers.ts';
 import {
   CONFIG_CLIENTS,
   configureClient,
@@ -14,6 +15,7 @@ interface ConfigFlags {
   name?: string;
   project?: boolean;
   npx?: boolean;
+  schemaDialect?: SchemaDialect;
   flatSchemas?: boolean;
 }
 
@@ -46,9 +48,11 @@ export function createConfigCommand(io: CliIo, done: (code: number) => void): Co
     .option('--project', 'VS Code/Cursor: use the project’s .vscode/mcp.json or .cursor/mcp.json')
     .option('--npx', 'start the server with `npx -y @toolpack/cli@<version>` (a config to share)')
     .option(
-      '--flat-schemas',
-      'serve with --flat-schemas: no root oneOf in input schemas, which Claude refuses (mcp serve warns when a tool has one)',
-    );
+      '--schema-dialect <dialect>',
+      'serve with --schema-dialect: exact or openai-strict (portable, the default, adds nothing)',
+      parseSchemaDialect,
+    )
+    .option('--flat-schemas', 'deprecated: --schema-dialect portable, the default');
   command.addHelpText(
     'after',
     `
@@ -57,12 +61,13 @@ Examples:
   mcp config claude --write        # add it to claude_desktop_config.json
   mcp config vscode --project --write
   mcp -C ~/work/jira-tools config cursor --write --name jira
-  mcp config claude --write --flat-schemas   # PowerShell commands with several parameter sets
+  mcp config vscode --write --schema-dialect openai-strict   # a model in OpenAI's strict mode
 
 Exit codes: 0 printed or written, 2 an unknown client or a config file that is not valid JSON.`,
   );
   command.action(async (client: ConfigClient, flags: ConfigFlags) => {
     const paint = createPainter(io.stderr, io.env);
+    if (flags.flatSchemas === true) io.stderr.write(`${paint('dim', FLAT_SCHEMAS_NOTE)}\n`);
     let configured: ClientConfiguration;
     try {
       configured = await configureClient({
@@ -73,7 +78,7 @@ Exit codes: 0 printed or written, 2 an unknown client or a config file that is n
         ...(flags.name === undefined ? {} : { name: flags.name }),
         ...(flags.project ? { project: true } : {}),
         ...(flags.npx ? { npx: true } : {}),
-        ...(flags.flatSchemas ? { flatSchemas: true } : {}),
+        ...(flags.schemaDialect === undefined ? {} : { schemaDialect: flags.schemaDialect }),
       });
     } catch (error) {
       // A config file that cannot be merged is the user's to fix: exit 2, not 1.

@@ -99,17 +99,42 @@ describe('mcp config', () => {
     );
   });
 
-  it('--flat-schemas adds the flag to the serve command, for clients that refuse a root oneOf', async () => {
-    const { code, stdout } = await mcp(['config', 'claude', '--flat-schemas']);
+  it('--schema-dialect adds the dialect to the serve command, except the default', async () => {
+    const { code, stdout } = await mcp(['config', 'claude', '--schema-dialect', 'openai-strict']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual({
       mcpServers: {
         'toolpack-jira-tools': {
           command: process.execPath,
-          args: [bin, '-C', project, 'serve', '--flat-schemas'],
+          args: [bin, '-C', project, 'serve', '--schema-dialect', 'openai-strict'],
         },
       },
     });
+    const portable = await mcp(['config', 'claude', '--schema-dialect', 'portable']);
+    expect(JSON.parse(portable.stdout).mcpServers['toolpack-jira-tools'].args).toEqual([
+      bin,
+      '-C',
+      project,
+      'serve',
+    ]);
+  });
+
+  it('--flat-schemas, deprecated, is the default now: nothing added, and it says so', async () => {
+    const { code, stdout, stderr } = await mcp(['config', 'claude', '--flat-schemas']);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).mcpServers['toolpack-jira-tools'].args).toEqual([
+      bin,
+      '-C',
+      project,
+      'serve',
+    ]);
+    expect(stderr).toContain('--flat-schemas is deprecated: it is --schema-dialect portable');
+  });
+
+  it('refuses a dialect it does not know, naming the three', async () => {
+    const { code, stderr } = await mcp(['config', 'claude', '--schema-dialect', 'strict']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('expected one of portable, exact, openai-strict.');
   });
 
   it('--write merges into a file with other servers and keys, keeping them all', async () => {

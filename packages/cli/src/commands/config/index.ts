@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ToolpackError } from '@toolpack/core';
+import { DEFAULT_SCHEMA_DIALECT, ToolpackError, type SchemaDialect } from '@toolpack/core';
 import { findCliPackage } from '../../find-cli-package.ts';
 import type { CommandContext } from '../../io.ts';
 
@@ -85,15 +85,17 @@ export function resolveServerLaunch(options: {
   /** This package's `mcp` bin (findCliPackage). */
   binPath: string;
   nodePath?: string;
-  /** Add `--flat-schemas` to the serve command (clients whose model API refuses a root oneOf). */
-  flatSchemas?: boolean;
+  /** Add `--schema-dialect` to the serve command unless it is the default. */
+  schemaDialect?: SchemaDialect;
 }): ServerLaunch {
   const { binPath } = options;
   const serveArgs = [
     '-C',
     options.projectDir,
     'serve',
-    ...(options.flatSchemas === true ? ['--flat-schemas'] : []),
+    ...(options.schemaDialect === undefined || options.schemaDialect === DEFAULT_SCHEMA_DIALECT
+      ? []
+      : ['--schema-dialect', options.schemaDialect]),
   ];
   const fromNpxCache = /[\\/]_npx[\\/]/.test(binPath);
   if (options.npx === true || fromNpxCache || !existsSync(binPath)) {
@@ -206,8 +208,8 @@ export interface ConfigureClientOptions extends CommandContext {
   project?: boolean;
   /** Start the server with `npx -y @toolpack/cli@<version>` (a config to share). */
   npx?: boolean;
-  /** Serve with `--flat-schemas`: no root oneOf/anyOf/allOf in the listed input schemas. */
-  flatSchemas?: boolean;
+  /** Serve with `--schema-dialect` (nothing is added for the default, portable). */
+  schemaDialect?: SchemaDialect;
 }
 
 export interface ClientConfiguration {
@@ -232,7 +234,7 @@ export async function configureClient(
     version: cli.version,
     binPath: cli.binPath,
     ...(options.npx ? { npx: true } : {}),
-    ...(options.flatSchemas ? { flatSchemas: true } : {}),
+    ...(options.schemaDialect === undefined ? {} : { schemaDialect: options.schemaDialect }),
   });
   const target = findClientConfig(options.client, {
     env: options.env,

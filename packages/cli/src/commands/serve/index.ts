@@ -2,9 +2,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import {
+  DEFAULT_SCHEMA_DIALECT,
   formatDiagnostic,
   isToolpackError,
   type Diagnostic,
+  type SchemaDialect,
   type SourceSpec,
   type ToolPolicy,
 } from '@toolpack/core';
@@ -27,9 +29,14 @@ import {
 } from '../../source-flags.ts';
 import { displayPath } from '../../tool-view.ts';
 import { findUnrunnableTools, renderUnrunnableTools } from '../../find-unrunnable-tools.ts';
-import { collect, parseCount, parseTimeout } from '../../option-parsers.ts';
+import {
+  FLAT_SCHEMAS_NOTE,
+  collect,
+  parseCount,
+  parseSchemaDialect,
+  parseTimeout,
+} from '../../option-parsers.ts';
 import { describeConfinement, renderConfinement } from '../../describe-confinement.ts';
-import { renderRootCombinatorWarning } from './root-combinator-warning.ts';
 import { resolveServedPacks } from './serve-packs.ts';
 
 interface ServeFlags extends SourceFlagValues {
@@ -51,6 +58,7 @@ interface ServeFlags extends SourceFlagValues {
   pack?: string[];
   registry?: string;
   discloseAbove?: number;
+  schemaDialect?: SchemaDialect;
   flatSchemas?: boolean;
 }
 
@@ -164,9 +172,11 @@ export function createServeCommand(io: CliIo, done: (code: number) => void): Com
       parseCount,
     )
     .option(
-      '--flat-schemas',
-      'list input schemas without a root oneOf/anyOf/allOf (parameter sets go into the description): Claude, Bedrock, Vertex and OpenAI strict refuse them',
+      '--schema-dialect <dialect>',
+      `how tools/list writes input schemas: portable (default; what Claude, OpenAI and Gemini all accept), exact (full JSON Schema) or openai-strict (default: schemaDialect: in ${MANIFEST_FILE}, else portable)`,
+      parseSchemaDialect,
     )
+    .option('--flat-schemas', 'deprecated: --schema-dialect portable, the default')
     .option(
       '--no-idle-gc',
       'do not run a full garbage collection 5 s after a burst of calls (it gives the memory back)',
@@ -200,11 +210,12 @@ working directory is the project a pack granted \`project\` works on (-C picks a
 Packs are unpacked into the user cache ($TOOLPACK_CACHE_DIR, else ~/.cache/toolpack) and
 reused from there, also when the registry is down (docs/serving-clients.md).
 
-A PowerShell command with several parameter sets is listed with a oneOf input schema.
-Claude (Anthropic's API, Bedrock, Vertex) and OpenAI's strict mode refuse a root
-oneOf/anyOf/allOf, and with it the whole session: stderr warns at start, and
---flat-schemas lists those tools without it (their sets spelled out in the description;
-calls are still bound to their set).
+Input schemas are listed portable by default: no root oneOf (a PowerShell command's
+parameter sets are spelled out in its description) and nothing the Anthropic, OpenAI or
+Gemini function-calling rules refuse. --schema-dialect exact lists the full JSON Schema
+(a root oneOf per parameter set), openai-strict what OpenAI's strict mode takes (every
+parameter required, optional ones nullable; null means not given). Calls are validated
+and bound to their parameter set against the full schema in every dialect.
 
 Exit codes: 0 stopped cleanly, 2 bad flags, a bad policy, a missing source, more tools
 than maxTools, or two tools of one name where a pack is involved (or any two under --strict).`,
@@ -217,6 +228,17 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
       if (hint !== undefined) io.stderr.write(`${paint('dim', `hint: ${hint}`)}\n`);
       done(EXIT_USAGE);
     };
+
+    if (flags.flatSchemas === true) {
+      if (flags.schemaDialect !== undefined && flags.schemaDialect !== 'portable') {
+        fail(
+          `--flat-schemas is --schema-dialect portable: it cannot go with --schema-dialect ${flags.schemaDialect}.`,
+        );
+        return;
+      }
+      say(FLAT_SCHEMAS_NOTE);
+      flags.schemaDialect = 'portable';
+    }
 
     let resolved: ResolvedSources;
     if (flags.pack !== undefined) {
@@ -307,7 +329,7 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
         ...(auditFile === undefined ? {} : { audit: auditFile }),
         ...(flags.name === undefined ? {} : { name: flags.name }),
         ...(flags.discloseAbove === undefined ? {} : { discloseAbove: flags.discloseAbove }),
-        ...(flags.flatSchemas === true ? { flatSchemas: true } : {}),
+        schemaDialect: flags.schemaDialect ?? resolved.schemaDialect ?? DEFAULT_SCHEMA_DIALECT,
         // A served pack is an immutable copy in the cache: nothing to watch.
         watch: flags.watch !== false && resolved.origin !== 'packs',
         warm: 'after-list',
@@ -373,11 +395,6 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
       describeConfinement({ tools: toolpack.tools, requireSandbox, env: io.env }),
     );
     if (confinement !== undefined) say(confinement);
-    const rootCombinators = renderRootCombinatorWarning({
-      tools: toolpack.tools,
-      flatSchemas: flags.flatSchemas === true,
-    });
-    if (rootCombinators !== undefined) say(paint('yellow', rootCombinators));
 
     const policy = loaded.policy;
     const summary = `${toolpack.tools.length} ${toolpack.tools.length === 1 ? 'tool' : 'tools'}${
