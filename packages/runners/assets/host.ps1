@@ -28,6 +28,8 @@
                                             its first call (nothing is answered)
         { type: "forget-modules", modulePaths } drops module runspaces (all when null) so the
                                             next call imports the module afresh (hot reload)
+        { type: "answer", id, askId, action: "accept"|"decline"|"cancel"|"error", values?,
+          error? }                          the user's answer to an "ask" (see Send-Questions)
         { type: "shutdown" }
     host -> Node
         { type: "hello", token, pid, psVersion }  first line; the token proves who connected
@@ -35,6 +37,9 @@
           completed }                       one Write-Progress record; a run of one activity's
                                             records is sent as its latest
         { type: "log", id, level, message }
+        { type: "ask", id, askId, message, fields: [{ name, title, description, choices?,
+          default? }] }                     a question the tool put to its host (ShouldProcess,
+                                            Read-Host, PromptForChoice); no fields: a yes/no
         { type: "result", id, kind: "none"|"text"|"json"|"error", text, json, error, file,
           line, truncated, stopped, errorCount }
 
@@ -64,6 +69,169 @@ Set-StrictMode -Off
 foreach ($assemblyName in @('System.Text.Json', 'System.Text.Encodings.Web', 'System.Net.Sockets', 'System.IO.Pipes')) {
     try { [void][System.Reflection.Assembly]::Load($assemblyName) } catch { }
 }
+
+# The host every tool runspace gets: the default one has no UI, so ShouldProcess, Read-Host and
+# PromptForChoice failed. This one puts such questions to Node (which asks the MCP client) and
+# waits for the answer on the tool's own pipeline thread; it never asks for a secret.
+function New-ToolpackHostTypes {
+    # The PSHost's members and the interface's RawUI are read on threads without a runspace
+    # (a runspace opening on its own thread), where a PowerShell class's members, being
+    # script, never run (the open hangs): they are plain .NET members, emitted here (the bare
+    # engine has no Add-Type). The interface's prompts run on the tool's pipeline thread: a
+    # PowerShell class deriving from the emitted base.
+    $module = [System.Reflection.Emit.AssemblyBuilder]::DefineDynamicAssembly(
+        [System.Reflection.AssemblyName]::new('Toolpack.Host'), [System.Reflection.Emit.AssemblyBuilderAccess]::Run).DefineDynamicModule('Toolpack.Host')
+    $getter = [System.Reflection.MethodAttributes]'Public, Virtual, HideBySig, SpecialName'
+    $method = [System.Reflection.MethodAttributes]'Public, Virtual, HideBySig'
+    $op = [System.Reflection.Emit.OpCodes]
+
+    $base = $module.DefineType('Toolpack.HostInterfaceBase', [System.Reflection.TypeAttributes]'Public, Abstract, Class', [System.Management.Automation.Host.PSHostUserInterface])
+    $il = $base.DefineMethod('get_RawUI', $getter, [System.Management.Automation.Host.PSHostRawUserInterface], [type[]]@()).GetILGenerator()
+    $il.Emit($op::Ldnull); $il.Emit($op::Ret)
+    $ctor = $base.DefineConstructor([System.Reflection.MethodAttributes]'Public', [System.Reflection.CallingConventions]::Standard, [type[]]@()).GetILGenerator()
+    $ctor.Emit($op::Ldarg_0)
+    $ctor.Emit($op::Call, [System.Management.Automation.Host.PSHostUserInterface].GetConstructor([System.Reflection.BindingFlags]'Instance, NonPublic, Public', $null, [type[]]@(), $null))
+    $ctor.Emit($op::Ret)
+    $baseType = $base.CreateType()
+
+    $hostBuilder = $module.DefineType('Toolpack.Host', [System.Reflection.TypeAttributes]'Public, Sealed, Class', [System.Management.Automation.Host.PSHost])
+    $uiField = $hostBuilder.DefineField('ui', [System.Management.Automation.Host.PSHostUserInterface], [System.Reflection.FieldAttributes]'Private, InitOnly')
+    $idField = $hostBuilder.DefineField('id', [guid], [System.Reflection.FieldAttributes]'Private, InitOnly')
+    $il = $hostBuilder.DefineConstructor([System.Reflection.MethodAttributes]'Public', [System.Reflection.CallingConventions]::Standard, [type[]]@([System.Management.Automation.Host.PSHostUserInterface])).GetILGenerator()
+    $il.Emit($op::Ldarg_0)
+    $il.Emit($op::Call, [System.Management.Automation.Host.PSHost].GetConstructor([System.Reflection.BindingFlags]'Instance, NonPublic, Public', $null, [type[]]@(), $null))
+    $il.Emit($op::Ldarg_0); $il.Emit($op::Ldarg_1); $il.Emit($op::Stfld, $uiField)
+    $il.Emit($op::Ldarg_0); $il.Emit($op::Call, [guid].GetMethod('NewGuid')); $il.Emit($op::Stfld, $idField)
+    $il.Emit($op::Ret)
+    $il = $hostBuilder.DefineMethod('get_Name', $getter, [string], [type[]]@()).GetILGenerator()
+    $il.Emit($op::Ldstr, 'Toolpack'); $il.Emit($op::Ret)
+    $il = $hostBuilder.DefineMethod('get_Version', $getter, [version], [type[]]@()).GetILGenerator()
+    $il.Emit($op::Ldc_I4_1); $il.Emit($op::Ldc_I4_0); $il.Emit($op::Newobj, [version].GetConstructor([type[]]@([int], [int]))); $il.Emit($op::Ret)
+    $il = $hostBuilder.DefineMethod('get_InstanceId', $getter, [guid], [type[]]@()).GetILGenerator()
+    $il.Emit($op::Ldarg_0); $il.Emit($op::Ldfld, $idField); $il.Emit($op::Ret)
+    $il = $hostBuilder.DefineMethod('get_UI', $getter, [System.Management.Automation.Host.PSHostUserInterface], [type[]]@()).GetILGenerator()
+    $il.Emit($op::Ldarg_0); $il.Emit($op::Ldfld, $uiField); $il.Emit($op::Ret)
+    foreach ($name in 'get_CurrentCulture', 'get_CurrentUICulture') {
+        $il = $hostBuilder.DefineMethod($name, $getter, [System.Globalization.CultureInfo], [type[]]@()).GetILGenerator()
+        $il.Emit($op::Call, [System.Globalization.CultureInfo].GetProperty($name.Substring(4)).GetGetMethod()); $il.Emit($op::Ret)
+    }
+    $il = $hostBuilder.DefineMethod('SetShouldExit', $method, [void], [type[]]@([int])).GetILGenerator()
+    $il.Emit($op::Ret)
+    $il = $hostBuilder.DefineMethod('EnterNestedPrompt', $method, [void], [type[]]@()).GetILGenerator()
+    $il.Emit($op::Ldstr, 'A Toolpack tool cannot enter a nested prompt.')
+    $il.Emit($op::Newobj, [System.Management.Automation.PSNotSupportedException].GetConstructor([type[]]@([string])))
+    $il.Emit($op::Throw)
+    foreach ($name in 'ExitNestedPrompt', 'NotifyBeginApplication', 'NotifyEndApplication') {
+        $il = $hostBuilder.DefineMethod($name, $method, [void], [type[]]@()).GetILGenerator()
+        $il.Emit($op::Ret)
+    }
+    return @{ InterfaceBase = $baseType; Host = $hostBuilder.CreateType() }
+}
+
+$script:QuestionQueue = [System.Collections.Concurrent.ConcurrentQueue[hashtable]]::new()
+$script:HostTypes = New-ToolpackHostTypes
+# A class compiled from text, after its base exists: [NoRunspaceAffinity()] (7.4+) must be
+# left out where it does not exist, and without it 7.4+ would run every method on this
+# script's runspace, busy in the main loop.
+$script:HostTypes['Interface'] = . ([scriptblock]::Create(@'
+__AFFINITY__
+class ToolpackHostInterface : Toolpack.HostInterfaceBase {
+    [System.Collections.Concurrent.ConcurrentQueue[hashtable]] $Questions
+    [string] $CallId = ''
+    ToolpackHostInterface([System.Collections.Concurrent.ConcurrentQueue[hashtable]] $questions) { $this.Questions = $questions }
+
+    hidden [hashtable] Ask([string] $message, [object[]] $fields) {
+        $answer = [System.Threading.Tasks.TaskCompletionSource[hashtable]]::new([System.Threading.Tasks.TaskCreationOptions]::RunContinuationsAsynchronously)
+        $this.Questions.Enqueue(@{ CallId = $this.CallId; Message = $message; Fields = $fields; Answer = $answer })
+        $reply = $answer.Task.GetAwaiter().GetResult()
+        $action = [string]$reply['action']
+        if ($action -eq 'stopped') { throw [System.Management.Automation.PipelineStoppedException]::new() }
+        if ($action -eq 'error') { throw [System.Management.Automation.PSInvalidOperationException]::new([string]$reply['error']) }
+        return $reply
+    }
+    hidden [hashtable] AskForValues([string] $message, [object[]] $fields) {
+        $reply = $this.Ask($message, $fields)
+        if ([string]$reply['action'] -ne 'accept') {
+            throw [System.Management.Automation.PSInvalidOperationException]::new("The user $([string]$reply['action'])d the question `"$message`"; the tool got no answer.")
+        }
+        $values = $reply['values']
+        if ($values -isnot [hashtable]) { $values = @{} }
+        return $values
+    }
+    hidden [void] RefuseSecret([string] $what) {
+        throw [System.Management.Automation.PSInvalidOperationException]::new(
+            "E_ELICITATION_SECRET The tool asked for $what, and Toolpack never asks an MCP client for a secret (MCP forbids secrets in form elicitation). " +
+            'Bind it on the server instead: a credentials: entry in toolpack.yaml for a PSCredential or SecureString parameter (docs/powershell-scripts.md, Credentials).')
+    }
+    [string] ReadLine() {
+        return [string]$this.AskForValues('The tool asks for a line of text.', @(@{ name = 'value'; title = 'Answer' }))['value']
+    }
+    [System.Security.SecureString] ReadLineAsSecureString() { $this.RefuseSecret('a secure string (Read-Host -AsSecureString)'); return $null }
+    [System.Management.Automation.PSCredential] PromptForCredential([string] $caption, [string] $message, [string] $userName, [string] $targetName) {
+        $this.RefuseSecret('a credential (Get-Credential or a PSCredential prompt)'); return $null
+    }
+    [System.Management.Automation.PSCredential] PromptForCredential([string] $caption, [string] $message, [string] $userName, [string] $targetName,
+        [System.Management.Automation.PSCredentialTypes] $allowedTypes, [System.Management.Automation.PSCredentialUIOptions] $options) {
+        $this.RefuseSecret('a credential (Get-Credential or a PSCredential prompt)'); return $null
+    }
+    [System.Collections.Generic.Dictionary[string, System.Management.Automation.PSObject]] Prompt([string] $caption, [string] $message,
+        [System.Collections.ObjectModel.Collection[System.Management.Automation.Host.FieldDescription]] $descriptions) {
+        $fields = [System.Collections.Generic.List[object]]::new()
+        foreach ($description in $descriptions) {
+            $type = [string]$description.ParameterTypeFullName
+            if ($type -like 'System.Security.SecureString*' -or $type -like 'System.Management.Automation.PSCredential*') {
+                $this.RefuseSecret("`"$($description.Name)`" as a $($type.Split('.')[-1]) (Read-Host -AsSecureString, or a mandatory secret parameter left out)")
+            }
+            $field = @{ name = [string]$description.Name; title = [string]$description.Name }
+            if (-not [string]::IsNullOrEmpty($description.Label)) { $field['title'] = [string]$description.Label.Replace('&', '') }
+            if (-not [string]::IsNullOrEmpty($description.HelpMessage)) { $field['description'] = [string]$description.HelpMessage }
+            $fields.Add($field)
+        }
+        $text = (@($caption, $message) | Where-Object { -not [string]::IsNullOrWhiteSpace($_) }) -join "`n"
+        if ($text -eq '') { $text = 'The tool asks: ' + ((@($fields) | ForEach-Object { $_['title'] }) -join ', ') }
+        $values = $this.AskForValues($text, $fields.ToArray())
+        $result = [System.Collections.Generic.Dictionary[string, System.Management.Automation.PSObject]]::new()
+        foreach ($field in $fields) { $result[$field['name']] = [System.Management.Automation.PSObject]::new([string]$values[$field['name']]) }
+        return $result
+    }
+    [int] PromptForChoice([string] $caption, [string] $message,
+        [System.Collections.ObjectModel.Collection[System.Management.Automation.Host.ChoiceDescription]] $choices, [int] $defaultChoice) {
+        $text = (@($caption, $message) | Where-Object { -not [string]::IsNullOrWhiteSpace($_) }) -join "`n"
+        # ShouldProcess and ShouldContinue ask through here (MshCommandRuntime.InquireHelper):
+        # a yes/no confirmation, Yes first; a decline or a cancel is No (nothing happens).
+        if ([System.Environment]::StackTrace.Contains('MshCommandRuntime.InquireHelper')) {
+            $reply = $this.Ask($text, @())
+            if ([string]$reply['action'] -eq 'accept') { return 0 }
+            if ($choices.Count -ge 4) { return 2 }
+            return 1
+        }
+        $options = [System.Collections.Generic.List[object]]::new()
+        foreach ($choice in $choices) {
+            $option = @{ value = [string]$choice.Label.Replace('&', '') }
+            if (-not [string]::IsNullOrEmpty($choice.HelpMessage)) { $option['description'] = [string]$choice.HelpMessage }
+            $options.Add($option)
+        }
+        $field = @{ name = 'choice'; title = 'Choice'; choices = $options.ToArray() }
+        if ($defaultChoice -ge 0 -and $defaultChoice -lt $options.Count) { $field['default'] = $options[$defaultChoice]['value'] }
+        $picked = [string]$this.AskForValues($text, @($field))['choice']
+        for ($index = 0; $index -lt $options.Count; $index++) {
+            if ($options[$index]['value'] -ceq $picked) { return $index }
+        }
+        throw [System.Management.Automation.PSInvalidOperationException]::new("The answer `"$picked`" is none of the choices of `"$text`".")
+    }
+    # What tools print to the host goes nowhere, as before: only the streams reach Node.
+    [void] Write([string] $value) { }
+    [void] Write([System.ConsoleColor] $foreground, [System.ConsoleColor] $background, [string] $value) { }
+    [void] WriteLine([string] $value) { }
+    [void] WriteErrorLine([string] $value) { }
+    [void] WriteDebugLine([string] $value) { }
+    [void] WriteProgress([long] $sourceId, [System.Management.Automation.ProgressRecord] $record) { }
+    [void] WriteVerboseLine([string] $value) { }
+    [void] WriteWarningLine([string] $value) { }
+}
+
+[ToolpackHostInterface]
+'@.Replace('__AFFINITY__', $(if ($PSVersionTable.PSVersion -ge [version]'7.4') { '[NoRunspaceAffinity()]' } else { '' }))))
 
 # The token proves to Node that this process is the host it started; tools must not see it.
 $script:Token = [string]$env:TOOLPACK_HOST_TOKEN
@@ -650,13 +818,22 @@ function Connect-Channel {
     return [System.Net.Sockets.NetworkStream]::new($socket, $true)
 }
 
+function New-ToolRunspace {
+    # A runspace with a host of its own, whose interface knows the call it serves.
+    $interface = $script:HostTypes['Interface']::new($script:QuestionQueue)
+    $toolHost = $script:HostTypes['Host']::new($interface)
+    $runspace = [System.Management.Automation.Runspaces.RunspaceFactory]::CreateRunspace($toolHost, $script:SessionState)
+    return @{ Runspace = $runspace; Interface = $interface }
+}
+
 function New-ScriptRunspace {
-    $runspace = [System.Management.Automation.Runspaces.RunspaceFactory]::CreateRunspace($script:SessionState)
+    $created = New-ToolRunspace
+    $runspace = $created['Runspace']
     # One pipeline thread per runspace, kept between calls (the default starts a thread per call).
     $runspace.ThreadOptions = [System.Management.Automation.Runspaces.PSThreadOptions]::ReuseThread
     $runspace.OpenAsync()
     $script:RunspaceCount = $script:RunspaceCount + 1
-    $script:Preparing.Add(@{ Runspace = $runspace; Shell = $null; Task = $null; Request = $null; Baseline = $null; Uses = 0; Session = '' })
+    $script:Preparing.Add(@{ Runspace = $runspace; Interface = $created['Interface']; Shell = $null; Task = $null; Request = $null; Baseline = $null; Uses = 0; Session = '' })
 }
 
 function Close-ScriptRunspace {
@@ -757,12 +934,13 @@ function Get-ModuleSlot {
     # InitialSessionState's modules (LocalConnection.DoOpenHelper sets Opened, then
     # BindRunspace imports), so a call started on Opened could find the function missing or
     # the import's pipeline still running.
-    $runspace = [System.Management.Automation.Runspaces.RunspaceFactory]::CreateRunspace($script:SessionState)
+    $created = New-ToolRunspace
+    $runspace = $created['Runspace']
     # One thread for the module's whole life: some modules keep thread-affine state.
     $runspace.ThreadOptions = [System.Management.Automation.Runspaces.PSThreadOptions]::ReuseThread
     $runspace.OpenAsync()
     $slot = @{
-        Path = $ModulePath; Runspace = $runspace; Queue = [System.Collections.Generic.Queue[hashtable]]::new()
+        Path = $ModulePath; Runspace = $runspace; Interface = $created['Interface']; Queue = [System.Collections.Generic.Queue[hashtable]]::new()
         Busy = $null; Forgotten = $false; Ready = $false; ImportShell = $null; ImportTask = $null
     }
     $script:Modules[$ModulePath] = $slot
@@ -864,6 +1042,8 @@ function Start-ToolCall {
     param([hashtable] $Call, [System.Management.Automation.Runspaces.Runspace] $Runspace, [hashtable] $Entry)
     $Call['Runspace'] = $Runspace
     $Call['Entry'] = $Entry
+    $owner = if ($null -ne $Entry) { $Entry } else { $Call['Slot'] }
+    if ($null -ne $owner -and $null -ne $owner['Interface']) { $owner['Interface'].CallId = [string]$Call['Id'] }
     try {
         $shell = [System.Management.Automation.PowerShell]::Create()
         $shell.Runspace = $Runspace
@@ -1115,6 +1295,8 @@ function Stop-ToolCall {
     if ($null -ne $call['Shell']) {
         if (-not $call['Stopping']) {
             $call['Stopping'] = $true
+            # A pipeline waiting for its user stops only once the wait ends.
+            Close-Questions $Id
             [void]$call['Shell'].BeginStop($null, $null)
         }
         return
@@ -1140,6 +1322,34 @@ function Stop-ToolCall {
         })
 }
 
+function Send-Questions {
+    # Questions the tools' host interfaces queued on their own threads go to Node from here,
+    # the one thread that writes the channel; the answer comes back as an "answer" message.
+    $question = $null
+    while ($script:QuestionQueue.TryDequeue([ref] $question)) {
+        $callId = [string]$question['CallId']
+        $call = if ($script:Calls.ContainsKey($callId)) { $script:Calls[$callId] } else { $null }
+        if ($null -eq $call -or $call['Stopping'] -or $call['Warm'] -eq $true) {
+            [void]$question['Answer'].TrySetResult(@{ action = 'stopped' })
+            continue
+        }
+        $script:QuestionCount = $script:QuestionCount + 1
+        $askId = [string]$script:QuestionCount
+        $script:Questions[$askId] = $question
+        Send-Message ([ordered]@{ type = 'ask'; id = $callId; askId = $askId; message = [string]$question['Message']; fields = @($question['Fields']) })
+    }
+}
+
+function Close-Questions {
+    param([string] $CallId)
+    foreach ($askId in @($script:Questions.Keys)) {
+        $question = $script:Questions[$askId]
+        if ([string]$question['CallId'] -ne $CallId) { continue }
+        [void]$script:Questions.Remove($askId)
+        [void]$question['Answer'].TrySetResult(@{ action = 'stopped' })
+    }
+}
+
 function Receive-Message {
     param([string] $Line)
     $options = [System.Text.Json.JsonDocumentOptions]@{ MaxDepth = 100000 }
@@ -1159,6 +1369,13 @@ function Receive-Message {
         }
     } elseif ($type -eq 'stop') {
         Stop-ToolCall ([string]$message['id'])
+    } elseif ($type -eq 'answer') {
+        $askId = [string]$message['askId']
+        if ($script:Questions.ContainsKey($askId)) {
+            $question = $script:Questions[$askId]
+            [void]$script:Questions.Remove($askId)
+            [void]$question['Answer'].TrySetResult($message)
+        }
     } elseif ($type -eq 'warm-module') {
         [void](Get-ModuleSlot ([string]$message['modulePath']))
     } elseif ($type -eq 'warm-session') {
@@ -1203,6 +1420,8 @@ function Clear-ClosedRunspaces {
 }
 
 $script:Calls = [System.Collections.Generic.Dictionary[string, hashtable]]::new()
+$script:Questions = [System.Collections.Generic.Dictionary[string, hashtable]]::new()
+$script:QuestionCount = 0
 $script:PendingScripts = [System.Collections.Generic.List[hashtable]]::new()
 $script:Preparing = [System.Collections.Generic.List[hashtable]]::new()
 $script:Idle = [System.Collections.Generic.Stack[hashtable]]::new()
@@ -1276,6 +1495,7 @@ try {
         }
         if (-not $script:Running) { break }
 
+        Send-Questions
         foreach ($call in @($script:Calls.Values)) {
             if ($null -eq $call['Task']) { continue }
             if ($call['Task'].IsCompleted) { Complete-ToolCall $call } else { Send-StreamRecords $call }

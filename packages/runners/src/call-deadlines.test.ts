@@ -71,4 +71,37 @@ describe('createCallDeadlines', () => {
     c.cancel();
     expect(timeouts()).toBe(before);
   });
+
+  it('does not run the clock while held, and runs the time that was left after', () => {
+    const deadlines = createCallDeadlines();
+    const expired: string[] = [];
+    const deadline = deadlines.start(1_000, () => expired.push('held'));
+    vi.advanceTimersByTime(400);
+    const release = deadline.hold();
+    const overlapping = deadline.hold();
+    vi.advanceTimersByTime(5_000);
+    expect(expired).toEqual([]);
+    release();
+    release();
+    vi.advanceTimersByTime(5_000);
+    // Still held by the second hold.
+    expect(expired).toEqual([]);
+    overlapping();
+    vi.advanceTimersByTime(599);
+    expect(expired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(expired).toEqual(['held']);
+  });
+
+  it('never fires a deadline cancelled while held', () => {
+    const deadlines = createCallDeadlines();
+    const expired: string[] = [];
+    const deadline = deadlines.start(100, () => expired.push('cancelled'));
+    const release = deadline.hold();
+    deadline.cancel();
+    release();
+    vi.advanceTimersByTime(1_000);
+    expect(expired).toEqual([]);
+    expect(deadlines.pending).toBe(0);
+  });
 });

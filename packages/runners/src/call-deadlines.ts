@@ -4,6 +4,11 @@ export interface CallDeadline {
   refresh(): void;
   /** The call ended: its timeout never fires. */
   cancel(): void;
+  /**
+   * Stops the clock (the tool waits for its user); the returned function starts it again
+   * with the time that was left. Holds may overlap: the clock runs once none is held.
+   */
+  hold(): () => void;
 }
 
 export interface CallDeadlines {
@@ -15,6 +20,9 @@ export interface CallDeadlines {
 
 interface Entry {
   at: number;
+  /** While held: the time that was left, and how many holds are open. */
+  left: number;
+  holds: number;
   readonly ms: number;
   readonly onExpire: () => void;
 }
@@ -66,7 +74,7 @@ export function createCallDeadlines(): CallDeadlines {
   return {
     start(ms, onExpire) {
       const now = performance.now();
-      const entry: Entry = { at: now + ms, ms, onExpire };
+      const entry: Entry = { at: now + ms, left: 0, holds: 0, ms, onExpire };
       entries.add(entry);
       if (entry.at < armedAt) arm(entry.at, now);
       else if (entries.size === 1) timer?.ref();
@@ -76,7 +84,30 @@ export function createCallDeadlines(): CallDeadlines {
           if (entries.has(entry)) entry.at = performance.now() + entry.ms;
         },
         cancel() {
+          entry.holds = -1;
           if (entries.delete(entry)) releaseIfIdle();
+        },
+        hold() {
+          if (entry.holds < 0) return () => {};
+          if (entry.holds++ === 0) {
+            if (!entries.delete(entry)) {
+              entry.holds = -1;
+              return () => {};
+            }
+            entry.left = Math.max(0, entry.at - performance.now());
+            releaseIfIdle();
+          }
+          let released = false;
+          return () => {
+            if (released || entry.holds <= 0) return;
+            released = true;
+            if (--entry.holds > 0) return;
+            const again = performance.now();
+            entry.at = again + entry.left;
+            entries.add(entry);
+            if (entry.at < armedAt) arm(entry.at, again);
+            else if (entries.size === 1) timer?.ref();
+          };
         },
       };
     },

@@ -9,7 +9,12 @@ export type {
   ToolRunnerOptions,
   ToolRunnerStats,
 } from './tool-runner.ts';
-export type { ToolProgress } from './runner-types.ts';
+export type {
+  ToolProgress,
+  ToolQuestion,
+  ToolQuestionAnswer,
+  ToolQuestionField,
+} from './runner-types.ts';
 
 // The allow-list, the containment mode and the sandbox's state live in @toolpack/containment,
 // with the rest of what a child may inherit; re-exported so that whoever configures a runner

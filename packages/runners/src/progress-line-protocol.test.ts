@@ -3,8 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { fuzzRuns } from '@toolpack/fuzz-runs';
 import {
   createProgressLineFilter,
+  MAX_ASK_LINE_BYTES,
   MAX_PROGRESS_LINE_BYTES,
+  parseAskLine,
   parseProgressLine,
+  type AskLine,
 } from './progress-line-protocol.ts';
 import type { ToolProgress } from './runner-types.ts';
 
@@ -106,5 +109,53 @@ describe('createProgressLineFilter', () => {
     expect(progress).toEqual([{ progress: 2, message: 'ok' }]);
     expect(malformed).toHaveLength(1);
     expect(malformed[0]).toContain(`longer than ${MAX_PROGRESS_LINE_BYTES} bytes`);
+  });
+});
+
+describe('parseAskLine', () => {
+  it('reads the three kinds', () => {
+    expect(parseAskLine('::ask confirm Delete 3 files?')).toEqual({
+      kind: 'confirm',
+      message: 'Delete 3 files?',
+      choices: [],
+    });
+    expect(parseAskLine('::ask text Which branch?\r')).toEqual({
+      kind: 'text',
+      message: 'Which branch?',
+      choices: [],
+    });
+    expect(parseAskLine('::ask choice Which colour? | red | dark green')).toEqual({
+      kind: 'choice',
+      message: 'Which colour?',
+      choices: ['red', 'dark green'],
+    });
+  });
+
+  it('refuses what breaks the grammar', () => {
+    for (const line of [
+      '::ask secret Password?',
+      '::ask confirm ',
+      '::ask choice Which colour?',
+      '::ask choice Which colour?|red|red',
+      `::ask text ${'x'.repeat(MAX_ASK_LINE_BYTES)}`,
+    ]) {
+      expect(parseAskLine(line), line).toBeUndefined();
+    }
+  });
+
+  it('takes ask lines out of stderr only for a filter that handles them', () => {
+    const asked: AskLine[] = [];
+    const chunk = Buffer.from('before\n::ask confirm Go on?\nafter\n');
+    const handling = createProgressLineFilter({
+      onProgress: () => {},
+      onMalformed: () => {},
+      onAsk: (line) => asked.push(line),
+    });
+    expect(Buffer.concat([handling.push(chunk), handling.end()]).toString()).toBe(
+      'before\nafter\n',
+    );
+    expect(asked).toEqual([{ kind: 'confirm', message: 'Go on?', choices: [] }]);
+    const plain = createProgressLineFilter({ onProgress: () => {}, onMalformed: () => {} });
+    expect(Buffer.concat([plain.push(chunk), plain.end()]).toString()).toBe(chunk.toString());
   });
 });

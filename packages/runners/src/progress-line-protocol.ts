@@ -15,6 +15,44 @@ import type { ToolProgress } from './runner-types.ts';
 export const PROGRESS_LINE_PREFIX = '::progress';
 export const MAX_PROGRESS_LINE_BYTES = 1024;
 
+/**
+ * The question line, for the same tools: the tool asks its user and reads the answer, one
+ * line, from file descriptor 3 (docs/param-headers.md):
+ *
+ *   ::ask confirm Delete 3 files?              answered `accept`, `decline` or `cancel`
+ *   ::ask text Which branch?                   `accept <text>` (one line), `decline`, `cancel`
+ *   ::ask choice Which colour?|red|green       `accept <choice>`, `decline`, `cancel`
+ *
+ * Or `error <why>` when nobody can answer (a client without elicitation). Never for secrets.
+ */
+export const ASK_LINE_PREFIX = '::ask';
+export const MAX_ASK_LINE_BYTES = 4096;
+
+export interface AskLine {
+  kind: 'confirm' | 'text' | 'choice';
+  message: string;
+  /** A choice question's options, in order; empty for the others. */
+  choices: string[];
+}
+
+const ASK_LINE = /^::ask (confirm|text|choice) (.+)$/su;
+
+/** Reads one `::ask` line (without its line break); undefined when it breaks the grammar. */
+export function parseAskLine(line: string): AskLine | undefined {
+  const text = line.endsWith('\r') ? line.slice(0, -1) : line;
+  if (Buffer.byteLength(text) > MAX_ASK_LINE_BYTES) return undefined;
+  const match = ASK_LINE.exec(text);
+  if (match === null) return undefined;
+  const kind = match[1] as AskLine['kind'];
+  const rest = (match[2] ?? '').trim();
+  if (kind !== 'choice') return rest === '' ? undefined : { kind, message: rest, choices: [] };
+  const [message = '', ...options] = rest.split('|').map((part) => part.trim());
+  const choices = options.filter((choice) => choice !== '');
+  if (message === '' || choices.length === 0 || new Set(choices).size !== choices.length)
+    return undefined;
+  return { kind, message, choices };
+}
+
 const PROGRESS_LINE =
   /^::progress (\d{1,15}(?:\.\d{1,15})?)(?:(%)|\/(\d{1,15}(?:\.\d{1,15})?))?(?: (.*))?$/su;
 
@@ -63,11 +101,14 @@ export interface ProgressLineFilter {
 
 export interface ProgressLineHandlers {
   onProgress(progress: ToolProgress): void;
-  /** A line that starts with `::progress ` but breaks the grammar; it stays in stderr. */
+  /** A well-formed `::ask` line; without this handler such lines stay in stderr. */
+  onAsk?(question: AskLine): void;
+  /** A line that starts with `::progress ` (or `::ask `) but breaks the grammar; it stays in stderr. */
   onMalformed(line: string): void;
 }
 
 const PREFIX_BYTES = Buffer.from(`${PROGRESS_LINE_PREFIX} `);
+const ASK_PREFIX_BYTES = Buffer.from(`${ASK_LINE_PREFIX} `);
 const NEWLINE = 0x0a;
 
 /**
@@ -80,8 +121,24 @@ export function createProgressLineFilter(handlers: ProgressLineHandlers): Progre
   // Inside an ordinary line (or an over-long one) that was already let through.
   let passing = false;
 
+  const asking = handlers.onAsk !== undefined;
+  const startsWith = (candidate: Buffer, prefix: Buffer): boolean => {
+    const shared = Math.min(candidate.length, prefix.length);
+    return candidate.subarray(0, shared).equals(prefix.subarray(0, shared));
+  };
+
   const classify = (line: Buffer, out: Buffer[]): void => {
     const body = line.at(-1) === NEWLINE ? line.subarray(0, -1) : line;
+    if (asking && body.length >= ASK_PREFIX_BYTES.length && startsWith(body, ASK_PREFIX_BYTES)) {
+      const question = parseAskLine(body.toString('utf8'));
+      if (question !== undefined) {
+        handlers.onAsk?.(question);
+        return;
+      }
+      handlers.onMalformed(body.toString('utf8'));
+      out.push(line);
+      return;
+    }
     const parsed = parseProgressLine(body.toString('utf8'));
     if (parsed.kind === 'progress') {
       handlers.onProgress(parsed.progress);
@@ -91,11 +148,11 @@ export function createProgressLineFilter(handlers: ProgressLineHandlers): Progre
     out.push(line);
   };
 
-  const couldBeProgress = (candidate: Buffer): boolean => {
-    if (candidate.length > MAX_PROGRESS_LINE_BYTES + 1) return false;
-    const shared = Math.min(candidate.length, PREFIX_BYTES.length);
-    return candidate.subarray(0, shared).equals(PREFIX_BYTES.subarray(0, shared));
-  };
+  const couldBeProgress = (candidate: Buffer): boolean =>
+    (candidate.length <= MAX_PROGRESS_LINE_BYTES + 1 && startsWith(candidate, PREFIX_BYTES)) ||
+    (asking &&
+      candidate.length <= MAX_ASK_LINE_BYTES + 1 &&
+      startsWith(candidate, ASK_PREFIX_BYTES));
 
   return {
     push(chunk) {

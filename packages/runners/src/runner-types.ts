@@ -6,6 +6,35 @@ export interface ToolProgress {
   message?: string;
 }
 
+/**
+ * One field of a question a tool asks its user: a line of text, or one of `choices`.
+ * Never a secret: MCP's form elicitation must not carry passwords or keys, so runners refuse
+ * secret prompts themselves (credentials come from the server's `credentials:` binding).
+ */
+export interface ToolQuestionField {
+  name: string;
+  title?: string;
+  description?: string;
+  /** The values the user picks from, in order; absent for free text. */
+  choices?: readonly { value: string; title?: string; description?: string }[];
+  default?: string;
+}
+
+/**
+ * A question a running tool asks its user (ShouldProcess, Read-Host, PromptForChoice, an
+ * `::ask` line), which the server turns into an MCP form elicitation. No fields: a yes/no
+ * confirmation, accepted or not.
+ */
+export interface ToolQuestion {
+  message: string;
+  fields: readonly ToolQuestionField[];
+}
+
+export type ToolQuestionAnswer =
+  | { action: 'accept'; values: Record<string, string> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
 /** Why a call's signal was aborted; runners word their messages after it. */
 export type StopReason = 'timeout' | 'cancelled' | 'closed';
 
@@ -32,6 +61,12 @@ export interface RunnerCall {
   signal: AbortSignal;
   onProgress(progress: ToolProgress): void;
   onLog(level: ToolLogLevel, message: string): void;
+  /**
+   * Asks the call's client. Rejects with a readable message when nobody can answer (a
+   * client without elicitation, a task, the call already stopped); the call's timeout does
+   * not run while it waits.
+   */
+  ask(question: ToolQuestion): Promise<ToolQuestionAnswer>;
 }
 
 /**

@@ -24,6 +24,8 @@ import type {
   RunnerCall,
   StopReason,
   ToolProgress,
+  ToolQuestion,
+  ToolQuestionAnswer,
 } from './runner-types.ts';
 import { describeStopReason } from './runner-types.ts';
 
@@ -93,6 +95,12 @@ export interface ToolCallOptions {
    */
   onProgress?(progress: ToolProgress): void;
   onLog?(level: ToolLogLevel, message: string): void;
+  /**
+   * Puts a tool's question to the call's user (MCP elicitation); rejects, with the reason,
+   * when nobody can answer. Absent: every question is refused at once. The call's timeout
+   * does not run while a question waits.
+   */
+  ask?(question: ToolQuestion): Promise<ToolQuestionAnswer>;
 }
 
 export interface ToolRunnerStats {
@@ -345,6 +353,25 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       onLog(level, message) {
         if (answered || callOptions.onLog === undefined) return;
         callOptions.onLog(level, message);
+      },
+      async ask(question) {
+        if (answered) throw new Error(`tool "${tool.name}" was already answered`);
+        if (callOptions.ask === undefined) {
+          throw new ToolpackError(
+            'E_ELICITATION_UNAVAILABLE',
+            `Tool "${tool.name}" asked its user a question, and nobody can answer it here.`,
+            {
+              hint: 'Call it from an MCP client that supports elicitation, or give the answer as an argument.',
+            },
+          );
+        }
+        // Waiting for a person is not the tool being slow: the clock stops meanwhile.
+        const release = deadline.hold();
+        try {
+          return await callOptions.ask(question);
+        } finally {
+          release();
+        }
       },
     };
 

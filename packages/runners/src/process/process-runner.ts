@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { extname, resolve } from 'node:path';
 import { realpathSync } from 'node:fs';
 import { findInstallFolder, spawnContained, type ContainedProcess } from '@toolpack/containment';
@@ -12,8 +13,13 @@ import {
   formatTruncationMarker,
   sliceUtf8,
 } from '../results.ts';
-import { createProgressLineFilter, MAX_PROGRESS_LINE_BYTES } from '../progress-line-protocol.ts';
-import type { KindRunner, RunnerCall } from '../runner-types.ts';
+import { describeQuestionFailure } from '../describe-question-failure.ts';
+import {
+  createProgressLineFilter,
+  MAX_PROGRESS_LINE_BYTES,
+  type AskLine,
+} from '../progress-line-protocol.ts';
+import type { KindRunner, RunnerCall, ToolQuestion, ToolQuestionAnswer } from '../runner-types.ts';
 import { describeStopReason } from '../runner-types.ts';
 import { findExecutable } from '../find-executable.ts';
 import { findInterpreterRuntimePaths } from '../runtime-paths.ts';
@@ -209,7 +215,8 @@ function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
           TOOLPACK_PROJECT_ROOT: options.projectRoot,
           TOOLPACK_TOOL: call.tool.name,
         },
-        stdio: ['pipe', 'pipe', 'pipe'],
+        // fd 3 carries the answers to the tool's `::ask` lines.
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
         ...(sandbox === undefined ? {} : { sandbox }),
       });
     } catch (error) {
@@ -227,8 +234,23 @@ function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
       STDERR_LOG_LIMIT_BYTES,
     );
     let malformedReported = false;
+    const answers = child.stdio[3] as Writable | null;
+    // A tool that never reads its answers closes fd 3; that is not its failure.
+    answers?.on('error', () => {});
+    // Answered in the order asked, one line each, on fd 3.
+    let answering: Promise<void> = Promise.resolve();
     const progressLines = createProgressLineFilter({
       onProgress: (progress) => call.onProgress(progress),
+      onAsk(line) {
+        const asked = call.ask(toQuestion(line)).then(
+          (answer) => formatAnswerLine(line, answer),
+          (error: unknown) => `error ${describeQuestionFailure(error).replace(/[\r\n]+/gu, ' ')}`,
+        );
+        answering = answering.then(async () => {
+          const reply = await asked;
+          if (!settled && answers?.writable === true) answers.write(`${reply}\n`);
+        });
+      },
       onMalformed(line) {
         if (malformedReported) return;
         malformedReported = true;
@@ -378,4 +400,29 @@ function createLineForwarder(
       pending = '';
     },
   };
+}
+
+/** The MCP question for an `::ask` line: no field for a confirmation, one for the others. */
+function toQuestion(line: AskLine): ToolQuestion {
+  switch (line.kind) {
+    case 'confirm':
+      return { message: line.message, fields: [] };
+    case 'text':
+      return { message: line.message, fields: [{ name: 'answer', title: 'Answer' }] };
+    case 'choice':
+      return {
+        message: line.message,
+        fields: [
+          { name: 'choice', title: 'Choice', choices: line.choices.map((value) => ({ value })) },
+        ],
+      };
+  }
+}
+
+/** The answer as the one line the tool reads: its line breaks become spaces. */
+function formatAnswerLine(line: AskLine, answer: ToolQuestionAnswer): string {
+  if (answer.action !== 'accept') return answer.action;
+  if (line.kind === 'confirm') return 'accept';
+  const value = answer.values[line.kind === 'text' ? 'answer' : 'choice'] ?? '';
+  return `accept ${value.replace(/[\r\n]+/gu, ' ')}`;
 }

@@ -23,6 +23,32 @@ describe('host protocol', { timeout: fuzzTimeout() }, () => {
       stopped: false,
       errorCount: 0,
     });
+    expect(
+      parseHostMessage(
+        JSON.stringify({
+          type: 'ask',
+          id: '1',
+          askId: '2',
+          message: 'Which?',
+          fields: [
+            {
+              name: 'choice',
+              title: '',
+              choices: [{ value: 'a', description: 'A' }, { value: 3 }],
+            },
+            { title: 'no name' },
+            'junk',
+          ],
+        }),
+      ),
+    ).toEqual({
+      type: 'ask',
+      id: '1',
+      askId: '2',
+      message: 'Which?',
+      fields: [{ name: 'choice', choices: [{ value: 'a', description: 'A' }] }],
+    });
+    expect(parseHostMessage('{"type":"ask","id":"1"}')).toBeUndefined();
     expect(parseHostMessage('not json')).toBeUndefined();
     expect(parseHostMessage('[1]')).toBeUndefined();
   });

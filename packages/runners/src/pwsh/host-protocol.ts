@@ -1,4 +1,5 @@
 import type { ToolLogLevel } from '@toolpack/core';
+import type { ToolQuestionField } from '../runner-types.ts';
 
 /**
  * A tool-folder call's session (core's PwshSession) with the key the host files runspaces
@@ -44,6 +45,15 @@ export type ToHostMessage =
       session?: HostSession | null;
     }
   | { type: 'stop'; id: string }
+  /** The answer to an `ask`; `error` says why nobody could answer (thrown in the tool). */
+  | {
+      type: 'answer';
+      id: string;
+      askId: string;
+      action: 'accept' | 'decline' | 'cancel' | 'error';
+      values?: Record<string, string>;
+      error?: string;
+    }
   | { type: 'warm-module'; modulePath: string }
   /** Loads a tool-folder session into a fresh runspace ahead of the first call that needs it. */
   | { type: 'warm-session'; session: HostSession }
@@ -81,6 +91,15 @@ export interface HostLogMessage {
   message: string;
 }
 
+/** A question the tool put to its PowerShell host (ShouldProcess, Read-Host, PromptForChoice). */
+export interface HostAskMessage {
+  type: 'ask';
+  id: string;
+  askId: string;
+  message: string;
+  fields: ToolQuestionField[];
+}
+
 export interface HostResultMessage {
   type: 'result';
   id: string;
@@ -97,7 +116,7 @@ export interface HostResultMessage {
 }
 
 export type FromHostMessage =
-  HostHelloMessage | HostProgressMessage | HostLogMessage | HostResultMessage;
+  HostHelloMessage | HostProgressMessage | HostLogMessage | HostAskMessage | HostResultMessage;
 
 const LOG_LEVELS = new Set<string>(['debug', 'info', 'notice', 'warning', 'error']);
 
@@ -147,6 +166,16 @@ export function parseHostMessage(line: string): FromHostMessage | undefined {
             message: message.message,
           }
         : undefined;
+    case 'ask':
+      return typeof message.id === 'string' && typeof message.askId === 'string'
+        ? {
+            type: 'ask',
+            id: message.id,
+            askId: message.askId,
+            message: typeof message.message === 'string' ? message.message : '',
+            fields: readQuestionFields(message.fields),
+          }
+        : undefined;
     case 'result': {
       if (typeof message.id !== 'string') return undefined;
       const kind = message.kind;
@@ -167,4 +196,39 @@ export function parseHostMessage(line: string): FromHostMessage | undefined {
     default:
       return undefined;
   }
+}
+
+const readText = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined;
+
+/** The fields of an `ask`, each kept only with a name; anything else in them is dropped. */
+function readQuestionFields(value: unknown): ToolQuestionField[] {
+  if (!Array.isArray(value)) return [];
+  const fields: ToolQuestionField[] = [];
+  for (const item of value as unknown[]) {
+    if (typeof item !== 'object' || item === null) continue;
+    const raw = item as Record<string, unknown>;
+    const name = readText(raw.name);
+    if (name === undefined) continue;
+    const title = readText(raw.title);
+    const description = readText(raw.description);
+    const fallback = readText(raw.default);
+    const field: ToolQuestionField = {
+      name,
+      ...(title === undefined ? {} : { title }),
+      ...(description === undefined ? {} : { description }),
+      ...(fallback === undefined ? {} : { default: fallback }),
+    };
+    if (Array.isArray(raw.choices)) {
+      field.choices = (raw.choices as unknown[]).flatMap((choice) => {
+        if (typeof choice !== 'object' || choice === null) return [];
+        const option = choice as Record<string, unknown>;
+        if (typeof option.value !== 'string') return [];
+        const help = readText(option.description);
+        return [{ value: option.value, ...(help === undefined ? {} : { description: help }) }];
+      });
+    }
+    fields.push(field);
+  }
+  return fields;
 }

@@ -10,7 +10,9 @@ import {
   type SandboxPlan,
 } from '@toolpack/containment';
 import type { ToolLogLevel } from '@toolpack/core';
+import type { ToolQuestion, ToolQuestionAnswer } from '../runner-types.ts';
 import { createTailBuffer } from '../capped-output.ts';
+import { describeQuestionFailure } from '../describe-question-failure.ts';
 import type { HostResultMessage, HostSession, ToHostMessage } from './host-protocol.ts';
 import { parseHostMessage } from './host-protocol.ts';
 import type { ProgressRecord } from './progress-records.ts';
@@ -41,6 +43,8 @@ export type PwshCallOutcome =
 export interface PwshCallHandlers {
   onProgress(record: ProgressRecord): void;
   onLog(level: ToolLogLevel, message: string): void;
+  /** The tool asked its user (ShouldProcess, Read-Host...); a rejection is thrown in the tool. */
+  onAsk(question: ToolQuestion): Promise<ToolQuestionAnswer>;
 }
 
 export interface PwshCallHandle {
@@ -180,6 +184,25 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
       case 'log':
         call.handlers.onLog(message.level, message.message);
         break;
+      case 'ask': {
+        const { id, askId } = message;
+        call.handlers.onAsk({ message: message.message, fields: message.fields }).then(
+          (answer) => {
+            if (alive && pending.has(id)) send({ type: 'answer', id, askId, ...answer });
+          },
+          (error: unknown) => {
+            if (alive && pending.has(id))
+              send({
+                type: 'answer',
+                id,
+                askId,
+                action: 'error',
+                error: describeQuestionFailure(error),
+              });
+          },
+        );
+        break;
+      }
       case 'result':
         pending.delete(message.id);
         call.settle({ type: 'result', message });

@@ -188,6 +188,7 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
         if (level === 'warning' && warnings.length < MAX_COLLECTED_MESSAGES) warnings.push(message);
         call.onLog(level, message);
       },
+      onAsk: (question) => call.ask(question),
     });
 
     let graceTimer: NodeJS.Timeout | undefined;

@@ -1,0 +1,92 @@
+// The `::ask` line protocol of script tools, against a real bash script: questions on stderr,
+// answers read from fd 3, a declined confirmation leaves nothing behind.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToolRunner, type ToolRunner } from '../index.ts';
+import type { ToolQuestion, ToolQuestionAnswer } from '../runner-types.ts';
+import { firstText, makeTool } from '../testing/index.ts';
+
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const askTool = makeTool({
+  name: 'ask',
+  invocation: { runner: 'process', scriptPath: 'ask.sh', extension: '.sh' },
+  properties: { marker: { type: 'string' } },
+});
+
+describe('::ask lines from a bash script', () => {
+  let runner: ToolRunner;
+  let scratch: string;
+
+  beforeAll(() => {
+    scratch = mkdtempSync(join(tmpdir(), 'toolpack-ask-'));
+    runner = createToolRunner({ projectRoot: fixtures });
+  });
+  afterAll(async () => {
+    await runner.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const run = async (marker: string, confirm: ToolQuestionAnswer) => {
+    const questions: ToolQuestion[] = [];
+    const logs: string[] = [];
+    const answers: ToolQuestionAnswer[] = [
+      { action: 'accept', values: { answer: 'main\nline two' } },
+      { action: 'accept', values: { choice: 'green' } },
+      confirm,
+    ];
+    const result = await runner.call(
+      askTool,
+      { marker },
+      {
+        onLog: (_level, message) => logs.push(message),
+        ask: async (question) => {
+          questions.push(question);
+          return answers.shift() ?? { action: 'cancel' };
+        },
+      },
+    );
+    return { result, questions, logs };
+  };
+
+  it('asks each question in turn and acts on an accepted confirmation', async () => {
+    const marker = join(scratch, 'accepted');
+    const { result, questions } = await run(marker, { action: 'accept', values: {} });
+    expect(firstText(result)).toBe('written on main line two in green');
+    expect(existsSync(marker)).toBe(true);
+    expect(questions).toEqual([
+      { message: 'Which branch?', fields: [{ name: 'answer', title: 'Answer' }] },
+      {
+        message: 'Which colour?',
+        fields: [
+          {
+            name: 'choice',
+            title: 'Choice',
+            choices: [{ value: 'red' }, { value: 'green' }, { value: 'blue' }],
+          },
+        ],
+      },
+      { message: `Write ${marker} on main line two in green?`, fields: [] },
+    ]);
+  });
+
+  it('does nothing on a declined confirmation, and keeps ::ask lines out of stderr', async () => {
+    const marker = join(scratch, 'declined');
+    const { result, logs } = await run(marker, { action: 'decline' });
+    expect(firstText(result)).toBe('skipped (decline) on main line two in green');
+    expect(existsSync(marker)).toBe(false);
+    expect(logs).toEqual([]);
+  });
+
+  it('answers "error" at once when nobody can answer', async () => {
+    const marker = join(scratch, 'unanswered');
+    const started = performance.now();
+    const result = await runner.call(askTool, { marker });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toContain('no branch: error E_ELICITATION_UNAVAILABLE');
+    expect(existsSync(marker)).toBe(false);
+  });
+});
