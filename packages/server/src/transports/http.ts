@@ -14,7 +14,8 @@ import { ToolpackError } from '@toolpack/core';
 import type { ToolpackServer } from '../toolpack-server.ts';
 import { createBodyReader } from './http-body-reader.ts';
 import { createSessionTable } from './http-session-table.ts';
-import { checkMessageDepth, checkMessageEnvelope } from './json-rpc-envelope.ts';
+import { checkMessageEnvelope } from './json-rpc-envelope.ts';
+import { checkToolCallHeaders } from './mcp-param-headers.ts';
 import { createOriginCheck, normalizeOrigin } from './origin-check.ts';
 
 export interface StartHttpServerOptions {
@@ -246,9 +247,20 @@ export async function startHttpServer(
         return;
       }
       // The same envelope rules as stdio, so both transports give a bad message the same
-      // answer; a batch is left to the SDK, but not nested deep enough to overflow the stack
-      // of its recursive re-serialising.
-      const rejected = Array.isArray(body) ? checkMessageDepth(body) : checkMessageEnvelope(body);
+      // answer. A batch is refused on both eras: 2025-06-18 removed batching, and the
+      // SDK's 2025 session transport would still have served one.
+      if (Array.isArray(body)) {
+        writeJson(
+          res,
+          400,
+          rpcError(
+            -32600,
+            'Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them); send one message per request.',
+          ),
+        );
+        return;
+      }
+      const rejected = checkMessageEnvelope(body);
       if (rejected !== undefined) {
         writeJson(res, 400, rpcError(rejected.code, rejected.message, rejected.id));
         return;
@@ -256,6 +268,21 @@ export async function startHttpServer(
     }
     const request = await toWebRequest(req, body);
     if (!(await isLegacyRequest(request, body))) {
+      // The SDK checks these headers only for tools of its high-level McpServer.
+      const mismatch = checkToolCallHeaders(toolpack.tools, body, req.headers);
+      if (mismatch !== undefined) {
+        const id = (body as { id?: string | number }).id ?? null;
+        writeJson(res, 400, {
+          jsonrpc: '2.0',
+          id,
+          error: {
+            code: -32020,
+            message: `Bad Request: the request headers and body disagree: ${mismatch.message}`,
+            data: { mismatch: { header: mismatch.header } },
+          },
+        });
+        return;
+      }
       await serveModern(req, res, body);
       return;
     }

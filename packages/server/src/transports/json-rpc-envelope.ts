@@ -8,9 +8,13 @@ import { isPlainObject } from '@toolpack/core';
 /** A JSON-RPC error answer for a message refused before it reaches the SDK. */
 export interface RejectedMessage {
   id: string | number | null;
-  /** -32000: refused by the MCP lifecycle (a request before `initialize`). */
-  code: -32700 | -32600 | -32602 | -32000;
+  /**
+   * -32000: refused by the MCP lifecycle (a request before `initialize`); -32022: a
+   * 2026-07-28 request naming a protocol version the connection does not speak.
+   */
+  code: -32700 | -32600 | -32602 | -32000 | -32022;
   message: string;
+  data?: Record<string, unknown>;
 }
 
 /**

@@ -96,9 +96,10 @@ export function startStdioServer(
         wire.onerror?.(error as Error);
       }
     },
-    reject: ({ id, code, message }) => {
+    reject: ({ id, code, message, data }) => {
       if (stdout.writableEnded || stdout.destroyed) return;
-      stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`);
+      const error = data === undefined ? { code, message } : { code, message, data };
+      stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`);
     },
   });
   // The guard finishes after its last line was delivered, so every request is counted.
