@@ -3,7 +3,8 @@
 // the depth walk, the key count); eight 4 MB HTTP bodies kept it busy and `/health` waited.
 // Each attack runs against the built `mcp`, and again against the server from the sources
 // with the streaming rule on and taken out (fixtures/bounded-refusal/serve.ts), where the
-// block shows.
+// block shows. The same holds for a million keys nested inside one argument, arrays of
+// objects and arrays of numbers: the rule counts values at every depth, and the nesting.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -42,6 +43,28 @@ function argumentsOf(keys: number): string {
 function callLine(id: number, keys: number): Buffer {
   return Buffer.from(
     `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"find_tools","arguments":${argumentsOf(keys)}}}\n`,
+  );
+}
+
+/** A million keys nested inside one argument (`{"a":{"b":{"c":{...}}}}`), the id last. */
+function nestedLine(id: number): Buffer {
+  return Buffer.from(
+    `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"find_tools","arguments":{"a":{"b":{"c":${argumentsOf(1_000_000)}}}}},"id":${id}}\n`,
+  );
+}
+
+/** 250,000 objects of four keys in an array, and six million numbers in another. */
+function rowsLine(id: number): Buffer {
+  const rows: string[] = [];
+  for (let k = 0; k < 250_000; k++) rows.push(`{"a":${k},"b":"row","c":true,"d":null}`);
+  return Buffer.from(
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"find_tools","arguments":{"rows":[${rows.join(',')}]}}}\n`,
+  );
+}
+
+function numbersLine(id: number): Buffer {
+  return Buffer.from(
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"find_tools","arguments":{"v":[${'1,'.repeat(6_000_000)}1]}}}\n`,
   );
 }
 
@@ -122,7 +145,10 @@ function createLinePeer(input: NodeJS.WritableStream, output: NodeJS.ReadableStr
   };
 }
 
-/** Initializes, then sends the 1M-key line and a ping: how long the ping waited after it. */
+/**
+ * Initializes, then sends the 1M-key line and a ping: how long the ping waited after it, and
+ * the flood's answer (a tool's error result, or a JSON-RPC error's code and message).
+ */
 async function measurePingBehindFlood(
   peer: LinePeer,
   floodLine: (id: number, keys: number) => Buffer = callLine,
@@ -134,12 +160,15 @@ async function measurePingBehindFlood(
   );
   await peer.answer(1);
   const flood = floodLine(2, 1_000_000);
-  expect(flood.length).toBeGreaterThan(12_000_000);
+  expect(flood.length).toBeGreaterThan(7_000_000);
   await peer.write(flood);
   const sent = performance.now();
   await peer.write(Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' })}\n`));
   const ping = await peer.answer(3);
   const refused = await peer.answer(2);
+  const error = refused.message.error as { code: number; message: string } | undefined;
+  if (error !== undefined)
+    return { pingMs: ping.at - sent, text: `${error.code} ${error.message}` };
   const content = (refused.message.result as { content: { text: string }[] }).content;
   return { pingMs: ping.at - sent, text: content[0]!.text };
 }
@@ -198,6 +227,84 @@ describe('a 1M-key stdio line', () => {
     );
     expect(withRule.pingMs).toBeLessThan(BOUND_MS);
     expect(without.pingMs).toBeGreaterThan(withRule.pingMs * 10);
+  }, 120_000);
+});
+
+describe("a stdio line of a million values below the arguments' top level", () => {
+  const floods = [
+    ['1M keys nested in one argument, the id last', nestedLine],
+    ['250,000 objects in an array', rowsLine],
+    ['6M numbers in an array', numbersLine],
+  ] as const;
+
+  it.each(floods)(
+    '%s: refused by the built mcp while ping is answered within 100 ms',
+    async (_name, floodLine) => {
+      const { pingMs, text } = await floodStdio('built', { floodLine });
+      expect(text).toMatch(/^-32602 Invalid params: the message holds more than 100000 values/);
+      expect(pingMs).toBeLessThan(BOUND_MS);
+    },
+    60_000,
+  );
+
+  it.each(floods)(
+    '%s: blocks the server without the streaming rule, and not with it',
+    async (name, floodLine) => {
+      const without = await floodStdio('rule off', { floodLine });
+      const withRule = await floodStdio('rule on', { floodLine });
+      // Without the rule the call is parsed whole and refused by validation, at its cost.
+      expect(without.text).toMatch(/Invalid arguments for tool "find_tools"/);
+      expect(withRule.text).toMatch(/^-32602 /);
+      console.log(
+        `${name}: ping after ${without.pingMs.toFixed(0)} ms without the streaming rule, ${withRule.pingMs.toFixed(1)} ms with it`,
+      );
+      expect(withRule.pingMs).toBeLessThan(BOUND_MS);
+      expect(without.pingMs).toBeGreaterThan(withRule.pingMs * 10);
+    },
+    120_000,
+  );
+});
+
+describe('a 16 MiB string checked against a pattern', () => {
+  /** `label`'s pattern has no maxLength beside it; `long_label`'s has one, which lifts the budget. */
+  const longText = path.join(fixtures, 'bounded-refusal', 'long-text');
+  const letters = 'a'.repeat(16 * 1024 * 1024 - 200);
+  const lineFor = (tool: string, parameter: string) => () =>
+    Buffer.from(
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"${tool}","arguments":{"${parameter}":"${letters}"}}}\n`,
+    );
+
+  async function pingBehind(line: () => Buffer): Promise<{ pingMs: number; text: string }> {
+    const child = spawn(process.execPath, [builtMcpBin, 'serve', '--no-watch', '--no-cache'], {
+      cwd: longText,
+      env: createBuiltMcpEnv({}),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stderr.resume();
+    try {
+      return await measurePingBehindFlood(createLinePeer(child.stdin, child.stdout), line);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }
+
+  it('is refused unread without a maxLength, while ping is answered within 100 ms of the parse', async () => {
+    // The floor, in the same run: the same line for no tool costs its parse and nothing else.
+    const floor = await pingBehind(lineFor('no_such_tool', 'label'));
+    expect(floor.text).toMatch(/no_such_tool/);
+    const refused = await pingBehind(lineFor('label', 'label'));
+    expect(refused.text).toMatch(
+      /\/label is too long to check against pattern "\^\[a-z\]\+\$" \(262144 characters at most/,
+    );
+    // Read against its pattern (the budget lifted by the schema's own maxLength), the same
+    // text holds the server's thread for the engine's pass over 16 MiB.
+    const read = await pingBehind(lineFor('label', 'long_label'));
+    expect(read.text).toMatch(/^\d+/);
+    console.log(
+      `16 MiB string: ping after ${refused.pingMs.toFixed(1)} ms refused unread, ${read.pingMs.toFixed(0)} ms read against the pattern (parse floor ${floor.pingMs.toFixed(1)} ms)`,
+    );
+    expect(refused.pingMs).toBeLessThan(BOUND_MS + floor.pingMs);
+    expect(read.pingMs).toBeGreaterThan(refused.pingMs * 3);
   }, 120_000);
 });
 
@@ -263,7 +370,14 @@ async function postEight(
   return { worstMs: health.worstMs, texts };
 }
 
-async function floodHttp(session: HttpSession): Promise<HttpFlood> {
+/** A body of just under 4 MiB: 276,000 argument keys at the top level, or nested in one. */
+type FloodBody = (id: number) => string;
+const topLevelKeys: FloodBody = (id) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"find_tools","arguments":${argumentsOf(276_000)}}}`;
+const nestedKeys: FloodBody = (id) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"find_tools","arguments":{"a":{"b":${argumentsOf(276_000)}}}}}`;
+
+async function floodHttp(session: HttpSession, flood: FloodBody): Promise<HttpFlood> {
   // One ordinary call first, so what a first call loads is not counted as the flood's cost.
   await session.call(99, 'tools/call', { name: 'find_tools', arguments: { query: 'x' } });
   // The floor, measured in the same run: moving 32 MB through both processes on this
@@ -274,15 +388,11 @@ async function floodHttp(session: HttpSession): Promise<HttpFlood> {
       `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"no_such_tool","arguments":{"text":"${'x'.repeat(4_050_000)}"}}}`,
   );
   for (const text of floor.texts) expect(text).toMatch(/no_such_tool/);
-  const keys = await postEight(
-    session,
-    (id) =>
-      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"find_tools","arguments":${argumentsOf(276_000)}}}`,
-  );
+  const keys = await postEight(session, flood);
   return { worstMs: keys.worstMs, floorMs: floor.worstMs, texts: keys.texts };
 }
 
-async function floodHttpServer(variant: Variant): Promise<HttpFlood> {
+async function floodHttpServer(variant: Variant, flood = topLevelKeys): Promise<HttpFlood> {
   const child = spawnServer(variant, 'http');
   let stderr = '';
   child.stdout.resume();
@@ -292,7 +402,7 @@ async function floodHttpServer(variant: Variant): Promise<HttpFlood> {
       await new Promise((resolve) => setTimeout(resolve, 50));
     const address = /on (http:\/\/\S+\/mcp)/.exec(stderr)?.[1];
     if (address === undefined) throw new Error(`The server did not start:\n${stderr}`);
-    return await floodHttp(await openHttpSession(new URL(address)));
+    return await floodHttp(await openHttpSession(new URL(address)), flood);
   } finally {
     child.kill('SIGKILL');
   }
@@ -312,6 +422,26 @@ describe('eight 4 MB HTTP bodies of argument keys', () => {
     expect(without.texts).toEqual(withRule.texts);
     console.log(
       `eight 4 MB bodies: /health waited up to ${without.worstMs.toFixed(0)} ms without the streaming rule, ${withRule.worstMs.toFixed(1)} ms with it (floor: ${withRule.floorMs.toFixed(1)} ms)`,
+    );
+    expect(withRule.worstMs).toBeLessThan(BOUND_MS + withRule.floorMs);
+    expect(without.worstMs).toBeGreaterThan(withRule.worstMs * 5);
+  }, 180_000);
+});
+
+describe('eight 4 MB HTTP bodies of keys nested in one argument', () => {
+  it('are refused by the built mcp while /health answers within 100 ms', async () => {
+    const { worstMs, floorMs, texts } = await floodHttpServer('built', nestedKeys);
+    for (const text of texts)
+      expect(text).toMatch(/^Invalid params: the message holds more than 100000 values/);
+    expect(worstMs).toBeLessThan(BOUND_MS + floorMs);
+  }, 120_000);
+
+  it('keep /health waiting without the streaming rule, and not with it', async () => {
+    const without = await floodHttpServer('rule off', nestedKeys);
+    const withRule = await floodHttpServer('rule on', nestedKeys);
+    for (const text of without.texts) expect(text).toMatch(/Invalid arguments for tool/);
+    console.log(
+      `eight 4 MB bodies of nested keys: /health waited up to ${without.worstMs.toFixed(0)} ms without the streaming rule, ${withRule.worstMs.toFixed(1)} ms with it (floor: ${withRule.floorMs.toFixed(1)} ms)`,
     );
     expect(withRule.worstMs).toBeLessThan(BOUND_MS + withRule.floorMs);
     expect(without.worstMs).toBeGreaterThan(withRule.worstMs * 5);
