@@ -26,7 +26,15 @@ describe('chooseSandbox', () => {
     expect(chooseSandbox(pack, sources)).toEqual({
       root: '.toolpack/packs/squatter',
       permissions: LEAST_PERMISSIONS,
-      protect: ['Widgets', 'flows', 'scripts', 'src', 'systems/mcp/tools'],
+      protect: [
+        'Widgets',
+        'flows',
+        'node_modules',
+        'package.json',
+        'scripts',
+        'src',
+        'systems/mcp/tools',
+      ],
     });
   });
 
@@ -38,5 +46,21 @@ describe('chooseSandbox', () => {
 
   it('protects the whole project for a module file at its root, whose imports can be anywhere', () => {
     expect(chooseSandbox(pack, [{ module: 'index.ts' }, pack])?.protect).toEqual(['.']);
+  });
+
+  it('protects the node_modules and package.json of every folder above a JS/TS module, which Node loads from', () => {
+    expect(chooseSandbox(pack, [{ module: 'apps/tools/src/index.mjs' }, pack])?.protect).toEqual([
+      'apps/node_modules',
+      'apps/package.json',
+      'apps/tools/node_modules',
+      'apps/tools/package.json',
+      'apps/tools/src',
+      'node_modules',
+      'package.json',
+    ]);
+    // A PowerShell module loads nothing from node_modules.
+    expect(
+      chooseSandbox(pack, [{ module: 'modules/Widgets/Widgets.psd1' }, pack])?.protect,
+    ).toEqual(['modules/Widgets']);
   });
 });

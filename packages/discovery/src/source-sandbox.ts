@@ -20,7 +20,9 @@ export function chooseSandbox(
 ): ToolSandbox | undefined {
   if (spec.sandbox !== true) return undefined;
   const protect = [
-    ...sources.filter((other) => other.sandbox !== true).map((other) => findProtectedPath(other)),
+    ...sources
+      .filter((other) => other.sandbox !== true)
+      .flatMap((other) => findProtectedPaths(other)),
     ...alsoProtect,
   ];
   return {
@@ -30,15 +32,28 @@ export function chooseSandbox(
   };
 }
 
+// What Node resolves a JS/TS module's imports from, besides the module's own folder.
+const JS_MODULE = /\.(?:[cm]?js|[cm]?ts)$/i;
+
 /**
  * What an unconfined source runs from: its folder, and for a module named without a folder
  * the project root when it is a file there (its imports could be anywhere), the name itself
- * when it is a module name (found on PSModulePath; a folder of that name is protected).
+ * when it is a module name (found on PSModulePath; a folder of that name is protected). A
+ * JS/TS module also loads the `node_modules` and reads the `package.json` of every folder
+ * above its own (`src/tools.mjs` imports `zod` from `node_modules/zod`).
  */
-function findProtectedPath(spec: SourceSpec): string {
+function findProtectedPaths(spec: SourceSpec): string[] {
   const { key, location } = getSourceLocation(spec);
-  if (key === 'module' && !/[\\/]/.test(location) && path.extname(location) === '') return location;
-  return findSourceFolder(spec);
+  if (key === 'module' && !/[\\/]/.test(location) && path.extname(location) === '')
+    return [location];
+  const folder = findSourceFolder(spec);
+  if (key !== 'module' || !JS_MODULE.test(location)) return [folder];
+  const paths = [folder];
+  for (let below = folder, above = path.dirname(folder); above !== below;) {
+    paths.push(path.join(above, 'node_modules'), path.join(above, 'package.json'));
+    [below, above] = [above, path.dirname(above)];
+  }
+  return paths;
 }
 
 /** The folder a source's tools come from: a module's own folder, else the path before any glob. */
