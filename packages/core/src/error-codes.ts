@@ -651,11 +651,6 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'A PowerShell validation pattern was adapted to JSON Schema.',
     exit: 'none',
   },
-  W_ROOT_COMBINATOR: {
-    meaning:
-      "A served tool's input schema has oneOf, anyOf or allOf at its root, which the Anthropic, Bedrock, Vertex and OpenAI strict APIs refuse along with every other tool of the session (serve with --flat-schemas for such clients).",
-    exit: 'none',
-  },
   W_SANDBOX_UNAVAILABLE: {
     meaning: "The OS sandbox cannot be had here: confined tools run with the user's full rights.",
     exit: 'none',
