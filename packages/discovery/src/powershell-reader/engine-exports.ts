@@ -53,7 +53,10 @@ export interface EngineEnum {
   flags: boolean;
 }
 
-/** Which functions a module exports and where each is defined; nothing about their parameters. */
+/**
+ * Which functions a module exports and where each is defined, and for some of them what only
+ * the engine knows (EngineFacts); their parameters are otherwise read from their definitions.
+ */
 export interface EngineAnswer {
   /** `$PSVersionTable.PSVersion` of the pwsh that imported it. */
   version: string;
@@ -88,8 +91,9 @@ export interface ReadEngineExportsOptions {
 
 /**
  * Imports the module once in a contained pwsh (`assets/list-module-exports.ps1`) and answers
- * which functions it exports and where each is defined. Used only where the static reading is
- * not exact: the module's top-level code runs here, with the containment its tools get.
+ * which functions it exports, where each is defined, and the facts of them no file tells. Used
+ * only where the static reading is not exact or needs those facts: the module's top-level code
+ * runs here, with the containment its tools get.
  */
 export function readEngineExports(options: ReadEngineExportsOptions): Promise<EngineReading> {
   const script = resolveAsset('list-module-exports.ps1');
