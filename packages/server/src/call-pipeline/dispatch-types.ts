@@ -1,11 +1,13 @@
 import type { DiscoveredTool, ToolCallResult, ToolLogLevel } from '@toolpack/core';
-import type { ToolProgress } from '@toolpack/runners';
+import type { ToolProgress, ToolQuestion, ToolQuestionAnswer } from '@toolpack/runners';
 
 export interface DispatchCallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   onProgress?(progress: ToolProgress): void;
   onLog?(level: ToolLogLevel, message: string): void;
+  /** Puts a tool's question to the caller's user (MCP elicitation); absent: refused at once. */
+  ask?(question: ToolQuestion): Promise<ToolQuestionAnswer>;
 }
 
 /** Calls any composed tool: built-ins, workflows and runner tools alike. */

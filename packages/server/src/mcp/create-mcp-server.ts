@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ToolLogLevel } from '@toolpack/core';
 import { z } from 'zod';
-import type { ToolProgress } from '@toolpack/runners';
+import type { ToolProgress, ToolQuestion, ToolQuestionAnswer } from '@toolpack/runners';
 import type { ToolAnswer } from '../call-pipeline/call-tool.ts';
 import {
   readTaskCallParams,
@@ -24,6 +24,7 @@ import {
   TASKS_CAPABILITY,
 } from '../tasks/serve-tasks.ts';
 import { createTaskStore, type TaskStore } from '../tasks/task-store.ts';
+import { createClientAsker, refuseQuestionInTask } from './ask-client.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
 
 /** What one protocol connection needs from the Toolpack server behind it. */
@@ -40,6 +41,7 @@ export interface McpToolHost {
       signal: AbortSignal;
       onProgress?(progress: ToolProgress): void;
       onLog(level: ToolLogLevel, message: string): void;
+      ask?(question: ToolQuestion): Promise<ToolQuestionAnswer>;
     },
   ): Promise<ToolAnswer>;
 }
@@ -161,6 +163,7 @@ interface CallChannels {
   signal: AbortSignal;
   notify(notification: Notification): Promise<void>;
   log(level: LoggingLevel, message: string, logger: string): Promise<void>;
+  ask(question: ToolQuestion): Promise<ToolQuestionAnswer>;
 }
 
 // Keyed by the tools/list array itself, which is replaced whole by each reload.
@@ -231,6 +234,7 @@ export function createMcpServerInstance(host: McpToolHost): Server {
       onLog: (level, message) => {
         track(channels.log(LOG_LEVELS[level] ?? 'info', message, name));
       },
+      ask: channels.ask,
     });
     if ('unknownTool' in answer) {
       const { message, hint } = answer.unknownTool;
@@ -254,6 +258,7 @@ export function createMcpServerInstance(host: McpToolHost): Server {
     signal: ctx.mcpReq.signal,
     notify: ctx.mcpReq.notify,
     log: ctx.mcpReq.log,
+    ask: createClientAsker(server, ctx),
   });
   server.setRequestHandler('tools/list', () => ({ tools: host.listTools() }));
   server.setRequestHandler('tools/call', (request, ctx) =>
@@ -287,6 +292,7 @@ export function createMcpServerInstance(host: McpToolHost): Server {
               params: { ...notification.params, _meta: relatedTaskMeta(taskId) },
             } as Notification),
           log: (level, data, logger) => server.sendLoggingMessage({ level, data, logger }),
+          ask: refuseQuestionInTask,
         }),
     });
   };

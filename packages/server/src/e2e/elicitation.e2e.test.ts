@@ -1,0 +1,213 @@
+// Tools that ask their user, through the real CLI and the real pwsh, with the SDK client:
+// ShouldProcess, Read-Host and PromptForChoice become elicitation/create requests over stdio
+// and HTTP; a declined confirmation leaves no side effect; secrets and clients without the
+// elicitation capability are refused at once; a bash script asks through an ::ask line.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServe, startStdioSession, type SpawnedServer } from '../testing/index.ts';
+
+const project = path.join(import.meta.dirname, 'fixtures', 'elicitation-project');
+const TOKEN = 'e2e-elicitation-token';
+const ASKING = { capabilities: { elicitation: { form: {} } } };
+
+interface Elicitation {
+  message: string;
+  requestedSchema: { properties: Record<string, Record<string, unknown>>; required?: string[] };
+}
+type Reply =
+  { action: 'accept'; content?: Record<string, string> } | { action: 'decline' | 'cancel' };
+
+/** Answers elicitation requests from a queue the test fills, recording each request. */
+function answerElicitations(client: Client) {
+  const asked: Elicitation[] = [];
+  const replies: Reply[] = [];
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params as unknown as Elicitation);
+    return replies.shift() ?? { action: 'cancel' };
+  });
+  return {
+    asked,
+    reply(...next: Reply[]) {
+      asked.length = 0;
+      replies.push(...next);
+    },
+  };
+}
+
+function textOf(result: { content?: unknown }): string {
+  return ((result.content ?? []) as { type: string; text?: string }[])
+    .map((block) => block.text ?? '')
+    .join('\n');
+}
+
+async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = await client.callTool({ name, arguments: args });
+  return { text: textOf(result), isError: result.isError === true };
+}
+
+interface Connection {
+  asking: Client;
+  silent: Client;
+  close(): Promise<void>;
+}
+
+async function connectStdio(): Promise<Connection> {
+  const args = ['--no-cache', '--no-watch'];
+  const asking = await startStdioSession(args, { cwd: project, client: ASKING });
+  const silent = await startStdioSession(args, { cwd: project });
+  return {
+    asking: asking.client,
+    silent: silent.client,
+    close: async () => {
+      await Promise.all([asking.close(), silent.close()]);
+    },
+  };
+}
+
+async function connectHttp(): Promise<Connection> {
+  const server: SpawnedServer & { url: URL } = await startHttpServe(
+    ['--no-cache', '--no-watch', '--token', TOKEN],
+    { cwd: project },
+  );
+  const connect = async (options?: typeof ASKING) => {
+    const client = new Client({ name: 'toolpack-elicitation-e2e', version: '1.0.0' }, options);
+    await client.connect(
+      new StreamableHTTPClientTransport(server.url, {
+        requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    return client;
+  };
+  const asking = await connect(ASKING);
+  const silent = await connect();
+  return {
+    asking,
+    silent,
+    close: async () => {
+      await asking.close().catch(() => undefined);
+      await silent.close().catch(() => undefined);
+      server.kill();
+    },
+  };
+}
+
+describe.skipIf(!hasPwsh).each([
+  ['stdio', connectStdio],
+  ['HTTP', connectHttp],
+] as const)('elicitation from tools over %s (SDK client)', (_transport, connect) => {
+  let connection: Connection;
+  let answers: ReturnType<typeof answerElicitations>;
+  let temp: string;
+
+  beforeAll(async () => {
+    temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-elicitation-'));
+    connection = await connect();
+    answers = answerElicitations(connection.asking);
+  }, 60_000);
+
+  afterAll(async () => {
+    await connection?.close();
+    rmSync(temp, { recursive: true, force: true });
+  });
+
+  it(`${PWSH_TEST_TAG} asks before a High-impact ShouldProcess; declined, nothing happened`, async () => {
+    const declined = path.join(temp, 'declined.txt');
+    answers.reply({ action: 'decline' });
+    expect(await callTool(connection.asking, 'Remove_Marker', { Path: declined })).toEqual({
+      text: 'skipped',
+      isError: false,
+    });
+    expect(existsSync(declined)).toBe(false);
+    expect(answers.asked).toHaveLength(1);
+    expect(answers.asked[0]?.message).toContain(
+      `Performing the operation "Write the marker" on target "${declined}"`,
+    );
+    expect(answers.asked[0]?.requestedSchema.properties).toEqual({});
+
+    const accepted = path.join(temp, 'accepted.txt');
+    answers.reply({ action: 'accept', content: {} });
+    expect(await callTool(connection.asking, 'Remove_Marker', { Path: accepted })).toEqual({
+      text: 'written',
+      isError: false,
+    });
+    expect(existsSync(accepted)).toBe(true);
+  }, 60_000);
+
+  it(`${PWSH_TEST_TAG} refuses at once for a client without elicitation; nothing happened`, async () => {
+    const target = path.join(temp, 'silent.txt');
+    // The session's PowerShell host starts on its first call: warm it, then time the refusal.
+    await callTool(connection.silent, 'Read_Password');
+    const started = performance.now();
+    const result = await callTool(connection.silent, 'Remove_Marker', { Path: target });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('E_ELICITATION_UNAVAILABLE');
+    expect(result.text).toContain('did not declare the elicitation capability');
+    expect(existsSync(target)).toBe(false);
+  }, 60_000);
+
+  it('asks through a bash ::ask line, answered on fd 3', async () => {
+    const declined = path.join(temp, 'bash-declined.txt');
+    answers.reply({ action: 'decline' });
+    expect(await callTool(connection.asking, 'confirm_write', { marker: declined })).toEqual({
+      text: 'skipped (decline)',
+      isError: false,
+    });
+    expect(answers.asked.map((asked) => asked.message)).toEqual([`Write ${declined}?`]);
+    expect(existsSync(declined)).toBe(false);
+
+    const accepted = path.join(temp, 'bash-accepted.txt');
+    answers.reply({ action: 'accept', content: {} });
+    expect((await callTool(connection.asking, 'confirm_write', { marker: accepted })).text).toBe(
+      'written',
+    );
+    expect(existsSync(accepted)).toBe(true);
+
+    const silent = await callTool(connection.silent, 'confirm_write', {
+      marker: path.join(temp, 'bash-silent.txt'),
+    });
+    expect(silent.isError).toBe(true);
+    expect(silent.text).toContain('cannot ask: E_ELICITATION_UNAVAILABLE');
+  }, 60_000);
+
+  it(`${PWSH_TEST_TAG} turns Read-Host into a text field`, async () => {
+    answers.reply({ action: 'accept', content: { 'Your name': 'Ada' } });
+    expect(await callTool(connection.asking, 'Read_Name')).toEqual({
+      text: 'Hello, Ada',
+      isError: false,
+    });
+    expect(answers.asked[0]?.requestedSchema).toEqual({
+      type: 'object',
+      properties: { 'Your name': { type: 'string', title: 'Your name' } },
+      required: ['Your name'],
+    });
+  }, 60_000);
+
+  it(`${PWSH_TEST_TAG} turns PromptForChoice into an enum with each choice's help`, async () => {
+    answers.reply({ action: 'accept', content: { choice: 'Red' } });
+    expect(await callTool(connection.asking, 'Select_Colour')).toEqual({
+      text: 'picked Red',
+      isError: false,
+    });
+    expect(answers.asked[0]?.message).toBe('Colour\nWhich colour?');
+    expect(answers.asked[0]?.requestedSchema.properties.choice).toEqual({
+      type: 'string',
+      title: 'Choice',
+      description: 'Red: Warm and loud\nBlue: Calm and deep',
+      enum: ['Red', 'Blue'],
+      default: 'Blue',
+    });
+  }, 60_000);
+
+  it(`${PWSH_TEST_TAG} never asks for a secure string`, async () => {
+    answers.reply({ action: 'accept', content: { Password: 'hunter2' } });
+    const result = await callTool(connection.asking, 'Read_Password');
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('E_ELICITATION_SECRET');
+    expect(answers.asked).toEqual([]);
+  }, 60_000);
+});

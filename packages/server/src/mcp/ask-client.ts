@@ -1,0 +1,122 @@
+import {
+  SdkError,
+  SdkErrorCode,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { ToolpackError } from '@toolpack/core';
+import type { ToolQuestion, ToolQuestionAnswer } from '@toolpack/runners';
+
+/**
+ * How long a question waits for the user before the tool is told nobody answered. The call's
+ * own timeout does not run meanwhile (the runner holds it), so this is the bound on a call
+ * left waiting by a user who walked away.
+ */
+export const QUESTION_TIMEOUT_MS = 10 * 60 * 1000;
+
+const ELICITATION_HINT =
+  'Use an MCP client that declares the elicitation capability (form mode), or call a tool that needs no answer from its user.';
+
+/** The form an MCP client shows for a tool's question: one required string per field. */
+export function toElicitationForm(question: ToolQuestion): ElicitRequestFormParams {
+  const properties: ElicitRequestFormParams['requestedSchema']['properties'] = {};
+  for (const field of question.fields) {
+    const helps = (field.choices ?? []).filter((choice) => choice.description !== undefined);
+    const description = [
+      field.description,
+      ...helps.map((choice) => `${choice.value}: ${choice.description}`),
+    ]
+      .filter((part) => part !== undefined && part !== '')
+      .join('\n');
+    properties[field.name] = {
+      type: 'string',
+      ...(field.title === undefined ? {} : { title: field.title }),
+      ...(description === '' ? {} : { description }),
+      ...(field.choices === undefined ? {} : { enum: field.choices.map((choice) => choice.value) }),
+      ...(field.default === undefined ? {} : { default: field.default }),
+    };
+  }
+  return {
+    mode: 'form',
+    message: question.message,
+    requestedSchema: {
+      type: 'object',
+      properties,
+      ...(question.fields.length === 0 ? {} : { required: question.fields.map((f) => f.name) }),
+    },
+  };
+}
+
+function readAnswer(result: ElicitResult, question: ToolQuestion): ToolQuestionAnswer {
+  if (result.action !== 'accept') return { action: result.action };
+  const values: Record<string, string> = {};
+  for (const field of question.fields) {
+    const value = result.content?.[field.name];
+    values[field.name] = Array.isArray(value) ? value.join(', ') : String(value ?? '');
+  }
+  return { action: 'accept', values };
+}
+
+/**
+ * Puts a running tool's questions to the client of the request that called it, as
+ * `elicitation/create` sent in that request's context (so over HTTP it travels on the call's
+ * own stream, to the right session). Refuses at once, with why, where no answer can come: a
+ * client without the elicitation capability, or a 2026-07-28 session, whose protocol has no
+ * server-to-client requests (its multi-round-trip input is not implemented here).
+ */
+export function createClientAsker(
+  server: Server,
+  ctx: ServerContext,
+): (question: ToolQuestion) => Promise<ToolQuestionAnswer> {
+  return async (question) => {
+    if (server.getClientCapabilities()?.elicitation === undefined) {
+      throw new ToolpackError(
+        'E_ELICITATION_UNAVAILABLE',
+        'The tool asked its user a question, and this MCP client did not declare the elicitation capability, so nobody can answer it.',
+        { hint: ELICITATION_HINT },
+      );
+    }
+    let result: ElicitResult;
+    try {
+      result = await ctx.mcpReq.send(
+        { method: 'elicitation/create', params: { ...toElicitationForm(question) } },
+        { signal: ctx.mcpReq.signal, timeout: QUESTION_TIMEOUT_MS },
+      );
+    } catch (error) {
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+        throw new ToolpackError(
+          'E_ELICITATION_UNAVAILABLE',
+          `The tool asked its user a question and got no answer within ${QUESTION_TIMEOUT_MS / 60_000} minutes.`,
+          { hint: 'Answer sooner, or give what the tool asks for as an argument.' },
+        );
+      }
+      if (
+        error instanceof SdkError &&
+        error.code === SdkErrorCode.MethodNotSupportedByProtocolVersion
+      ) {
+        throw new ToolpackError(
+          'E_ELICITATION_UNAVAILABLE',
+          `The tool asked its user a question, and this session's protocol (${server.getNegotiatedProtocolVersion() ?? 'unknown'}) has no server-to-client requests; Toolpack does not serve its multi-round-trip input yet.`,
+          { hint: 'Connect with protocol 2025-11-25 or 2025-06-18 for tools that ask.' },
+        );
+      }
+      throw new ToolpackError(
+        'E_ELICITATION_UNAVAILABLE',
+        `The tool asked its user a question and the client failed to answer: ${(error as Error)?.message ?? String(error)}`,
+        { hint: ELICITATION_HINT, cause: error },
+      );
+    }
+    return readAnswer(result, question);
+  };
+}
+
+/** For calls that cannot carry a question (a task-augmented call): refused at once. */
+export async function refuseQuestionInTask(): Promise<ToolQuestionAnswer> {
+  throw new ToolpackError(
+    'E_ELICITATION_UNAVAILABLE',
+    'The tool asked its user a question during a task-augmented call, which Toolpack cannot put to the client.',
+    { hint: 'Call the tool without a task to answer its questions.' },
+  );
+}
