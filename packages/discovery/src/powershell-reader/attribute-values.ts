@@ -8,6 +8,20 @@ export function constantString(result: ConstantResult | undefined): string | und
   return result?.constant === true && typeof result.value === 'string' ? result.value : undefined;
 }
 
+/**
+ * A named attribute argument bound to a string property (`ParameterSetName`, `HelpMessage`), as
+ * the engine converts it: a bare `[CmdletBinding(DefaultParameterSetName)]` is `$true`, so
+ * the set is named `True`; a number is its digits.
+ */
+export function attributeString(argument: AttributeArgument | undefined): string | undefined {
+  if (argument === undefined || !argument.value.constant) return undefined;
+  const value = argument.value.value;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
 /** Whether a named attribute argument is on: `Mandatory`, `Mandatory = $true`, `Mandatory = 1`. */
 export function isTruthy(argument: AttributeArgument | undefined): boolean {
   if (argument === undefined) return false;
@@ -20,11 +34,12 @@ export function isTruthy(argument: AttributeArgument | undefined): boolean {
   );
 }
 
-/** An attribute argument as a number, when it is a constant one. */
+/** An attribute argument as a number, when it is a constant one (a bare `Position` is `$true`: 1). */
 export function constantNumber(argument: AttributeArgument | undefined): number | undefined {
   if (argument === undefined || !argument.value.constant) return undefined;
   const value = argument.value.value;
   if (typeof value === 'number') return value;
+  if (typeof value === 'boolean' && argument.name !== undefined) return value ? 1 : 0;
   if (typeof value === 'string') return parseNumberLiteral(value.trim());
   return undefined;
 }

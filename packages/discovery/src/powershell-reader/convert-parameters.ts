@@ -7,7 +7,7 @@ import type {
   ValueSpec,
 } from '@toolpack/core';
 import { applyValidationAttribute } from './apply-validation-attribute.ts';
-import { coerceDeep, constantNumber, constantString, isTruthy } from './attribute-values.ts';
+import { attributeString, coerceDeep, constantNumber, isTruthy } from './attribute-values.ts';
 import { findCredentialType, isSwitchType, mapPowerShellType } from './map-powershell-type.ts';
 import { listCommonParameters } from './common-parameters.ts';
 import { findRepeatedSets, readParameterSets } from './parameter-sets.ts';
@@ -129,7 +129,7 @@ class ParameterConverter {
       return undefined;
     }
     const helpMessage = parameterAttributes
-      .map((attribute) => constantString(attribute.named.get('helpmessage')?.value))
+      .map((attribute) => attributeString(attribute.named.get('helpmessage')))
       .find((message) => message !== undefined && message.trim() !== '');
     const finalDescription = description !== '' ? description : (helpMessage?.trim() ?? '');
 

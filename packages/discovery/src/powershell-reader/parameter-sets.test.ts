@@ -159,6 +159,15 @@ describe('parameter sets', () => {
       },
     ]);
   });
+
+  it('reads a bare named argument as $true: a default set and a set named True', () => {
+    const bare = readSetTools().find(({ path }) => path.endsWith('BareNames.ps1'))?.tool;
+    expect(bare?.parameterSets).toEqual([
+      { name: 'True', isDefault: true, parameters: ['Path', 'Flag'], required: [] },
+      { name: 'B', isDefault: false, parameters: ['Path', 'Key'], required: ['Key'] },
+      { name: 'C', isDefault: false, parameters: ['Path', 'Other'], required: [] },
+    ]);
+  });
 });
 
 describe.skipIf(!hasPwsh)(`parameter sets on ${pwshEngine?.description ?? 'pwsh'}`, () => {

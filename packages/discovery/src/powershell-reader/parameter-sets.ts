@@ -1,5 +1,5 @@
 import type { ToolParameterSet } from '@toolpack/core';
-import { constantString, isTruthy } from './attribute-values.ts';
+import { attributeString, isTruthy } from './attribute-values.ts';
 import type { PsAttribute, PsParameter } from './reader.ts';
 
 /** The name PowerShell gives the membership of a `[Parameter()]` that names no set. */
@@ -17,7 +17,7 @@ function readMemberships(parameter: PsParameter): Membership[] {
   if (attributes.length === 0) return [{ set: ALL_SETS, mandatory: false }];
   return attributes.map((attribute) => {
     const named = attribute.named.get('parametersetname');
-    const set = named === undefined ? ALL_SETS : (constantString(named.value) ?? named.text);
+    const set = named === undefined ? ALL_SETS : (attributeString(named) ?? named.text);
     return { set, mandatory: isTruthy(attribute.named.get('mandatory')) };
   });
 }
@@ -64,7 +64,7 @@ export function readParameterSets(input: {
   for (const { memberships: list } of memberships)
     for (const { set } of list) if (set !== ALL_SETS && !names.includes(set)) names.push(set);
   const binding = input.blockAttributes.find((attribute) => attribute.key === 'cmdletbinding');
-  const defaultName = constantString(binding?.named.get('defaultparametersetname')?.value);
+  const defaultName = attributeString(binding?.named.get('defaultparametersetname'));
   if (names.length === 0) return undefined;
   // A default set that no parameter names is a set of its own, holding the shared parameters.
   if (defaultName !== undefined && !names.includes(defaultName)) names.unshift(defaultName);

@@ -1,5 +1,6 @@
 import { evaluateConstant, parseNumberLiteral } from './constant-value.ts';
 import type { ConstantResult } from './constant-value.ts';
+import { findHashLiteralErrors } from './check-hash-literals.ts';
 import { tokenizePowerShell } from './tokenizer.ts';
 import type { ParseProblem, Token } from './tokenizer.ts';
 
@@ -433,6 +434,8 @@ interface Frame {
  */
 export function readPowerShell(content: string): PowerShellDocument {
   const { tokens, errors } = tokenizePowerShell(content);
+  // Brackets pair up only when the tokenizer found no error.
+  const bracketsPair = errors.length === 0;
   const reader = new Reader(content, tokens, errors);
   const document: PowerShellDocument = {
     tokens,
@@ -464,6 +467,7 @@ export function readPowerShell(content: string): PowerShellDocument {
   scanStatements(reader, document, param === undefined ? 0 : start);
   document.classes = readClasses(reader);
   document.enums = readEnums(tokens);
+  if (bracketsPair) errors.push(...findHashLiteralErrors(tokens));
   errors.sort((a, b) => a.line - b.line);
   return document;
 }
