@@ -66,6 +66,14 @@ const errorCodesOf = (diagnostics: readonly Diagnostic[]) => [
   ...new Set(diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)),
 ];
 
+/** Notes that say why a file is not served, by the rule that skips it: a reason, as an error is. */
+const SKIP_NOTES: ReadonlySet<string> = new Set(['I_SKIPPED_FILE']);
+
+const reasonCodesOf = (diagnostics: readonly Diagnostic[]) => [
+  ...errorCodesOf(diagnostics),
+  ...new Set(diagnostics.filter((d) => SKIP_NOTES.has(d.code)).map((d) => d.code)),
+];
+
 /** Toolpack's reading of an item, as `discoverTools` gives it to `mcp list` and `mcp serve`. */
 async function readWithToolpack(item: CorpusItem, cwd: string) {
   const root = itemRoot(item);
@@ -281,7 +289,7 @@ function compareScripts(
     const own = diagnostics.filter((d) => d.path === command.file);
     if (tool !== undefined) listed += 1;
     else {
-      const codes = errorCodesOf(own);
+      const codes = reasonCodesOf(own);
       for (const code of codes) refusedByCode[code] = (refusedByCode[code] ?? 0) + 1;
       if (codes.length === 0 && command.loadError === undefined)
         differences.push(`${label}: pwsh reads it, Toolpack neither lists it nor says why`);

@@ -731,6 +731,11 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'A tool is served under a normalized name (tool names are plain identifiers).',
     exit: 'none',
   },
+  I_SKIPPED_FILE: {
+    meaning:
+      'A script root skips a file it would otherwise serve: a test or spec file (*.Tests.ps1, *.test.js) or a dot-file.',
+    exit: 'none',
+  },
   I_UNKNOWN_KEY: { meaning: 'A tool metadata file has a key Toolpack does not use.', exit: 'none' },
   I_UNTYPED_PARAMETER: {
     meaning: 'A PowerShell parameter has no type and accepts any value.',

@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolpackError } from '@toolpack/core';
+import { createDiagnostic, ToolpackError } from '@toolpack/core';
+import type { Diagnostic } from '@toolpack/core';
 import { describeBasicScript } from '../basic/index.ts';
 import { describeHeaderScript } from '../header-script/index.ts';
 import { describePowerShellScript } from '../../powershell-reader/index.ts';
@@ -20,8 +21,33 @@ const SCRIPT_PARSER_VERSION = 4;
 const SCRIPT_EXTENSIONS = ['.ps1', '.sh', '.py', '.js', '.mjs', '.ts', '.bas'] as const;
 
 // Test and spec files sit beside tools in many repositories (Pester's `*.Tests.ps1`);
-// they are never tools themselves.
-const NOT_A_TOOL = /(\.tests?\.[^.]+$)|(\.spec\.[^.]+$)|(^\.)/i;
+// they are never tools themselves. Dot-files are configuration (`.eslintrc.js`).
+const TEST_FILE = /\.(?:tests?|spec)\.[^.]+$/i;
+const DOT_FILE = /^\./;
+
+/**
+ * An info naming the rule that keeps a file with a served extension out: pwsh or node would run
+ * it, so a user who looks for its tool must find out why there is none.
+ */
+function describeSkippedFile(file: string, name: string): Diagnostic | undefined {
+  if (TEST_FILE.test(name))
+    return createDiagnostic(
+      'info',
+      'I_SKIPPED_FILE',
+      `${name} is not served: a script root skips test and spec files (*.Tests.*, *.Test.*, *.Spec.*, any case).`,
+      { path: file },
+      'If it is a tool, rename it so that its name does not end in .Tests, .Test or .Spec before the extension.',
+    );
+  if (DOT_FILE.test(name))
+    return createDiagnostic(
+      'info',
+      'I_SKIPPED_FILE',
+      `${name} is not served: a script root skips files whose name starts with a dot.`,
+      { path: file },
+      'If it is a tool, rename it without the leading dot.',
+    );
+  return undefined;
+}
 
 export interface DiscoverScriptRootOptions {
   /** The folder, absolute or relative to `cwd`. */
@@ -55,10 +81,16 @@ export async function discoverScriptRoot(
     },
   );
   const extensions = new Set<string>([...SCRIPT_EXTENSIONS, ...(options.extraExtensions ?? [])]);
+  const skipped: Diagnostic[] = [];
   const files = entries
-    .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && !NOT_A_TOOL.test(entry.name))
+    .filter((entry) => entry.isFile() || entry.isSymbolicLink())
     .filter((entry) => extensions.has(path.extname(entry.name).toLowerCase()))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .filter((entry) => {
+      const skip = describeSkippedFile(path.join(root, entry.name), entry.name);
+      if (skip !== undefined) skipped.push(skip);
+      return skip === undefined;
+    });
 
   const results = await Promise.all(
     files.map(async (entry): Promise<SourceResult> => {
@@ -88,7 +120,7 @@ export async function discoverScriptRoot(
   );
   return {
     tools: results.flatMap((r) => r.tools),
-    diagnostics: results.flatMap((r) => r.diagnostics),
+    diagnostics: [...skipped, ...results.flatMap((r) => r.diagnostics)],
   };
 }
 
