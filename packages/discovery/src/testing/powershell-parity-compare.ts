@@ -42,7 +42,14 @@ export interface PwshCommand {
     description: string;
     /** Get-Help's `defaultValue` text. */
     helpDefault: string | null;
-    default: { hasDefault: boolean; constant: boolean; value: unknown; text: string | null };
+    default: {
+      hasDefault: boolean;
+      constant: boolean;
+      value: unknown;
+      text: string | null;
+      /** A string constant of a number parameter as the engine converts it (`'10'` → 10). */
+      bound?: unknown;
+    };
     validation: PwshValidation;
   }>;
 }
@@ -544,9 +551,10 @@ function compareDefault(
       return [
         `${where}: PowerShell has the constant default ${declared.text}, the schema has none`,
       ];
-    if (canonical(schema.default) !== canonical(coerceDefault(declared.value, schema)))
+    const engine = 'bound' in declared ? declared.bound : declared.value;
+    if (canonical(schema.default) !== canonical(coerceDefault(engine, schema)))
       return [
-        `${where}: default ${canonical(schema.default)} differs from PowerShell's ${canonical(declared.value)}`,
+        `${where}: default ${canonical(schema.default)} differs from PowerShell's ${canonical(engine)}`,
       ];
     return [];
   }
