@@ -241,7 +241,7 @@ describe("a stdio line of a million values below the arguments' top level", () =
     '%s: refused by the built mcp while ping is answered within 100 ms',
     async (_name, floodLine) => {
       const { pingMs, text } = await floodStdio('built', { floodLine });
-      expect(text).toMatch(/^-32602 Invalid params: the message holds more than 100000 values/);
+      expect(text).toMatch(/^-32602 Invalid params: the message holds more than 50000 values/);
       expect(pingMs).toBeLessThan(BOUND_MS);
     },
     60_000,
@@ -432,7 +432,7 @@ describe('eight 4 MB HTTP bodies of keys nested in one argument', () => {
   it('are refused by the built mcp while /health answers within 100 ms', async () => {
     const { worstMs, floorMs, texts } = await floodHttpServer('built', nestedKeys);
     for (const text of texts)
-      expect(text).toMatch(/^Invalid params: the message holds more than 100000 values/);
+      expect(text).toMatch(/^Invalid params: the message holds more than 50000 values/);
     expect(worstMs).toBeLessThan(BOUND_MS + floorMs);
   }, 120_000);
 

@@ -28,13 +28,15 @@ export const MAX_MESSAGE_DEPTH = 128;
 /**
  * Most values in one message (a batch counts as one): object members and array elements,
  * counted at every depth. Parsing them, the SDK's schema and the depth walk cost the server's
- * one thread, where every client waits, about 0.7 µs each on an idle machine (a million keys
- * nested in one argument, a 12 MB line, held it 0.7 s; 3.6 s at load 7): this many stay
- * within the 100 ms `ping` bound, while a 16 MiB line could hold eight million. More than a
- * model writes in one call's arguments; bulk data belongs in one string. The transports count
- * while reading (argument-key-limiter.ts): a message past it is refused without being parsed.
+ * one thread, where every client waits: keys of one large object the most, about 1.1 µs of
+ * CPU each (a million nested in one argument, a 12 MB line: 1.16 s in the line guard alone,
+ * 3.6-5.8 s of block in the whole server at load 7-17). This many such keys cost about 36 ms
+ * there, within the 100 ms `ping` bound with room for the rest of the call; a 16 MiB line
+ * could hold eight million. More than a model writes in one call's arguments: bulk data
+ * belongs in one string. The transports count while reading (argument-key-limiter.ts): a
+ * message past it is refused without being parsed.
  */
-export const MAX_MESSAGE_VALUES = 100_000;
+export const MAX_MESSAGE_VALUES = 50_000;
 
 /**
  * The SDK's request ids and progress tokens: a string or an integer it can hold exactly.

@@ -35,9 +35,7 @@ describe('JsonRpcLineGuard', () => {
       {
         id: 'r',
         code: -32602,
-        message: expect.stringMatching(
-          /^Invalid params: the message holds more than 100000 values/,
-        ),
+        message: expect.stringMatching(/^Invalid params: the message holds more than 50000 values/),
       },
     ]);
     expect(passed).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
