@@ -89,4 +89,22 @@ describe('::ask lines from a bash script', () => {
     expect(firstText(result)).toContain('no branch: error E_ELICITATION_UNAVAILABLE');
     expect(existsSync(marker)).toBe(false);
   });
+
+  it('warns about a malformed ::ask line and leaves it in stderr', async () => {
+    const tool = makeTool({
+      name: 'bad_ask',
+      invocation: { runner: 'process', scriptPath: 'bad-ask.sh', extension: '.sh' },
+    });
+    const logs: string[] = [];
+    const result = await runner.call(
+      tool,
+      {},
+      { onLog: (level, message) => logs.push(`${level}: ${message}`) },
+    );
+    expect(firstText(result)).toBe('asked nothing');
+    expect(logs).toContain('info: ::ask secret Password?');
+    expect(logs.some((line) => line.startsWith('warning: Ignored a malformed question line'))).toBe(
+      true,
+    );
+  });
 });

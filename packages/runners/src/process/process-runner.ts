@@ -16,6 +16,7 @@ import {
 import { describeQuestionFailure } from '../describe-question-failure.ts';
 import {
   createProgressLineFilter,
+  MAX_ASK_LINE_BYTES,
   MAX_PROGRESS_LINE_BYTES,
   type AskLine,
 } from '../progress-line-protocol.ts';
@@ -365,6 +366,13 @@ function createExitErrorResult(
 
 function describeMalformedProgressLine(line: string): string {
   const shown = line.length > 120 ? `${line.slice(0, 120)}…` : line;
+  if (line.startsWith('::ask'))
+    return (
+      `Ignored a malformed question line on stderr: "${shown}". ` +
+      'Write "::ask confirm <message>", "::ask text <message>" or "::ask choice <message>|<value>|<value>" ' +
+      `on a line of its own (at most ${MAX_ASK_LINE_BYTES} bytes; see docs/param-headers.md); it got no answer on fd 3. ` +
+      'Further malformed lines in this call are not reported.'
+    );
   return (
     `Ignored a malformed progress line on stderr: "${shown}". ` +
     'Write "::progress 40/100 message", "::progress 40% message" or "::progress 40 message" ' +
