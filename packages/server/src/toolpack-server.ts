@@ -14,6 +14,12 @@ import { createCallPipeline } from './call-pipeline/call-tool.ts';
 import type { DispatchCallOptions } from './call-pipeline/dispatch-types.ts';
 import { createDiagnosticLog } from './diagnostic-log.ts';
 import { findRefusal } from './find-refusal.ts';
+import {
+  createServerPathRewriter,
+  findSourceRoots,
+  findToolpackFolder,
+  hideServerPaths,
+} from './mcp/hide-server-paths.ts';
 import { createLiveServers } from './mcp/live-servers.ts';
 import type { IdleCollectorOptions } from './memory/idle-collector.ts';
 import type { ServerMetrics } from './metrics/server-metrics.ts';
@@ -263,23 +269,37 @@ export async function createToolpackServer(
       ? undefined
       : `When this server offers more than ${options.discloseAbove} tools, tools/list shows only find_tools, describe_tool and call_tool: search with find_tools, read a tool's arguments with describe_tool, and run it with call_tool {"name", "arguments"}.`,
   ].filter((part) => part !== undefined);
+  // What leaves for a client names no folder of this machine: paths relative to the project.
+  const rewritePaths = createServerPathRewriter({
+    projectRoot: cwd,
+    sourceRoots: findSourceRoots(cwd, sources),
+    toolpackFolder: findToolpackFolder(),
+  });
   const liveServers = createLiveServers(
-    {
-      info: { name, version },
-      ...(instructions.length === 0 ? {} : { instructions: instructions.join('\n\n') }),
-      listTools: () => {
-        warmSoon();
-        return served.listed;
+    hideServerPaths(
+      {
+        info: { name, version },
+        ...(instructions.length === 0 ? {} : { instructions: instructions.join('\n\n') }),
+        listTools: () => {
+          warmSoon();
+          return served.listed;
+        },
+        outputSchemaOf: (toolName) => served.allByName.get(toolName)?.outputSchema,
+        callTool: (toolName, args, callOptions) => {
+          warmSoon();
+          const tool = served.allByName.get(toolName);
+          // A client's arguments follow the listed schema; the call pipeline the exact one.
+          const exact = tool === undefined ? args : served.readListedArguments(tool, args);
+          return callTool(toolName, exact, callOptions);
+        },
       },
-      outputSchemaOf: (toolName) => served.allByName.get(toolName)?.outputSchema,
-      callTool: (toolName, args, callOptions) => {
-        warmSoon();
-        const tool = served.allByName.get(toolName);
-        // A client's arguments follow the listed schema; the call pipeline the exact one.
-        const exact = tool === undefined ? args : served.readListedArguments(tool, args);
-        return callTool(toolName, exact, callOptions);
+      rewritePaths,
+      {
+        // call_tool answers with the result of the tool it ran: that tool's data.
+        answersForServer: (toolName) =>
+          toolName !== 'call_tool' && served.allByName.get(toolName)?.source.kind === 'builtin',
       },
-    },
+    ),
     log,
   );
 
