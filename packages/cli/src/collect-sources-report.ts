@@ -1,4 +1,4 @@
-import type { Diagnostic, SourceSpec } from '@toolpack/core';
+import type { Diagnostic, SchemaDialect, SourceSpec } from '@toolpack/core';
 import { discoverTools } from '@toolpack/discovery';
 import type { LoadProjectResult } from '@toolpack/packs';
 import { findUnrunnableTools, type UnrunnableTool } from './find-unrunnable-tools.ts';
@@ -14,6 +14,8 @@ export interface SourcesReportOptions extends CommandContext {
   onNoSources?: () => void;
   /** The project, when the caller has already loaded it. */
   loaded?: LoadProjectResult;
+  /** Show input schemas as tools/list sends them in this dialect; default: the exact ones. */
+  schemaDialect?: SchemaDialect;
 }
 
 export interface SourcesReport {
@@ -46,7 +48,7 @@ export async function collectSourcesReport(options: SourcesReportOptions): Promi
   return {
     resolved,
     unrunnable,
-    tools: result.tools.map((tool) => toToolView(tool, cwd)),
+    tools: result.tools.map((tool) => toToolView(tool, cwd, options.schemaDialect)),
     diagnostics: [...resolved.diagnostics, ...result.diagnostics].map((d) =>
       toDiagnosticView(d, cwd),
     ),

@@ -1,5 +1,12 @@
 import path from 'node:path';
-import type { BoundCredential, Diagnostic, DiscoveredTool, ToolDefinition } from '@toolpack/core';
+import type {
+  BoundCredential,
+  Diagnostic,
+  DiscoveredTool,
+  SchemaDialect,
+  ToolDefinition,
+} from '@toolpack/core';
+import { toListedTool } from '@toolpack/server';
 
 /**
  * A tool as `--json` prints it: what a client sees plus its source, paths relative to the
@@ -18,14 +25,19 @@ export function displayPath(file: string, cwd: string): string {
   return relative.split(path.sep).join('/');
 }
 
-export function toToolView(tool: DiscoveredTool, cwd: string): ToolView {
+/**
+ * The view of a tool. With `dialect`, its description and input schema are what tools/list
+ * sends in that schema dialect; without, the tool's own (exact) ones.
+ */
+export function toToolView(tool: DiscoveredTool, cwd: string, dialect?: SchemaDialect): ToolView {
+  const listed = dialect === undefined ? tool : toListedTool(tool, dialect);
   // Every field of a view (the mapped type makes leaving one out a type error), in the order
   // --json prints them; the JSON copy drops the undefined ones and shares nothing with the tool.
   const view: { [K in keyof Required<ToolView>]: ToolView[K] | undefined } = {
     name: tool.name,
     title: tool.title,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
+    description: listed.description ?? tool.description,
+    inputSchema: listed.inputSchema as ToolView['inputSchema'],
     outputSchema: tool.outputSchema,
     inputExamples:
       tool.inputExamples !== undefined && tool.inputExamples.length > 0

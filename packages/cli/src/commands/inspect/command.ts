@@ -3,11 +3,13 @@ import {
   formatDiagnostic,
   type JsonSchema,
   type ObjectJsonSchema,
+  type SchemaDialect,
   type SourceSpec,
   type ToolParameterSet,
 } from '@toolpack/core';
 import { EXIT_OK } from '../../exit-codes.ts';
 import { createPainter, type CliIo } from '../../io.ts';
+import { parseSchemaDialect } from '../../option-parsers.ts';
 import { renderTable } from '../../render-table.ts';
 import { addSourceFlags, describeNoSources, type SourceFlagValues } from '../../source-flags.ts';
 import { inspectTool, type ToolInspection } from './index.ts';
@@ -47,31 +49,43 @@ export function createInspectCommand(io: CliIo, done: (code: number) => void): C
       'Show one tool exactly as a client sees it: schema, hints, source file and line, problems',
     )
     .argument('<tool>', 'the tool name, as mcp list shows it')
-    .option('--json', 'print the tool definition and its diagnostics as JSON');
+    .option('--json', 'print the tool definition and its diagnostics as JSON')
+    .option(
+      '--schema-dialect <dialect>',
+      'show input schemas as tools/list sends them in this dialect (portable, exact, openai-strict); default: each tool’s own',
+      parseSchemaDialect,
+    );
   addSourceFlags(command, sources);
   command.addHelpText(
     'after',
     `
 Examples:
   mcp inspect New_Greeting
+  mcp inspect Find_Widget --schema-dialect portable   # as tools/list sends it by default
   mcp inspect Widgets_Add_Widget --module ./Widgets/Widgets.psd1 --prefix --json
 
 Exit codes: 0 shown, 2 unknown tool or bad flags.`,
   );
-  command.action(async (name: string, flags: SourceFlagValues & { json?: boolean }) => {
-    const inspection = await inspectTool({
-      cwd: io.cwd,
-      env: io.env,
-      name,
-      sources,
-      flags,
-      onNoSources: () => io.stderr.write(describeNoSources()),
-    });
-    io.stdout.write(
-      flags.json ? `${JSON.stringify(inspection, null, 2)}\n` : renderInspection(inspection, io),
-    );
-    done(EXIT_OK);
-  });
+  command.action(
+    async (
+      name: string,
+      flags: SourceFlagValues & { json?: boolean; schemaDialect?: SchemaDialect },
+    ) => {
+      const inspection = await inspectTool({
+        cwd: io.cwd,
+        env: io.env,
+        name,
+        sources,
+        flags,
+        onNoSources: () => io.stderr.write(describeNoSources()),
+        ...(flags.schemaDialect === undefined ? {} : { schemaDialect: flags.schemaDialect }),
+      });
+      io.stdout.write(
+        flags.json ? `${JSON.stringify(inspection, null, 2)}\n` : renderInspection(inspection, io),
+      );
+      done(EXIT_OK);
+    },
+  );
   return command;
 }
 

@@ -1,4 +1,9 @@
-import { ToolpackError, type Diagnostic, type SourceSpec } from '@toolpack/core';
+import {
+  ToolpackError,
+  type Diagnostic,
+  type SchemaDialect,
+  type SourceSpec,
+} from '@toolpack/core';
 import type { CommandContext } from '../../io.ts';
 import { discoverEveryTool } from '../../discover-every-tool.ts';
 import type { SourceFlagValues } from '../../source-flags.ts';
@@ -12,6 +17,8 @@ export interface InspectToolOptions extends CommandContext {
   flags: SourceFlagValues;
   /** Called as soon as it is known that there is neither a source flag nor a `toolpack.yaml`. */
   onNoSources?: () => void;
+  /** Show the input schema as tools/list sends it in this dialect; default: the exact one. */
+  schemaDialect?: SchemaDialect;
 }
 
 /** What `mcp inspect --json` prints. */
@@ -32,7 +39,7 @@ export async function inspectTool(options: InspectToolOptions): Promise<ToolInsp
     });
   }
   return {
-    tool: toToolView(tool, cwd),
+    tool: toToolView(tool, cwd, options.schemaDialect),
     diagnostics: [...resolved.diagnostics, ...diagnostics]
       .filter((d) => d.path === tool.source.path)
       .map((d) => toDiagnosticView(d, cwd)),

@@ -1,8 +1,14 @@
 import { Command } from 'commander';
-import { formatDiagnostic, type Diagnostic, type SourceSpec } from '@toolpack/core';
+import {
+  formatDiagnostic,
+  type Diagnostic,
+  type SchemaDialect,
+  type SourceSpec,
+} from '@toolpack/core';
 import { EXIT_FAILURE, EXIT_OK } from '../../exit-codes.ts';
 import { renderUnrunnableTools } from '../../find-unrunnable-tools.ts';
 import { createPainter, type CliIo } from '../../io.ts';
+import { parseSchemaDialect } from '../../option-parsers.ts';
 import { renderTable } from '../../render-table.ts';
 import { addSourceFlags, describeNoSources, type SourceFlagValues } from '../../source-flags.ts';
 import { listTools, type ListToolsReport } from './index.ts';
@@ -11,7 +17,12 @@ export function createListCommand(io: CliIo, done: (code: number) => void): Comm
   const sources: SourceSpec[] = [];
   const command = new Command('list')
     .description('List the tools a client would get, with why any were refused or renamed')
-    .option('--json', 'print {"tools": [...], "diagnostics": [...]} instead of a table');
+    .option('--json', 'print {"tools": [...], "diagnostics": [...]} instead of a table')
+    .option(
+      '--schema-dialect <dialect>',
+      'show input schemas as tools/list sends them in this dialect (portable, exact, openai-strict); default: each tool’s own',
+      parseSchemaDialect,
+    );
   addSourceFlags(command, sources);
   command.addHelpText(
     'after',
@@ -20,6 +31,7 @@ Examples:
   mcp list                                  # the sources of ./toolpack.yaml
   mcp list --script-root ./scripts --module ./Widgets/Widgets.psd1 --include 'Get-*'
   mcp list --tools-dir '.bot/workflows/*/tools' --json
+  mcp list --json --schema-dialect portable   # input schemas as tools/list sends them
 
 Tools this machine cannot run (pwsh missing, no interpreter for .bas, a pack's required
 env variable unset) are named after the table, with the fix; --json leaves them out, so
@@ -29,28 +41,31 @@ Exit codes: 0 the sources were read (refused tools or not), 1 a source that prom
 yields none (E_MODULE_NO_TOOLS), a module pwsh cannot import (E_MODULE_IMPORT) or whose
 exports need a pwsh this machine lacks (E_MODULE_NEEDS_PWSH), 2 bad flags or a missing source.`,
   );
-  command.action(async (flags: SourceFlagValues & { json?: boolean }) => {
-    const report = await listTools({
-      cwd: io.cwd,
-      env: io.env,
-      sources,
-      flags,
-      onNoSources: () => io.stderr.write(describeNoSources()),
-    });
-    if (flags.json) {
-      const { tools, diagnostics } = report;
-      io.stdout.write(`${JSON.stringify({ tools, diagnostics }, null, 2)}\n`);
-    } else {
-      io.stdout.write(renderListReport(report, io));
-      const paint = createPainter(io.stdout, io.env);
-      const lines = renderUnrunnableTools(report.cannotRunHere, {
-        total: report.tools.length,
-        paint,
+  command.action(
+    async (flags: SourceFlagValues & { json?: boolean; schemaDialect?: SchemaDialect }) => {
+      const report = await listTools({
+        cwd: io.cwd,
+        env: io.env,
+        sources,
+        flags,
+        onNoSources: () => io.stderr.write(describeNoSources()),
+        ...(flags.schemaDialect === undefined ? {} : { schemaDialect: flags.schemaDialect }),
       });
-      if (lines.length > 0) io.stdout.write(`\n${lines.join('\n')}\n`);
-    }
-    done(report.diagnostics.some((d) => SOURCE_FAILURES.has(d.code)) ? EXIT_FAILURE : EXIT_OK);
-  });
+      if (flags.json) {
+        const { tools, diagnostics } = report;
+        io.stdout.write(`${JSON.stringify({ tools, diagnostics }, null, 2)}\n`);
+      } else {
+        io.stdout.write(renderListReport(report, io));
+        const paint = createPainter(io.stdout, io.env);
+        const lines = renderUnrunnableTools(report.cannotRunHere, {
+          total: report.tools.length,
+          paint,
+        });
+        if (lines.length > 0) io.stdout.write(`\n${lines.join('\n')}\n`);
+      }
+      done(report.diagnostics.some((d) => SOURCE_FAILURES.has(d.code)) ? EXIT_FAILURE : EXIT_OK);
+    },
+  );
   return command;
 }
 

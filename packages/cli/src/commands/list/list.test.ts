@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { findRuleViolations } from '@toolpack/server';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../main.ts';
 import { listTools } from './index.ts';
@@ -21,6 +22,29 @@ describe('listTools', () => {
       diagnostics: unknown[];
     };
     expect({ tools: report.tools, diagnostics: report.diagnostics }).toEqual(expected);
+  });
+
+  it('--json --schema-dialect prints the input schemas tools/list sends in that dialect', async () => {
+    const list = async (dialect: string) => {
+      let stdout = '';
+      const code = await runCli(['list', '--json', '--no-cache', '--schema-dialect', dialect], {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: () => undefined },
+        cwd: path.join(examples, 'powershell-scripts'),
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      expect(code).toBe(0);
+      return (JSON.parse(stdout) as { tools: Array<{ name: string; inputSchema: object }> }).tools;
+    };
+    const strict = await list('openai-strict');
+    expect(strict.length).toBeGreaterThan(2);
+    for (const tool of strict)
+      expect(findRuleViolations(tool.inputSchema, 'openai-strict'), tool.name).toEqual([]);
+    // The exact ones, as without the flag, are not strict-mode schemas.
+    const exact = await list('exact');
+    expect(
+      exact.filter((tool) => findRuleViolations(tool.inputSchema, 'openai-strict').length > 0),
+    ).not.toEqual([]);
   });
 
   it('reports that there are no sources through onNoSources, and lists only the built-ins', async () => {
