@@ -56,7 +56,7 @@ export interface ArgumentKeyLimiter {
   push(chunk: Buffer): void;
   /**
    * The message as it will be parsed (as sent, or with oversized arguments replaced), or,
-   * when it has more keys or deeper nesting than the limits, its refusal.
+   * when it holds more values or nests deeper than the limits, its refusal.
    */
   finish(): LimitedMessage;
   /** Bytes kept so far (what the message costs in memory while it is read). */
@@ -83,9 +83,9 @@ export interface ArgumentKeyLimiter {
  * The same scan bounds what a message may cost to parse at all: it counts the values at every
  * depth (each container's first, and one more after each comma outside strings) and the
  * nesting, so a message with more than `maxMessageValues` values (a million keys inside one
- * argument, arrays of objects or of numbers) or nested deeper than `maxDepth` is refused as soon as it passes the limit, and nothing of it is kept
- * or parsed. Its answer carries the `id` read before that point; when none was, the rest is
- * scanned for one.
+ * argument, arrays of objects or of numbers) or nested deeper than `maxDepth` is refused as
+ * soon as it passes either limit, and nothing of it is kept or parsed. Its answer carries the
+ * `id` read before that point; when none was, the rest is scanned for one.
  *
  * The scan only follows strings and brackets; whether the message is valid JSON is still
  * decided by JSON.parse on the result (a broken message stays broken).
