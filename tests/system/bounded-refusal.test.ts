@@ -62,6 +62,13 @@ function rowsLine(id: number): Buffer {
   );
 }
 
+/** Six million levels of arrays: refused after parsing before, now while reading. */
+function deepLine(id: number): Buffer {
+  return Buffer.from(
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"find_tools","arguments":{"v":${'['.repeat(6_000_000)}${']'.repeat(6_000_000)}}}}\n`,
+  );
+}
+
 function numbersLine(id: number): Buffer {
   return Buffer.from(
     `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"find_tools","arguments":{"v":[${'1,'.repeat(6_000_000)}1]}}}\n`,
@@ -231,17 +238,22 @@ describe('a 1M-key stdio line', () => {
 });
 
 describe("a stdio line of a million values below the arguments' top level", () => {
+  const tooMany = /^-32602 Invalid params: the message holds more than 50000 values/;
+  const tooDeep = /^-32602 Invalid params: the message nests more than 128 levels deep/;
+  // Without the rule each is parsed whole, then refused by validation or the depth walk.
+  const invalid = /Invalid arguments for tool "find_tools"/;
   const floods = [
-    ['1M keys nested in one argument, the id last', nestedLine],
-    ['250,000 objects in an array', rowsLine],
-    ['6M numbers in an array', numbersLine],
+    ['1M keys nested in one argument, the id last', nestedLine, tooMany, invalid],
+    ['250,000 objects in an array', rowsLine, tooMany, invalid],
+    ['6M numbers in an array', numbersLine, tooMany, invalid],
+    ['6M levels of arrays', deepLine, tooDeep, tooDeep],
   ] as const;
 
   it.each(floods)(
     '%s: refused by the built mcp while ping is answered within 100 ms',
-    async (_name, floodLine) => {
+    async (_name, floodLine, refusal) => {
       const { pingMs, text } = await floodStdio('built', { floodLine });
-      expect(text).toMatch(/^-32602 Invalid params: the message holds more than 50000 values/);
+      expect(text).toMatch(refusal);
       expect(pingMs).toBeLessThan(BOUND_MS);
     },
     60_000,
@@ -249,12 +261,11 @@ describe("a stdio line of a million values below the arguments' top level", () =
 
   it.each(floods)(
     '%s: blocks the server without the streaming rule, and not with it',
-    async (name, floodLine) => {
+    async (name, floodLine, refusal, refusalWithout) => {
       const without = await floodStdio('rule off', { floodLine });
       const withRule = await floodStdio('rule on', { floodLine });
-      // Without the rule the call is parsed whole and refused by validation, at its cost.
-      expect(without.text).toMatch(/Invalid arguments for tool "find_tools"/);
-      expect(withRule.text).toMatch(/^-32602 /);
+      expect(without.text).toMatch(refusalWithout);
+      expect(withRule.text).toMatch(refusal);
       console.log(
         `${name}: ping after ${without.pingMs.toFixed(0)} ms without the streaming rule, ${withRule.pingMs.toFixed(1)} ms with it`,
       );
