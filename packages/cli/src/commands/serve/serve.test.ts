@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
@@ -37,10 +37,26 @@ describe("the project's policy", () => {
   });
 });
 
+describe("the project's schema dialect", () => {
+  it('comes from schemaDialect: in toolpack.yaml, and is absent when not set', async () => {
+    const project = mkdtempSync(path.join(os.tmpdir(), 'toolpack-serve-dialect-'));
+    try {
+      writeFileSync(path.join(project, 'toolpack.yaml'), 'schemaDialect: openai-strict\n');
+      const resolved = await resolveSources({ sources: [], flags: {}, cwd: project });
+      expect(resolved.schemaDialect).toBe('openai-strict');
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+    const plain = await resolveSources({ sources: [], flags: {}, cwd: io.cwd });
+    expect(plain.schemaDialect).toBeUndefined();
+  });
+});
+
 describe('mcp serve flags', () => {
-  it('exits 2 on a bad --http address or --timeout', async () => {
+  it('exits 2 on a bad --http address, --timeout or --schema-dialect', async () => {
     expect(await runCli(['serve', '--http', 'nope'], io)).toBe(2);
     expect(await runCli(['serve', '--timeout', '0'], io)).toBe(2);
+    expect(await runCli(['serve', '--schema-dialect', 'strict'], io)).toBe(2);
   });
 });
 
