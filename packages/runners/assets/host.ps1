@@ -38,8 +38,10 @@
                                             records is sent as its latest
         { type: "log", id, level, message }
         { type: "ask", id, askId, message, fields: [{ name, title, description, choices?,
-          default? }] }                     a question the tool put to its host (ShouldProcess,
-                                            Read-Host, PromptForChoice); no fields: a yes/no
+          default? }], secret }             a question the tool put to its host (ShouldProcess,
+                                            Read-Host, PromptForChoice); no fields: a yes/no;
+                                            secret (what was asked for) or null: Node refuses
+                                            a secret prompt without asking anyone
         { type: "result", id, kind: "none"|"text"|"json"|"error", text, json, error, file,
           line, truncated, stopped, errorCount }
 
@@ -140,14 +142,19 @@ class ToolpackHostInterface : Toolpack.HostInterfaceBase {
     [string] $CallId = ''
     ToolpackHostInterface([System.Collections.Concurrent.ConcurrentQueue[hashtable]] $questions) { $this.Questions = $questions }
 
-    hidden [hashtable] Ask([string] $message, [object[]] $fields) {
+    hidden [hashtable] Put([hashtable] $question) {
         $answer = [System.Threading.Tasks.TaskCompletionSource[hashtable]]::new([System.Threading.Tasks.TaskCreationOptions]::RunContinuationsAsynchronously)
-        $this.Questions.Enqueue(@{ CallId = $this.CallId; Message = $message; Fields = $fields; Answer = $answer })
+        $question['CallId'] = $this.CallId
+        $question['Answer'] = $answer
+        $this.Questions.Enqueue($question)
         $reply = $answer.Task.GetAwaiter().GetResult()
         $action = [string]$reply['action']
         if ($action -eq 'stopped') { throw [System.Management.Automation.PipelineStoppedException]::new() }
         if ($action -eq 'error') { throw [System.Management.Automation.PSInvalidOperationException]::new([string]$reply['error']) }
         return $reply
+    }
+    hidden [hashtable] Ask([string] $message, [object[]] $fields) {
+        return $this.Put(@{ Message = $message; Fields = $fields; Secret = $null })
     }
     hidden [hashtable] AskForValues([string] $message, [object[]] $fields) {
         $reply = $this.Ask($message, $fields)
@@ -159,9 +166,9 @@ class ToolpackHostInterface : Toolpack.HostInterfaceBase {
         return $values
     }
     hidden [void] RefuseSecret([string] $what) {
-        throw [System.Management.Automation.PSInvalidOperationException]::new(
-            "E_ELICITATION_SECRET The tool asked for $what, and Toolpack never asks an MCP client for a secret (MCP forbids secrets in form elicitation). " +
-            'Bind it on the server instead: a credentials: entry in toolpack.yaml for a PSCredential or SecureString parameter (docs/powershell-scripts.md, Credentials).')
+        # Node answers a secret question with its refusal (E_ELICITATION_SECRET), never the client.
+        $null = $this.Put(@{ Message = ''; Fields = @(); Secret = $what })
+        throw [System.Management.Automation.PSInvalidOperationException]::new("The tool asked for $what, which is never asked.")
     }
     [string] ReadLine() {
         return [string]$this.AskForValues('The tool asks for a line of text.', @(@{ name = 'value'; title = 'Answer' }))['value']
@@ -1336,7 +1343,7 @@ function Send-Questions {
         $script:QuestionCount = $script:QuestionCount + 1
         $askId = [string]$script:QuestionCount
         $script:Questions[$askId] = $question
-        Send-Message ([ordered]@{ type = 'ask'; id = $callId; askId = $askId; message = [string]$question['Message']; fields = @($question['Fields']) })
+        Send-Message ([ordered]@{ type = 'ask'; id = $callId; askId = $askId; message = [string]$question['Message']; fields = @($question['Fields']); secret = $question['Secret'] })
     }
 }
 

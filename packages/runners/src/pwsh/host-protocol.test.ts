@@ -47,7 +47,11 @@ describe('host protocol', { timeout: fuzzTimeout() }, () => {
       askId: '2',
       message: 'Which?',
       fields: [{ name: 'choice', choices: [{ value: 'a', description: 'A' }] }],
+      secret: null,
     });
+    expect(
+      parseHostMessage('{"type":"ask","id":"1","askId":"3","secret":"a secure string"}'),
+    ).toMatchObject({ fields: [], secret: 'a secure string' });
     expect(parseHostMessage('{"type":"ask","id":"1"}')).toBeUndefined();
     expect(parseHostMessage('not json')).toBeUndefined();
     expect(parseHostMessage('[1]')).toBeUndefined();

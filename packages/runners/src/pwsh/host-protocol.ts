@@ -98,6 +98,8 @@ export interface HostAskMessage {
   askId: string;
   message: string;
   fields: ToolQuestionField[];
+  /** A secret prompt (Read-Host -AsSecureString, a credential): what it asked for. Never put to anyone. */
+  secret: string | null;
 }
 
 export interface HostResultMessage {
@@ -174,6 +176,7 @@ export function parseHostMessage(line: string): FromHostMessage | undefined {
             askId: message.askId,
             message: typeof message.message === 'string' ? message.message : '',
             fields: readQuestionFields(message.fields),
+            secret: typeof message.secret === 'string' ? message.secret : null,
           }
         : undefined;
     case 'result': {

@@ -9,7 +9,7 @@ import {
   type ContainedProcess,
   type SandboxPlan,
 } from '@toolpack/containment';
-import type { ToolLogLevel } from '@toolpack/core';
+import { ToolpackError, type ToolLogLevel } from '@toolpack/core';
 import type { ToolQuestion, ToolQuestionAnswer } from '../runner-types.ts';
 import { createTailBuffer } from '../capped-output.ts';
 import { describeQuestionFailure } from '../describe-question-failure.ts';
@@ -90,6 +90,20 @@ const HOST_LISTENERS_OFF = {
   POWERSHELL_DIAGNOSTICS_OPTOUT: '1',
   POWERSHELL_TELEMETRY_OPTOUT: '1',
 } as const;
+
+/**
+ * A tool's secret prompt is refused here, before anyone could be asked: MCP forbids secrets in
+ * form elicitation, and the answer would pass through the client and the model's host.
+ */
+function createSecretRefusal(what: string): ToolpackError {
+  return new ToolpackError(
+    'E_ELICITATION_SECRET',
+    `The tool asked for ${what}, and Toolpack never asks an MCP client for a secret (MCP forbids secrets in form elicitation).`,
+    {
+      hint: 'Bind it on the server instead: a credentials: entry in toolpack.yaml for a PSCredential or SecureString parameter (docs/powershell-scripts.md, Credentials).',
+    },
+  );
+}
 
 /**
  * Starts `pwsh -File host.ps1` and connects to it over a private channel: Node listens on a
@@ -186,7 +200,11 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
         break;
       case 'ask': {
         const { id, askId } = message;
-        call.handlers.onAsk({ message: message.message, fields: message.fields }).then(
+        const asked =
+          message.secret === null
+            ? call.handlers.onAsk({ message: message.message, fields: message.fields })
+            : Promise.reject(createSecretRefusal(message.secret));
+        asked.then(
           (answer) => {
             if (alive && pending.has(id)) send({ type: 'answer', id, askId, ...answer });
           },
