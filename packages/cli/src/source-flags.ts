@@ -92,6 +92,8 @@ export interface ResolvedSources {
   policy?: ToolPolicy;
   /** `schemaDialect:` of `toolpack.yaml`. */
   schemaDialect?: SchemaDialect;
+  /** `progressTimeoutCap:` of `toolpack.yaml`, in milliseconds, for the runner. */
+  progressTimeoutCapMs?: number;
 }
 
 export interface ResolveSourcesOptions {
@@ -149,6 +151,9 @@ export async function resolveSources(options: ResolveSourcesOptions): Promise<Re
     ...(interpreters === undefined ? {} : { interpreters }),
     ...(project.policy === undefined ? {} : { policy: project.policy }),
     ...(manifest.schemaDialect === undefined ? {} : { schemaDialect: manifest.schemaDialect }),
+    ...(manifest.progressTimeoutCap === undefined
+      ? {}
+      : { progressTimeoutCapMs: manifest.progressTimeoutCap }),
     envAllowList: project.env,
     packs: project.packs,
     diagnostics: [...project.diagnostics, ...project.packs.flatMap(diagnoseWithheldEnv)],

@@ -34,6 +34,11 @@ export interface ToolRunnerOptions {
   projectRoot: string;
   /** Per-call timeout when neither the call nor the tool sets one. Default 30 000 ms. */
   defaultTimeoutMs?: number;
+  /**
+   * The longest a call of a tool with `progressResetsTimeout` may run in all, however often
+   * its reports restart its timeout (never less than that timeout). Default 3 600 000 ms.
+   */
+  progressTimeoutCapMs?: number;
   /** Cap on a tool's output (stdout, returned text or JSON). Default 1 MiB. */
   maxOutputBytes?: number;
   /**
@@ -146,6 +151,7 @@ export interface ToolRunner {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_PROGRESS_TIMEOUT_CAP_MS = 3_600_000;
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 const DEFAULT_STOP_GRACE_MS = 2_000;
 const DEFAULT_PWSH_START_TIMEOUT_MS = 30_000;
@@ -173,6 +179,9 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
   const projectRoot = resolve(options.projectRoot);
   const defaultTimeoutMs =
     readPositive(options.defaultTimeoutMs, 'defaultTimeoutMs') ?? DEFAULT_TIMEOUT_MS;
+  const progressTimeoutCapMs =
+    readPositive(options.progressTimeoutCapMs, 'progressTimeoutCapMs') ??
+    DEFAULT_PROGRESS_TIMEOUT_CAP_MS;
   const maxOutputBytes =
     readPositive(options.maxOutputBytes, 'maxOutputBytes') ?? DEFAULT_MAX_OUTPUT_BYTES;
   const stopGraceMs = readPositive(options.stopGraceMs, 'stopGraceMs') ?? DEFAULT_STOP_GRACE_MS;
@@ -312,6 +321,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     const resetsOnProgress = tool.progressResetsTimeout === true;
     // The one place a call is stopped: the runner hears it through the signal, and the caller
     // gets its answer here, without a listener of our own on the signal.
+    let cappedAfterMs: number | undefined;
     const stop = (reason: StopReason): void => {
       if (controller.signal.aborted) return;
       controller.abort(reason);
@@ -321,10 +331,20 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
           describeStopReason(controller.signal.reason),
           timeoutMs,
           resetsOnProgress,
+          cappedAfterMs,
         ),
       );
     };
     const deadline = deadlines.start(timeoutMs, () => stop('timeout'));
+    // Reports restart the timeout without end: this one they never restart. It stops the call
+    // the way a timeout does (same signal, same kill path).
+    const capMs = Math.min(Math.max(progressTimeoutCapMs, timeoutMs), MAX_TIMER_MS);
+    const cap = resetsOnProgress
+      ? deadlines.start(capMs, () => {
+          cappedAfterMs = capMs;
+          stop('timeout');
+        })
+      : undefined;
     const onCallerAbort = (): void => stop('cancelled');
     callOptions.signal?.addEventListener('abort', onCallerAbort, { once: true });
     stoppers.add(stop);
@@ -382,6 +402,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       answered = true;
       throttle?.cancel();
       deadline.cancel();
+      cap?.cancel();
       callOptions.signal?.removeEventListener('abort', onCallerAbort);
       stoppers.delete(stop);
       settle(result);
@@ -482,9 +503,16 @@ function createInterruptedResult(
   reason: StopReason,
   timeoutMs: number,
   resetsOnProgress = false,
+  cappedAfterMs?: number,
 ): ToolCallResult {
   switch (reason) {
     case 'timeout':
+      if (cappedAfterMs !== undefined) {
+        return createErrorResult(
+          `Tool "${toolName}" ran for ${cappedAfterMs} ms, the most any call whose progress restarts its timeout may run, and was stopped. ` +
+            'Ask for less work per call, or raise progressTimeoutCap in toolpack.yaml.',
+        );
+      }
       if (resetsOnProgress) {
         return createErrorResult(
           `Tool "${toolName}" reported no progress for ${timeoutMs} ms and was stopped. ` +

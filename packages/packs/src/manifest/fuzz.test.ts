@@ -20,6 +20,7 @@ const keys = [
   'strict',
   'lenientHelp',
   'schemaDialect',
+  'progressTimeoutCap',
   'interpreters',
   'registry',
   'other',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   credentialBindingSchema,
   packPermissionsSchema,
+  parseDuration,
   schemaDialectSchema,
   sourceSpecSchema,
   toolPolicySchema,
@@ -95,6 +96,18 @@ export const manifestSchema = z.looseObject({
   strict: z.boolean().optional(),
   lenientHelp: z.boolean().optional(),
   schemaDialect: schemaDialectSchema.optional(),
+  progressTimeoutCap: z
+    .union([z.number(), z.string()])
+    .transform((value, context) => {
+      const ms = parseDuration(value, { defaultUnitMs: 1000 });
+      if (ms !== undefined && ms >= 1000) return Math.round(ms);
+      context.addIssue({
+        code: 'custom',
+        message: `${quote(value)} is not a duration of a second or more (such as 30m, 2h or 3600)`,
+      });
+      return z.NEVER;
+    })
+    .optional(),
   interpreters: z
     .record(
       z.string().regex(/^\.[A-Za-z0-9]{1,16}$/, {
@@ -162,6 +175,11 @@ export interface Manifest {
   lenientHelp?: boolean;
   /** How the server lists input schemas (`--schema-dialect` overrides it); default portable. */
   schemaDialect?: SchemaDialect;
+  /**
+   * `progressTimeoutCap:` in milliseconds: the longest a call of a tool whose progress restarts
+   * its timeout may run in all (written `2h`, `90m`, or seconds).
+   */
+  progressTimeoutCap?: number;
   interpreters?: Record<string, string[]>;
   /** The registry URL or folder this project installs from. */
   registry?: string;

@@ -107,6 +107,23 @@ describe('parseManifest', () => {
     ]);
   });
 
+  it('reads progressTimeoutCap: as a duration, and refuses one under a second at its line', () => {
+    const read = (text: string) => parseManifest(text, { path: 'toolpack.yaml' }).manifest;
+    expect(read('progressTimeoutCap: 2h\n')).toMatchObject({ progressTimeoutCap: 7_200_000 });
+    expect(read('progressTimeoutCap: 90\n')).toMatchObject({ progressTimeoutCap: 90_000 });
+    const { manifest, diagnostics } = parseManifest('sources: []\nprogressTimeoutCap: 10ms\n', {
+      path: 'toolpack.yaml',
+    });
+    expect(manifest).toBeUndefined();
+    expect(diagnostics.map((d) => [d.code, d.line, d.message])).toEqual([
+      [
+        'E_MANIFEST_FIELD',
+        2,
+        'progressTimeoutCap: "10ms" is not a duration of a second or more (such as 30m, 2h or 3600)',
+      ],
+    ]);
+  });
+
   it('requires name, version, description and sources of a pack, not of a project', () => {
     const { diagnostics } = parseManifest('tags: [x]\n', { path: 'toolpack.yaml', kind: 'pack' });
     expect(diagnostics.map((d) => d.message)).toEqual([

@@ -56,6 +56,9 @@ export async function callTool(options: CallToolOptions): Promise<ToolCallResult
     projectRoot: cwd,
     envAllowList: resolved.envAllowList,
     ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
+    ...(resolved.progressTimeoutCapMs === undefined
+      ? {}
+      : { progressTimeoutCapMs: resolved.progressTimeoutCapMs }),
     requireSandbox: options.requireSandbox === true || resolved.policy?.requireSandbox === true,
   });
   try {

@@ -323,6 +323,9 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
           envAllowList: resolved.envAllowList,
           ...(resolved.interpreters === undefined ? {} : { interpreters: resolved.interpreters }),
           ...(flags.timeout === undefined ? {} : { defaultTimeoutMs: flags.timeout }),
+          ...(resolved.progressTimeoutCapMs === undefined
+            ? {}
+            : { progressTimeoutCapMs: resolved.progressTimeoutCapMs }),
           requireSandbox,
         },
         ...(loaded.policy === undefined ? {} : { policy: loaded.policy }),
