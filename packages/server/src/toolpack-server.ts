@@ -151,6 +151,13 @@ function readOwnVersion(): string {
 const DEFAULT_MAX_ARGUMENT_KEYS = 1_000;
 
 /**
+ * The `ttlMs` of tools/list for 2026-07-28 clients. Not watching, the list changes only
+ * when the embedder calls reload(); watching, it changes as files are saved, and a client
+ * that does not listen for tools/list_changed should see the change within seconds.
+ */
+const TOOLS_LIST_TTL_MS = { fixed: 60 * 60 * 1000, watching: 10 * 1000 } as const;
+
+/**
  * Discovers the tools, refuses to start on a composition error in `REFUSING_CODES` (above
  * `maxTools`, a name collision involving a pack, any collision under `strict`), and returns a
  * server that any number of MCP connections can share: one tool list, one runner, one
@@ -284,6 +291,8 @@ export async function createToolpackServer(
           warmSoon();
           return served.listed;
         },
+        listTtlMs:
+          watchOptions === undefined ? TOOLS_LIST_TTL_MS.fixed : TOOLS_LIST_TTL_MS.watching,
         outputSchemaOf: (toolName) => served.allByName.get(toolName)?.outputSchema,
         callTool: (toolName, args, callOptions) => {
           warmSoon();

@@ -56,8 +56,8 @@ async function postModern(
 }
 
 /** An `mcp serve` over stdio driven line by line, answers collected by id. */
-function startStdioLines(cwd: string) {
-  const server = spawnServe(['--no-cache', '--no-watch'], { cwd });
+function startStdioLines(cwd: string, args = ['--no-cache', '--no-watch']) {
+  const server = spawnServe(args, { cwd });
   const answers = () =>
     server
       .stdout()
@@ -95,6 +95,16 @@ describe('2026-07-28 over stdio', () => {
       expect((await answerTo(3)).error?.code).toBe(-32022);
       send({ id: 4, method: 'tools/list', params: { _meta: envelope() } });
       expect((await answerTo(4)).result?.tools).toBeDefined();
+    } finally {
+      server.kill();
+    }
+  }, 30_000);
+
+  it('lets a 2026 client cache tools/list for seconds while watching, not for 0 ms', async () => {
+    const { server, send, answerTo } = startStdioLines(conformanceProject, ['--no-cache']);
+    try {
+      send({ id: 1, method: 'tools/list', params: { _meta: envelope() } });
+      expect((await answerTo(1)).result).toMatchObject({ ttlMs: 10_000 });
     } finally {
       server.kill();
     }
@@ -209,6 +219,15 @@ describe('2026-07-28 and 2025 sessions over HTTP', () => {
       { 'mcp-param-region': 'us-east' },
     );
     expect(undeclared.status).toBe(200);
+  });
+
+  it('lets a 2026 client cache tools/list for an hour when the sources are not watched', async () => {
+    const listed = await postModern(server.url, {
+      id: 9,
+      method: 'tools/list',
+      params: { _meta: envelope() },
+    });
+    expect(listed.answer.result).toMatchObject({ ttlMs: 3_600_000 });
   });
 
   it('refuses a request naming a version it does not speak (-32022) and lists every version', async () => {

@@ -33,6 +33,12 @@ export interface McpToolHost {
   instructions?: string;
   /** The tools/list answer, prepared once per reload so listing 1,000 tools costs nothing. */
   listTools(): Tool[];
+  /**
+   * How long a 2026-07-28 client may reuse a tools/list answer (its `ttlMs`) before asking
+   * again; a reload that changes the list also sends tools/list_changed, which ends it early.
+   * Without it the SDK answers `ttlMs: 0` (ask every time).
+   */
+  listTtlMs?: number;
   outputSchemaOf(name: string): Record<string, unknown> | undefined;
   callTool(
     name: string,
@@ -260,7 +266,13 @@ export function createMcpServerInstance(host: McpToolHost): Server {
     log: ctx.mcpReq.log,
     ask: createClientAsker(server, ctx),
   });
-  server.setRequestHandler('tools/list', () => ({ tools: host.listTools() }));
+  // 2025-era answers stay `{tools}` alone: the stdio transport sends those as a line
+  // serialized once per reload (tools-list-line.ts).
+  server.setRequestHandler('tools/list', (_request, ctx) =>
+    isModernRequest(ctx) && host.listTtlMs !== undefined
+      ? { tools: host.listTools(), ttlMs: host.listTtlMs }
+      : { tools: host.listTools() },
+  );
   server.setRequestHandler('tools/call', (request, ctx) =>
     runCall(request.params, requestChannels(ctx)),
   );
