@@ -13,8 +13,8 @@ import {
 } from './call-pipeline/create-tool-dispatcher.ts';
 import type { ToolDispatcher } from './call-pipeline/dispatch-types.ts';
 import type { PolicyVerdict } from './policy/policy.ts';
-import { dropNullArguments } from './schema-dialect/drop-null-arguments.ts';
 import { listInputSchema } from './schema-dialect/list-input-schema.ts';
+import { readStrictArguments } from './schema-dialect/read-strict-arguments.ts';
 
 /** One discovery's tools as the server serves them; replaced whole by each reload. */
 export interface ServedTools {
@@ -31,7 +31,8 @@ export interface ServedTools {
   diagnostics: Diagnostic[];
   /**
    * A client's arguments as the tool's exact schema means them: under `openai-strict`, a null
-   * sent for a parameter the listing made nullable is "not given"; otherwise unchanged.
+   * sent for a parameter the listing made nullable is "not given" and a free-form object sent
+   * as JSON text is parsed; otherwise unchanged.
    */
   readListedArguments(tool: DiscoveredTool, args: unknown): unknown;
 }
@@ -125,6 +126,6 @@ export function serveTools(options: ServeToolsOptions): ServedTools {
     }),
     diagnostics,
     readListedArguments: (tool, args) =>
-      dialect === 'openai-strict' ? dropNullArguments(tool.inputSchema, args) : args,
+      dialect === 'openai-strict' ? readStrictArguments(tool.inputSchema, args) : args,
   };
 }

@@ -194,10 +194,27 @@ function without(set: ReadonlySet<string> | undefined, left: readonly string[]):
 }
 
 /**
- * OpenAI strict: every object closed and every property required, an optional one then also
- * taking null (which the server maps back to "not given", drop-null-arguments.ts).
+ * Whether a schema is an object whose keys it does not name (a PowerShell hashtable, a map):
+ * strict mode has no form for one, so below the root it is listed as JSON text.
  */
-function toOpenAiStrict(schema: JsonSchema): JsonSchema {
+export function isFreeFormObject(schema: JsonSchema): boolean {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const named = isSchema(schema.properties) && Object.keys(schema.properties).length > 0;
+  return types.includes('object') && !named && schema.additionalProperties !== false;
+}
+
+/**
+ * OpenAI strict: every object closed and every property required, an optional one then also
+ * taking null, a free-form object below the root as JSON text (both of which the server reads
+ * back, read-strict-arguments.ts).
+ */
+function toOpenAiStrict(schema: JsonSchema, nested = false): JsonSchema {
+  if (nested && isFreeFormObject(schema)) {
+    const own = typeof schema.description === 'string' ? { description: schema.description } : {};
+    return withNotes({ type: 'string', ...own }, [
+      'A JSON object, as text (strict mode cannot list its keys).',
+    ]);
+  }
   const out: JsonSchema = {};
   const notes: string[] = [];
   let properties: Record<string, JsonSchema> | undefined;
@@ -205,9 +222,9 @@ function toOpenAiStrict(schema: JsonSchema): JsonSchema {
     if (keyword === 'properties' && isSchema(value)) {
       properties = value as Record<string, JsonSchema>;
     } else if (keyword === 'items' && isSchema(value)) {
-      out.items = toOpenAiStrict(value);
+      out.items = toOpenAiStrict(value, true);
     } else if ((keyword === 'anyOf' || keyword === 'oneOf') && Array.isArray(value)) {
-      out.anyOf = value.map((branch) => (isSchema(branch) ? toOpenAiStrict(branch) : branch));
+      out.anyOf = value.map((branch) => (isSchema(branch) ? toOpenAiStrict(branch, true) : branch));
     } else if (keyword === 'format') {
       if (STRICT_FORMATS.has(String(value))) out.format = value;
       else notes.push(describeDropped(keyword, value) ?? '');
@@ -225,13 +242,13 @@ function toOpenAiStrict(schema: JsonSchema): JsonSchema {
     const entries = Object.entries(properties ?? {});
     out.properties = Object.fromEntries(
       entries.map(([name, sub]) => {
-        const strict = toOpenAiStrict(sub);
+        const strict = toOpenAiStrict(sub, true);
         return [name, required.has(name) ? strict : allowNull(strict)];
       }),
     );
     out.required = entries.map(([name]) => name);
     out.additionalProperties = false;
-    if (entries.length === 0 && schema.additionalProperties !== false)
+    if (isFreeFormObject(schema))
       notes.push('Strict mode cannot list free-form keys: send an empty object.');
   }
   return withNotes(
