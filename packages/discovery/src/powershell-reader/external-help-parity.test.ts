@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceResult } from '../types.ts';
 import { joinHelpDescription } from './comment-help.ts';
 import { describePowerShellModule } from './describe-module.ts';
+import { describePowerShellScript } from './describe-script.ts';
 import { readUiCulture } from './find-external-help.ts';
 
 const fixtures = fileURLToPath(new URL('./fixtures/external-help/', import.meta.url));
@@ -19,6 +20,10 @@ const MODULES = [
   join(fixtures, 'BrokenHelp', 'BrokenHelp.psm1'),
   join(fixtures, 'ImportExcel', 'ImportExcel.psd1'),
 ];
+/** Scripts whose comment help says `.EXTERNALHELP`: Get-Help reads the entry named `<File>.ps1`. */
+const SCRIPTS = ['Get-Gadget.ps1', 'Get-Sprocket.ps1', 'Get-Cog.ps1'].map((name) =>
+  join(fixtures, 'Scripts', name),
+);
 /** Each decides other culture folders: the invariant culture (the module's own folder first), a culture with a folder, one that falls back to en-US, one that falls back to the module's folder. */
 const LOCALES = ['C.UTF-8', 'de_DE.UTF-8', 'en_US.UTF-8', 'fr_FR.UTF-8'];
 const PWSH_TIMEOUT_MS = 120_000;
@@ -48,7 +53,7 @@ function localeEnvironment(lang: string): NodeJS.ProcessEnv {
 async function collectHelp(work: string, lang: string): Promise<HelpFacts> {
   const listPath = join(work, `${lang}.txt`);
   const outPath = join(work, `${lang}.json`);
-  writeFileSync(listPath, `${MODULES.join('\n')}\n`);
+  writeFileSync(listPath, `${[...MODULES, ...SCRIPTS].join('\n')}\n`);
   await promisify(execFile)(
     'pwsh',
     [
@@ -77,12 +82,28 @@ async function findMismatches(facts: HelpFacts): Promise<string[]> {
   const results = new Map<string, SourceResult>();
   for (const path of MODULES)
     results.set(path, await describePowerShellModule({ path, uiCulture: facts.culture }));
+  for (const path of SCRIPTS)
+    results.set(
+      path,
+      await describePowerShellScript({
+        path,
+        content: readFileSync(path, 'utf8'),
+        uiCulture: facts.culture,
+      }),
+    );
   for (const command of facts.commands) {
     const label = `[${facts.culture}] ${command.name}`;
     const result = results.get(command.module) as SourceResult;
-    const tool = result.tools.find((t) => t.originalName === command.name);
+    const isScript = SCRIPTS.includes(command.module);
+    // A script is its file's only command; Get-Command names it with its extension.
+    const tool = isScript
+      ? result.tools[0]
+      : result.tools.find((t) => t.originalName === command.name);
     const errors = result.diagnostics
-      .filter((d) => d.severity === 'error' && d.message.includes(`function ${command.name} `))
+      .filter(
+        (d) =>
+          d.severity === 'error' && (isScript || d.message.includes(`function ${command.name} `)),
+      )
       .map((d) => d.code);
     const description = command.hasHelp
       ? joinHelpDescription(command.synopsis, paragraphs(command.description))
@@ -153,7 +174,7 @@ describe.skipIf(!hasPwsh)(`external help parity on ${pwshEngine?.description ?? 
       mismatches.push(...(await findMismatches(collected)));
       compared += collected.commands.length;
     }
-    expect(compared).toBe(LOCALES.length * 18);
+    expect(compared).toBe(LOCALES.length * (18 + SCRIPTS.length));
     expect(mismatches).toEqual([]);
   });
 
@@ -185,5 +206,13 @@ describe.skipIf(!hasPwsh)(`external help parity on ${pwshEngine?.description ?? 
     expect(source('Get-PlainWidget')).toBe('PlainWidgets/PlainWidgets-help.xml');
     expect(source('Get-BrokenWidget')).toBeNull();
     expect(source('Remove-Worksheet')).toBe('ImportExcel/en/ImportExcel-help.xml');
+    expect(source('Get-Gadget.ps1')).toBe('Scripts/en-US/Gadgets-help.xml');
+    expect(source('Get-Sprocket.ps1')).toBeNull();
+    expect(invariant.commands.find((c) => c.name === 'Get-Cog.ps1')?.hasHelp).toBe(false);
+    const german = (facts.get('de_DE.UTF-8') as HelpFacts).commands;
+    if (pwshEngine?.kind === 'full')
+      expect(
+        german.find((c) => c.name === 'Get-Gadget.ps1')?.helpFile?.slice(fixtures.length),
+      ).toBe('Scripts/de-DE/Gadgets-help.xml');
   });
 });

@@ -28,7 +28,10 @@ import type { LoadedFunction } from './module-loader.ts';
 import { readMamlHelp } from './read-maml-help.ts';
 
 export interface ExternalHelpOptions {
-  /** The module's `.psd1` or `.psm1`: its base name is the module's name, its folder the module's base. */
+  /**
+   * The module's `.psd1` or `.psm1`: its base name is the module's name, its folder the module's
+   * base. For `findScriptHelp`, the script itself.
+   */
   modulePath: string;
   /** The UI culture (`de-DE`, `''` for the invariant culture); by default the one pwsh would have, from the environment. */
   uiCulture?: string;
@@ -94,14 +97,8 @@ export class ExternalHelpFinder {
     const search = findFunctionHelp(loaded.document, loaded.fn);
     const comment = search.help;
     if (comment?.externalHelp !== undefined) {
-      const target = resolve(dirname(loaded.path), comment.externalHelp.replace(/\\/g, '/'));
-      const file = await this.locate([dirname(target)], basename(target));
-      if (file !== undefined) {
-        const help = (await this.read(file)).get(name);
-        return help === undefined ? search : { help, rejections: [] };
-      }
-      // PowerShell's CreateFromComments: a block that is only `.EXTERNALHELP` to a missing file is no help.
-      if (comment.commentTokens !== 1) return search;
+      const followed = await this.followHelpKeyword(loaded.path, name, search);
+      if (followed !== undefined) return followed;
     } else if (comment !== undefined) {
       return search;
     }
@@ -126,6 +123,42 @@ export class ExternalHelpFinder {
       rejections: search.rejections,
       ...(searched.length === 0 ? {} : { externalHelpFiles: searched }),
     };
+  }
+
+  /**
+   * The help Get-Help gives a standalone script: only `.EXTERNALHELP` applies (a script has no
+   * module help file), and the file's entry for it is named as Get-Command names the script,
+   * `Get-Gadget.ps1` (any case). Construct the finder with the script's path as `modulePath`.
+   */
+  async findScriptHelp(scriptPath: string, search: HelpSearch): Promise<HelpSearch> {
+    if (search.help?.externalHelp === undefined) return search;
+    const followed = await this.followHelpKeyword(
+      scriptPath,
+      basename(scriptPath).toLowerCase(),
+      search,
+    );
+    return followed ?? { rejections: search.rejections };
+  }
+
+  /**
+   * `.EXTERNALHELP <file>` of `search`'s help, relative to the file defining the command: the
+   * file's entry for `name` (lower case) replaces the comment help; without one, the comment
+   * help stays. When the file is missing, undefined if the block is only that keyword (one
+   * comment token: PowerShell's CreateFromComments drops it), else the comment help.
+   */
+  private async followHelpKeyword(
+    definingPath: string,
+    name: string,
+    search: HelpSearch,
+  ): Promise<HelpSearch | undefined> {
+    const comment = search.help as CommentHelp & { externalHelp: string };
+    const target = resolve(dirname(definingPath), comment.externalHelp.replace(/\\/g, '/'));
+    const file = await this.locate([dirname(target)], basename(target));
+    if (file !== undefined) {
+      const help = (await this.read(file)).get(name);
+      return help === undefined ? search : { help, rejections: [] };
+    }
+    return comment.commentTokens === 1 ? undefined : search;
   }
 
   private locate(directories: readonly string[], fileName: string): Promise<string | undefined> {

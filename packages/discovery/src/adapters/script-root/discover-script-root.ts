@@ -13,9 +13,10 @@ import type { ParseCache, SourceResult } from '../../types.ts';
  * Bumped whenever a script's description changes for the same text (2: HINTS lines; 3:
  * credential parameters are recorded for discovery to bind, not refused by the reader; 4: any
  * JSON value for untyped parameters, ValidateSet ignoring case, undescribed parameters marked
- * for lenient help, no repeated synopsis).
+ * for lenient help, no repeated synopsis; 5: bare named attribute arguments, hash literal
+ * keys, scripts with `.EXTERNALHELP` kept out of the cache).
  */
-const SCRIPT_PARSER_VERSION = 4;
+const SCRIPT_PARSER_VERSION = 5;
 
 /** The extensions a script root serves; anything else in the folder is left alone. */
 const SCRIPT_EXTENSIONS = ['.ps1', '.sh', '.py', '.js', '.mjs', '.ts', '.bas'] as const;
@@ -48,6 +49,14 @@ function describeSkippedFile(file: string, name: string): Diagnostic | undefined
     );
   return undefined;
 }
+
+/**
+ * A script whose help may come from the MAML file its `.EXTERNALHELP` names: that file (looked up
+ * in the UI culture's folders) is no key of the cache, so the cache keeps only this marker and
+ * the script is described on every listing.
+ */
+const EXTERNAL_HELP = /^[ \t#]*\.EXTERNALHELP\b/im;
+const READS_HELP_FILE = 'reads-help-file';
 
 export interface DiscoverScriptRootOptions {
   /** The folder, absolute or relative to `cwd`. */
@@ -103,13 +112,16 @@ export async function discoverScriptRoot(
           return { tools: [], diagnostics: [] };
         const extension = path.extname(name).toLowerCase();
         const describe = (contents: string[]) => describeScript(file, extension, contents[0] ?? '');
-        return options.cache === undefined
-          ? await describe([readFileSync(file, 'utf8')])
-          : await options.cache.read(
-              `script${extension}@${SCRIPT_PARSER_VERSION}`,
-              [file],
-              describe,
-            );
+        if (options.cache === undefined) return await describe([readFileSync(file, 'utf8')]);
+        const cached = await options.cache.read(
+          `script${extension}@${SCRIPT_PARSER_VERSION}`,
+          [file],
+          (contents): SourceResult | typeof READS_HELP_FILE | Promise<SourceResult> =>
+            extension === '.ps1' && EXTERNAL_HELP.test(contents[0] ?? '')
+              ? READS_HELP_FILE
+              : describe(contents),
+        );
+        return cached === READS_HELP_FILE ? await describe([readFileSync(file, 'utf8')]) : cached;
       } catch (error) {
         return {
           tools: [],
