@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Server } from '@modelcontextprotocol/server';
+import type { Server, Tool } from '@modelcontextprotocol/server';
 import {
   ToolpackError,
   type Diagnostic,
@@ -107,6 +107,11 @@ export interface ToolpackServer {
   readonly version: string;
   /** What tools/list answers: the composed tools the policy allows. */
   readonly tools: readonly DiscoveredTool[];
+  /**
+   * The tools/list entries as clients receive them: input schemas in the server's dialect,
+   * only the built-ins under progressive disclosure.
+   */
+  readonly listed: readonly Tool[];
   /** Diagnostics of the latest discovery. */
   readonly diagnostics: readonly Diagnostic[];
   readonly metrics: ServerMetrics;
@@ -354,6 +359,9 @@ export async function createToolpackServer(
     version,
     get tools() {
       return served.allowed;
+    },
+    get listed() {
+      return served.listed;
     },
     get diagnostics() {
       return served.diagnostics;

@@ -230,6 +230,34 @@ describe('2026-07-28 and 2025 sessions over HTTP', () => {
     expect(listed.answer.result).toMatchObject({ ttlMs: 3_600_000 });
   });
 
+  it('expects no Mcp-Param header the listing does not declare (the portable dialect leaves x-mcp-header out)', async () => {
+    const portable = await startHttpServe(
+      ['--no-cache', '--no-watch', '--schema-dialect', 'portable'],
+      {
+        cwd: conformanceProject,
+      },
+    );
+    try {
+      const listed = await postModern(portable.url, {
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: envelope() },
+      });
+      const tools = listed.answer.result?.tools as { name: string; inputSchema: unknown }[];
+      const schema = tools.find((tool) => tool.name === 'test_header_params')?.inputSchema;
+      expect(JSON.stringify(schema)).not.toContain('x-mcp-header');
+      const called = await postModern(portable.url, {
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'test_header_params', arguments: { region: 'eu-west' }, _meta: envelope() },
+      });
+      expect(called.status).toBe(200);
+      expect(JSON.stringify(called.answer.result)).toContain('region eu-west');
+    } finally {
+      portable.kill();
+    }
+  }, 30_000);
+
   it('refuses a request naming a version it does not speak (-32022) and lists every version', async () => {
     const bogus = await postModern(server.url, {
       id: 1,

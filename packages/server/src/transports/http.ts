@@ -268,8 +268,9 @@ export async function startHttpServer(
     }
     const request = await toWebRequest(req, body);
     if (!(await isLegacyRequest(request, body))) {
-      // The SDK checks these headers only for tools of its high-level McpServer.
-      const mismatch = checkToolCallHeaders(toolpack.tools, body, req.headers);
+      // The SDK checks these headers only for tools of its high-level McpServer. The
+      // declarations are the listed ones: a client mirrors what its tools/list showed it.
+      const mismatch = checkToolCallHeaders(toolpack.listed, body, req.headers);
       if (mismatch !== undefined) {
         const id = (body as { id?: string | number }).id ?? null;
         writeJson(res, 400, {

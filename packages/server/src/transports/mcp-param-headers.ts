@@ -140,7 +140,7 @@ interface HeaderTool {
   inputSchema: unknown;
 }
 
-// Keyed by the served tool array itself, which each reload replaces whole.
+// Keyed by the listed tool array itself, which each reload replaces whole.
 const toolsByName = new WeakMap<readonly HeaderTool[], Map<string, HeaderTool>>();
 
 /**
