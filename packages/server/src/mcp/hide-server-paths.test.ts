@@ -86,6 +86,15 @@ describe('hideServerPaths', () => {
     listTools: () => tools,
     outputSchemaOf: () => undefined,
     callTool: async (name, _args, options) => {
+      if (name === 'describe_tool' || name === 'call_tool') {
+        const described = { name: 'read', source: { path: `${project}/tools/read.sh` } };
+        return {
+          result: {
+            content: [{ type: 'text', text: JSON.stringify(described) }],
+            structuredContent: described,
+          },
+        };
+      }
       options.onLog('error', failing);
       options.onProgress?.({ progress: 1, message: `reading ${project}/data` });
       if (name === 'ok')
@@ -93,7 +102,9 @@ describe('hideServerPaths', () => {
       return { result: { content: [{ type: 'text', text: failing }], isError: true } };
     },
   };
-  const hidden = hideServerPaths(host, rewrite);
+  const hidden = hideServerPaths(host, rewrite, {
+    answersForServer: (name) => name === 'describe_tool',
+  });
 
   it('rewrites descriptions in tools/list and nothing else of the schema', () => {
     const [tool] = hidden.listTools();
@@ -132,5 +143,21 @@ describe('hideServerPaths', () => {
     // Without the wrapper the same host hands the client the absolute path.
     const raw = await host.callTool('fail', {}, options);
     expect(JSON.stringify(raw)).toContain(project);
+  });
+
+  it("rewrites the server's own answers, also when call_tool ran them", async () => {
+    const options = { signal: new AbortController().signal, onLog: () => undefined };
+    for (const [name, args] of [
+      ['describe_tool', { name: 'read' }],
+      ['call_tool', { name: 'describe_tool', arguments: { name: 'read' } }],
+    ] as const) {
+      const answer = await hidden.callTool(name, args, options);
+      expect(answer).toEqual({
+        result: {
+          content: [{ type: 'text', text: '{"name":"read","source":{"path":"tools/read.sh"}}' }],
+          structuredContent: { name: 'read', source: { path: 'tools/read.sh' } },
+        },
+      });
+    }
   });
 });

@@ -247,7 +247,12 @@ export function hideServerPaths(
         onLog: (level, message) => options.onLog(level, rewrite(message)),
       });
       if ('unknownTool' in answer) return answer;
-      const writtenByServer = served.answersForServer?.(name) === true;
+      // call_tool answers with the result of the tool it ran: judged by that tool.
+      const ran =
+        name === 'call_tool' && typeof (args as { name?: unknown } | null)?.name === 'string'
+          ? (args as { name: string }).name
+          : name;
+      const writtenByServer = served.answersForServer?.(ran) === true;
       return { result: rewriteResult(answer.result, rewrite, writtenByServer) };
     },
   };
