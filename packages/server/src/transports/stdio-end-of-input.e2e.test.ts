@@ -82,9 +82,9 @@ describe('mcp serve over stdio at the end of input', () => {
   });
 });
 
-// The longest an abandoned server may take to exit: the grace for requests read before the
-// end, the stop of the calls still running (a pwsh pipeline stop, a process group killed),
-// and Toolpack's own shutdown. Measured: about 3.3 s (3 s of it the grace).
+// The bound docs/serving-clients.md states for an abandoned server (7 s): the grace for
+// requests read before the end, the stop of the calls still running (a pwsh pipeline stop, a
+// process group killed), and Toolpack's own shutdown. Measured: about 3.2 s.
 const EXIT_BOUND_MS = END_OF_INPUT_GRACE_MS + 4_000;
 
 describe.skipIf(process.platform !== 'linux')(
