@@ -377,6 +377,33 @@ describe.skipIf(!hasBuiltMcp)('one binding in every schema dialect [built mcp]',
     180_000,
   );
 
+  it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} openai-strict: call_tool's free-form arguments go as JSON text and bind`,
+    async () => {
+      const client = await connectBuilt([
+        '--schema-dialect',
+        'openai-strict',
+        '--disclose-above',
+        '1',
+      ]);
+      try {
+        const { tools } = await client.listTools();
+        const callTool = tools.find((tool) => tool.name === 'call_tool');
+        expect(callTool?.inputSchema.properties?.arguments).toMatchObject({
+          type: ['string', 'null'],
+        });
+        const result = await client.callTool({
+          name: 'call_tool',
+          arguments: { name: 'Find_Widget', arguments: '{"Id": 7, "Top": 2}' },
+        });
+        expect(outcomeOf(result)).toBe('bound ById');
+      } finally {
+        await client.close();
+      }
+    },
+    60_000,
+  );
+
   it('refuses --flat-schemas, now --schema-dialect portable, beside another dialect', () => {
     const run = spawnSync(
       process.execPath,
