@@ -16,6 +16,8 @@ import type { ToolQuestion, ToolQuestionAnswer } from '@toolpack/runners';
  */
 export const QUESTION_TIMEOUT_MS = 10 * 60 * 1000;
 
+const FIRST_VERSION_WITHOUT_PUSH = '2026-07-28';
+
 const ELICITATION_HINT =
   'Use an MCP client that declares the elicitation capability (form mode), or call a tool that needs no answer from its user.';
 
@@ -71,6 +73,15 @@ export function createClientAsker(
   ctx: ServerContext,
 ): (question: ToolQuestion) => Promise<ToolQuestionAnswer> {
   return async (question) => {
+    const version = server.getNegotiatedProtocolVersion();
+    // Revisions are dates: from 2026-07-28 on there are no server-to-client requests.
+    if (version !== undefined && version >= FIRST_VERSION_WITHOUT_PUSH) {
+      throw new ToolpackError(
+        'E_ELICITATION_UNAVAILABLE',
+        `The tool asked its user a question, and this session's protocol (${version}) has no server-to-client requests; Toolpack does not serve its multi-round-trip input yet.`,
+        { hint: 'Connect with protocol 2025-11-25 or 2025-06-18 for tools that ask.' },
+      );
+    }
     if (server.getClientCapabilities()?.elicitation === undefined) {
       throw new ToolpackError(
         'E_ELICITATION_UNAVAILABLE',
@@ -90,16 +101,6 @@ export function createClientAsker(
           'E_ELICITATION_UNAVAILABLE',
           `The tool asked its user a question and got no answer within ${QUESTION_TIMEOUT_MS / 60_000} minutes.`,
           { hint: 'Answer sooner, or give what the tool asks for as an argument.' },
-        );
-      }
-      if (
-        error instanceof SdkError &&
-        error.code === SdkErrorCode.MethodNotSupportedByProtocolVersion
-      ) {
-        throw new ToolpackError(
-          'E_ELICITATION_UNAVAILABLE',
-          `The tool asked its user a question, and this session's protocol (${server.getNegotiatedProtocolVersion() ?? 'unknown'}) has no server-to-client requests; Toolpack does not serve its multi-round-trip input yet.`,
-          { hint: 'Connect with protocol 2025-11-25 or 2025-06-18 for tools that ask.' },
         );
       }
       throw new ToolpackError(
