@@ -211,4 +211,15 @@ describe.skipIf(!hasPwsh)('PowerShell tools that ask', () => {
       firstText(await runner.call(tool, { Path: join(folder, 'next.txt') }, { ask: after.ask })),
     ).toBe('written');
   });
+
+  it(`${PWSH_TEST_TAG} asks for a mandatory parameter a script left out of a call`, async () => {
+    const asked = answering({ action: 'accept', values: { Label: 'blue' } });
+    expect(firstText(await runner.call(scriptTool('Set-InnerLabel'), {}, { ask: asked.ask }))).toBe(
+      'label=blue',
+    );
+    expect(asked.questions[0]?.fields).toEqual([
+      { name: 'Label', title: 'Label', description: 'The label to set' },
+    ]);
+    expect(asked.questions[0]?.message).toContain('Set-Label');
+  });
 });
