@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -329,4 +329,63 @@ describe('2026-07-28 and 2025 sessions over HTTP', () => {
     expect(batch.status).toBe(400);
     expect(((await batch.json()) as RpcAnswer).error?.code).toBe(-32600);
   });
+});
+
+describe('2026-07-28 list caching while watching', () => {
+  it('gives tools/list a ttlMs of 10 s and ends it with list_changed on the subscription when a source changes', async () => {
+    const project = mkdtempSync(path.join(os.tmpdir(), 'toolpack-2026-watch-'));
+    mkdirSync(path.join(project, 'scripts'));
+    writeFileSync(path.join(project, 'toolpack.yaml'), 'sources:\n  - scripts: scripts\n');
+    const script = (name: string) =>
+      writeFileSync(
+        path.join(project, 'scripts', `${name}.sh`),
+        `#!/usr/bin/env bash\n# DESCRIPTION "Says ${name}."\necho ${name}\n`,
+      );
+    script('first_tool');
+    const server = await startHttpServe(['--no-cache'], { cwd: project });
+    const listening = new AbortController();
+    try {
+      const listed = await postModern(server.url, {
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: envelope() },
+      });
+      expect(listed.answer.result).toMatchObject({ ttlMs: 10_000 });
+      const stream = await fetch(server.url, {
+        method: 'POST',
+        signal: listening.signal,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN,
+          'mcp-method': 'subscriptions/listen',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'subscriptions/listen',
+          params: { notifications: { toolsListChanged: true }, _meta: envelope() },
+        }),
+      });
+      let events = '';
+      const reading = (async () => {
+        const decoder = new TextDecoder();
+        for await (const chunk of stream.body as AsyncIterable<Uint8Array>)
+          events += decoder.decode(chunk, { stream: true });
+      })().catch(() => undefined);
+      await waitFor(() => events.includes('subscriptions/acknowledged'), 'the subscription');
+      script('second_tool');
+      await waitFor(
+        () => events.includes('notifications/tools/list_changed'),
+        'tools/list_changed after the new script',
+        15_000,
+      );
+      listening.abort();
+      await reading;
+    } finally {
+      listening.abort();
+      server.kill();
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 40_000);
 });
