@@ -161,6 +161,11 @@ describe.skipIf(!hasPwsh)('PowerShell tools that ask', () => {
       expect(allText(result)).toContain('credentials:');
       expect(asked.questions).toEqual([]);
     }
+    // The same prompt unmarked (no -AsSecureString) does reach the client: only the marking
+    // keeps the secret from it.
+    const plain = answering({ action: 'accept', values: { Password: 'hunter2' } });
+    expect(firstText(await runner.call(tool, { Kind: 'plain' }, { ask: plain.ask }))).toBe('read');
+    expect(plain.questions).toHaveLength(1);
   });
 
   it(`${PWSH_TEST_TAG} does not count the time spent waiting for the user against the timeout`, async () => {
