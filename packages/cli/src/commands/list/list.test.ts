@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { JsonSchema } from '@toolpack/core';
 import { findRuleViolations } from '@toolpack/server';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../main.ts';
@@ -34,7 +35,8 @@ describe('listTools', () => {
         env: { ...process.env, NO_COLOR: '1' },
       });
       expect(code).toBe(0);
-      return (JSON.parse(stdout) as { tools: Array<{ name: string; inputSchema: object }> }).tools;
+      return (JSON.parse(stdout) as { tools: Array<{ name: string; inputSchema: JsonSchema }> })
+        .tools;
     };
     const strict = await list('openai-strict');
     expect(strict.length).toBeGreaterThan(2);
