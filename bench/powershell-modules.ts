@@ -3,7 +3,9 @@
 // dot-sourced from 868 files), uncached and cached, beside pwsh's own Import-Module +
 // Get-Command of the same module; a ~150-function module (PowerShellForGitHub's layout)
 // uncached and cached; and a module whose exports only the engine can tell, so discovery
-// imports it in pwsh once and then serves the cached answer.
+// imports it in pwsh once and then serves the cached answer; and ImportExcel as the public
+// corpus vendors it, read statically with pwsh asked only for what its files cannot tell (a
+// dynamicparam block, the enums of its EPPlus.dll).
 //
 //   pnpm build && pnpm --filter @toolpack/bench bench:modules [--runs 5] [--dbatools DIR]
 //     [--cli BIN] [--baseline-cli BIN]
@@ -220,6 +222,22 @@ Export-ModuleMember -Function ([System.IO.File]::ReadAllLines("$PSScriptRoot/exp
   return { module: path.join(folder, 'Engine.psm1'), functions: exported.length };
 }
 
+/**
+ * The public corpus's ImportExcel (tests/powershell-corpus/fixtures), copied: its files are read
+ * statically, and pwsh is asked for what they cannot tell (EPPlus's enums, Send-SQLDataToExcel's
+ * dynamic parameters).
+ */
+function copyImportExcel(root: string): { manifest: string; functions: number } {
+  const target = path.join(root, 'ImportExcel');
+  cpSync(
+    path.join(import.meta.dirname, '..', 'tests', 'powershell-corpus', 'fixtures', 'ImportExcel'),
+    target,
+    { recursive: true },
+  );
+  // The manifest's FunctionsToExport lists 69.
+  return { manifest: path.join(target, 'ImportExcel.psd1'), functions: 69 };
+}
+
 function median(samples: readonly number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -301,7 +319,9 @@ function timePwsh(module: string): { ms: number; commands: number } | null {
       { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
     );
     samples.push(Number(process.hrtime.bigint() - start) / 1e6);
-    commands = Number(output.trim());
+    // The count is written last: a module may warn on the console while it imports (ImportExcel
+    // without libgdiplus does).
+    commands = Number(output.trim().split('\n').at(-1));
   }
   return { ms: median(samples), commands };
 }
@@ -375,6 +395,7 @@ try {
   const largest = writeLargestModule(work);
   const medium = writeMediumModule(work);
   const engine = writeEngineModule(work);
+  const importExcel = copyImportExcel(work);
   const rows = [
     measure(
       work,
@@ -396,6 +417,13 @@ try {
       engine.module,
       engine.functions,
       path.join(path.dirname(engine.module), 'functions', 'Get-EngineWidget0.ps1'),
+    ),
+    measure(
+      work,
+      `ImportExcel as vendored, ${importExcel.functions} functions (EPPlus enums and a dynamicparam block: pwsh asked)`,
+      importExcel.manifest,
+      importExcel.functions,
+      path.join(path.dirname(importExcel.manifest), 'Public', 'Set-ExcelRange.ps1'),
     ),
   ];
 
