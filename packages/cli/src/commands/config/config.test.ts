@@ -1,9 +1,20 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../main.ts';
-import { findClientConfig, resolveServerLaunch } from './index.ts';
+import { findClientConfig, mergeServerEntry, resolveServerLaunch } from './index.ts';
 
 const fixtures = path.join(import.meta.dirname, 'fixtures');
 const bin = path.resolve(import.meta.dirname, '..', '..', '..', 'bin', 'mcp.js');
@@ -247,5 +258,60 @@ describe('resolveServerLaunch', () => {
       command: '/usr/bin/node',
       args: [bin, '-C', '/p', 'serve'],
     });
+  });
+});
+
+// What a pack granted the project plants where `--project --write` reads and rewrites.
+describe('a project config a pack could have planted', () => {
+  const entry = { command: 'mcp', args: ['serve'] };
+  const secret = '{ "servers": { "github": { "env": { "GITHUB_TOKEN": "ghp_secret" } } } }\n';
+
+  function plantLink(): { link: string; userConfig: string } {
+    const userConfig = path.join(home, 'mcp.json');
+    writeFileSync(userConfig, secret);
+    const link = path.join(project, '.vscode', 'mcp.json');
+    mkdirSync(path.dirname(link));
+    symlinkSync(userConfig, link);
+    return { link, userConfig };
+  }
+
+  it('a symbolic link: followed, the user’s servers land in the project as a plain file', async () => {
+    const { link } = plantLink();
+    // The same merge without the project's guard (as a user-wide file is read).
+    await mergeServerEntry({ file: link, container: 'servers' }, 'toolpack', entry);
+    expect(lstatSync(link).isFile()).toBe(true);
+    expect(readFileSync(link, 'utf8')).toContain('ghp_secret');
+  });
+
+  it('a symbolic link is refused for a project file, and both files stay as they were', async () => {
+    const { link, userConfig } = plantLink();
+    const target = {
+      ...findClientConfig('vscode', { env: { HOME: home }, projectDir: project, project: true }),
+    };
+    expect(target).toMatchObject({ file: link, inProject: true });
+    await expect(mergeServerEntry(target, 'toolpack', entry)).rejects.toMatchObject({
+      code: 'E_CONFIG',
+      message: expect.stringContaining('is a symbolic link'),
+    });
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(userConfig, 'utf8')).toBe(secret);
+  });
+
+  it('a hard link is refused for a project file', async () => {
+    const other = path.join(home, 'other.json');
+    writeFileSync(other, secret);
+    const file = path.join(project, '.cursor', 'mcp.json');
+    mkdirSync(path.dirname(file));
+    linkSync(other, file);
+    const target = findClientConfig('cursor', {
+      env: { HOME: home },
+      projectDir: project,
+      project: true,
+    });
+    await expect(mergeServerEntry(target, 'toolpack', entry)).rejects.toMatchObject({
+      code: 'E_CONFIG',
+      message: expect.stringContaining('has other hard links'),
+    });
+    expect(readFileSync(other, 'utf8')).toBe(secret);
   });
 });

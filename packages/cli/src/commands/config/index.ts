@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { constants, existsSync } from 'node:fs';
+import { lstat, mkdir, open, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SCHEMA_DIALECT, ToolpackError, type SchemaDialect } from '@toolpack/core';
@@ -19,6 +20,11 @@ export interface ClientConfigTarget {
   file: string;
   /** The top-level key that holds the servers (`mcpServers`, or `servers` for VS Code). */
   container: 'mcpServers' | 'servers';
+  /**
+   * Set for a project's own file (`--project`): a pack granted the project may have put a
+   * link there, so it is read only when it is a plain file of its own.
+   */
+  inProject?: boolean;
 }
 
 /** The platform's per-user configuration folder, from the environment so tests can move it. */
@@ -61,6 +67,7 @@ export function findClientConfig(
         ? path.join(options.projectDir, '.vscode', 'mcp.json')
         : path.join(userConfigDir(options.env, platform), 'Code', 'User', 'mcp.json'),
       container: 'servers',
+      ...(options.project ? { inProject: true } : {}),
     };
   }
   return {
@@ -68,6 +75,7 @@ export function findClientConfig(
       ? path.join(options.projectDir, '.cursor', 'mcp.json')
       : path.join(home, '.cursor', 'mcp.json'),
     container: 'mcpServers',
+    ...(options.project ? { inProject: true } : {}),
   };
 }
 
@@ -124,6 +132,48 @@ export function defaultServerName(projectDir: string): string {
 }
 
 /**
+ * A client's config file as text. A project's own is opened without following a link and
+ * refused (`E_CONFIG`) when it is one, is not a regular file or has other hard links: a pack
+ * granted the project could plant `.vscode/mcp.json -> ~/.config/Code/User/mcp.json`, and
+ * merging would copy the user's servers (their tokens) into the project, where it reads them.
+ */
+async function readConfigFile(target: ClientConfigTarget): Promise<string> {
+  const guarded = target.inProject === true;
+  const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
+  const refuse = (why: string) =>
+    new ToolpackError(
+      'E_CONFIG',
+      `${target.file} ${why}; it was left untouched: whatever may write the project (a pack granted it) could have put it there to have this command read another file of yours into the project.`,
+      { path: target.file, hint: 'Look at what it is and remove it, then run the command again.' },
+    );
+  // Without O_NOFOLLOW (Windows) a link is refused by looking first.
+  if (
+    guarded &&
+    O_NOFOLLOW === 0 &&
+    (await lstat(target.file).catch(() => undefined))?.isSymbolicLink()
+  )
+    throw refuse('is a symbolic link');
+  let handle;
+  try {
+    handle = await open(target.file, guarded ? O_RDONLY | O_NOFOLLOW | O_NONBLOCK : O_RDONLY);
+  } catch (error) {
+    if (guarded && (error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw refuse('is a symbolic link');
+    throw error;
+  }
+  try {
+    if (guarded) {
+      const stats = await handle.stat();
+      if (!stats.isFile()) throw refuse('is not a regular file');
+      if (stats.nlink > 1) throw refuse('has other hard links');
+    }
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * Adds (or replaces) one server in a client's config file, keeping every other entry and
  * key. A file that is not a JSON object (or holds comments) is refused, never rewritten.
  */
@@ -135,8 +185,9 @@ export async function mergeServerEntry(
   let config: Record<string, unknown> = {};
   let text: string | undefined;
   try {
-    text = await readFile(target.file, 'utf8');
+    text = await readConfigFile(target);
   } catch (error) {
+    if (error instanceof ToolpackError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw new ToolpackError(
         'E_CONFIG',
@@ -191,9 +242,13 @@ export async function mergeServerEntry(
     [target.container]: { ...(servers as Record<string, unknown>), [name]: entry },
   };
   await mkdir(path.dirname(target.file), { recursive: true });
-  // Write beside and rename, so a crash never leaves the client with half a file.
-  const temporary = `${target.file}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`, 'utf8');
+  // Write beside and rename, so a crash never leaves the client with half a file. The name
+  // is new (`wx`): a link planted at a name it could guess is never written through.
+  const temporary = `${target.file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`, {
+    encoding: 'utf8',
+    flag: 'wx',
+  });
   await rename(temporary, target.file);
   return existing === undefined ? 'added' : 'updated';
 }
