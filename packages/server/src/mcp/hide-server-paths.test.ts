@@ -116,6 +116,16 @@ describe('hideServerPaths', () => {
     expect(hidden.listTools()).toBe(hidden.listTools());
   });
 
+  it('hands a tool with no server path in it on as it is, without a copy', () => {
+    const plain = {
+      name: 'plain',
+      description: 'Says hello.',
+      inputSchema: { type: 'object' },
+    } as Tool;
+    const listed = hideServerPaths({ ...host, listTools: () => [plain] }, rewrite).listTools();
+    expect(listed[0]).toBe(plain);
+  });
+
   it('rewrites a failed result, log and progress messages; a successful result is the tool data', async () => {
     const logs: string[] = [];
     const progress: (string | undefined)[] = [];

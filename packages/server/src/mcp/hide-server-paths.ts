@@ -191,18 +191,26 @@ function rewriteResult(
   return rewritten;
 }
 
-/** A JSON Schema with every `description` rewritten; nothing else of it (defaults, enums) changes. */
+/**
+ * A JSON Schema with every `description` rewritten; nothing else of it (defaults, enums)
+ * changes. A part with nothing to rewrite is returned as it was, not copied: the first
+ * tools/list after a reload stays as cheap as before for a catalogue without server paths.
+ */
 function rewriteDescriptions(value: unknown, rewrite: (text: string) => string): unknown {
-  if (Array.isArray(value)) return value.map((item) => rewriteDescriptions(item, rewrite));
   if (typeof value !== 'object' || value === null) return value;
-  const copy: Record<string, unknown> = {};
+  if (Array.isArray(value)) {
+    const items = value.map((item) => rewriteDescriptions(item, rewrite));
+    return items.every((item, index) => item === value[index]) ? value : items;
+  }
+  let copy: Record<string, unknown> | undefined;
   for (const [key, item] of Object.entries(value)) {
-    copy[key] =
+    const rewritten =
       key === 'description' && typeof item === 'string'
         ? rewrite(item)
         : rewriteDescriptions(item, rewrite);
+    if (rewritten !== item) (copy ??= { ...value })[key] = rewritten;
   }
-  return copy;
+  return copy ?? value;
 }
 
 /**
