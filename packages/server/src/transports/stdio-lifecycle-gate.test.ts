@@ -30,6 +30,10 @@ describe('createLifecycleGate', () => {
     // A 2025 revision is negotiated by initialize, never named per request.
     expect(gate(request(3, 'tools/call', '2025-11-25'))).toMatchObject({ code: -32022 });
     expect(gate(request(4, 'tools/list', '2026-07-28'))).toBeUndefined();
+    expect(gate(request(5, 'tools/list'))).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('io.modelcontextprotocol/protocolVersion'),
+    });
   });
 
   it('leaves the first request’s version to the SDK, which refuses it itself', () => {

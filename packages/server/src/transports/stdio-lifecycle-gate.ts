@@ -20,7 +20,7 @@ function readEnvelopeVersion(message: Record<string, unknown>): string | undefin
  * in each message and have no handshake, so they pass; the SDK pins the connection to
  * whichever era speaks first but checks the version of that first request only, so every
  * later request naming a revision the connection does not speak is refused here with
- * -32022, as an HTTP request naming one is.
+ * -32022, as an HTTP request naming one is, and a later one naming none with -32602.
  */
 export function createLifecycleGate(): (
   message: Record<string, unknown>,
@@ -45,6 +45,15 @@ export function createLifecycleGate(): (
       };
     }
     if (initializeSent) return undefined;
+    if (modernSeen && message.method !== 'initialize') {
+      // Without a version it reads as a 2025 request before initialize; what it lacks here is
+      // the version every request of this connection carries.
+      return {
+        id: message.id as string | number,
+        code: -32602,
+        message: `Invalid params: this connection speaks ${MODERN_PROTOCOL_VERSIONS.join(', ')}, whose requests carry their protocol version; send it in _meta["${PROTOCOL_VERSION_META_KEY}"] with ${message.method.slice(0, 100)}.`,
+      };
+    }
     if (message.method === 'initialize') {
       initializeSent = true;
       return undefined;
