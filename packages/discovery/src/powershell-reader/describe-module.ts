@@ -239,7 +239,11 @@ export function describeModuleFunction(
   facts?: EngineFacts,
 ): { tool?: DiscoveredTool; diagnostics: Diagnostic[] } {
   const parameters = fn.paramBlock?.parameters ?? fn.shortParameters?.parameters ?? [];
-  const engine = readEngineFacts(facts, parameters);
+  const engine = readEngineFacts(
+    facts,
+    parameters,
+    new Map(document.enums.map((e) => [e.name.toLowerCase(), e])),
+  );
   if (engine.error !== undefined)
     return {
       diagnostics: [

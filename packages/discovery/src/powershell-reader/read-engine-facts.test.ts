@@ -93,6 +93,26 @@ describe('a function described with the engine facts', () => {
     });
   });
 
+  it("leaves the reader's own enums to the reader", () => {
+    const own = readPowerShell(
+      'enum Shade { Light; Dark }\nfunction Get-X {\n  <# .SYNOPSIS\n  Gets X.\n  .PARAMETER Shade\n  Its shade.\n  .PARAMETER Day\n  Its day.\n  #>\n  param([Shade]$Shade, [DayOfWeek]$Day)\n}\n',
+    );
+    const { tool } = describeModuleFunction(
+      { fn: own.functions[0]!, document: own, path: psm1 },
+      modulePath,
+      [],
+      undefined,
+      {
+        enums: [
+          { parameter: 'Shade', names: ['Engine'], flags: false },
+          { parameter: 'Day', names: ['Engine'], flags: false },
+        ],
+      },
+    );
+    expect(tool?.inputSchema.properties?.Shade?.enum).toEqual(['Light', 'Dark']);
+    expect(tool?.inputSchema.properties?.Day?.enum).toContain('Friday');
+  });
+
   it('keeps a declared parameter the engine also reports once', () => {
     const { tool } = describeGear({
       dynamic: { line: 22, parameters: ['[Parameter()][int]$Name', ...FACTS.dynamic!.parameters] },

@@ -1,4 +1,5 @@
 import type { EngineFacts } from './engine-exports.ts';
+import { mapPowerShellType } from './map-powershell-type.ts';
 import { readPowerShell } from './reader.ts';
 import type { PowerShellDocument, PsEnum, PsFunction, PsParameter } from './reader.ts';
 
@@ -42,6 +43,8 @@ export function findDynamicParamBlock(
 export function readEngineFacts(
   facts: EngineFacts | undefined,
   declared: readonly PsParameter[],
+  /** The module's own PowerShell enums of the function's file, by lower-cased name. */
+  ownEnums: ReadonlyMap<string, PsEnum> = new Map(),
 ): FunctionEngineFacts & { error?: string } {
   const result: FunctionEngineFacts & { error?: string } = { dynamicParameters: [], enums: [] };
   if (facts === undefined) return result;
@@ -64,6 +67,9 @@ export function readEngineFacts(
     const parameter = all.find((candidate) => candidate.name.toLowerCase() === lower);
     const typeName = parameter?.typeNames[0]?.replace(/(\[,*\])+$/, '');
     if (parameter === undefined || typeName === undefined) continue;
+    // Only the types the reader cannot resolve: the framework's well-known enums and the
+    // module's own PowerShell enums stay the reader's.
+    if (mapPowerShellType(typeName, { enums: ownEnums }).kind !== 'as-string') continue;
     result.enums.push({
       name: typeName,
       line: parameter.line,
