@@ -1,4 +1,5 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostic } from '@toolpack/core';
 import { toFileStem } from '@toolpack/packs';
@@ -54,7 +55,11 @@ export async function packFolder(options: PackFolderOptions): Promise<PackFolder
     ));
   if (isDir) target = path.join(target, fileName);
   await mkdir(path.dirname(target), { recursive: true });
-  await writeFile(target, packed.tarball);
+  // Written under a new name and renamed: a link planted at the tarball's name (by a pack
+  // granted that folder) is replaced, never written through.
+  const temporary = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(temporary, packed.tarball, { flag: 'wx' });
+  await rename(temporary, target);
   return {
     packed: {
       name: packed.manifest.name,
