@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_SCHEMA_DIALECT, type DiscoveredTool } from '@toolpack/core';
 import { discoverTools } from '@toolpack/discovery';
-import { findRuleViolations, toListedTool, type SchemaProvider } from '@toolpack/server';
+import { findToolRuleViolations, toListedTool, type SchemaProvider } from '@toolpack/server';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveSources } from './source-flags.ts';
 
@@ -37,7 +37,7 @@ function violations(dialect: Parameters<typeof toListedTool>[1], providers: Sche
   return served.flatMap(({ project, tool }) => {
     const listed = toListedTool(tool, dialect);
     return providers.flatMap((provider) =>
-      findRuleViolations(listed.inputSchema, provider).map(
+      findToolRuleViolations(listed, provider).map(
         (found) => `${provider} ${project} ${tool.name} ${found}`,
       ),
     );

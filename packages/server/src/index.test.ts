@@ -13,6 +13,7 @@ describe('@toolpack/server exports', () => {
       'createToolDispatcher',
       'createToolpackServer',
       'findRuleViolations',
+      'findToolRuleViolations',
       'refuseNetworkedToolsWithoutToken',
       'startHttpServer',
       'startStdioServer',

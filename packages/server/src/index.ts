@@ -15,6 +15,7 @@ export {
   DIALECT_PROVIDERS,
   PROVIDER_RULES,
   findRuleViolations,
+  findToolRuleViolations,
 } from './schema-dialect/provider-rules.ts';
 export type { ProviderRules, SchemaProvider } from './schema-dialect/provider-rules.ts';
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { findRuleViolations, PROVIDER_RULES, type SchemaProvider } from './provider-rules.ts';
+import {
+  findRuleViolations,
+  findToolRuleViolations,
+  PROVIDER_RULES,
+  type SchemaProvider,
+} from './provider-rules.ts';
 
 const PROVIDERS = Object.keys(PROVIDER_RULES) as SchemaProvider[];
 
@@ -95,6 +100,21 @@ describe('provider rules', () => {
       };
     expect(findRuleViolations(schema, 'openai-strict')).toEqual([
       '(root).x.x.x.x.x.x.x.x.x.x: objects nested more than 10 deep',
+    ]);
+  });
+
+  it("hold tool and property names to each provider's pattern", () => {
+    const tool = {
+      name: '1password_get',
+      inputSchema: { type: 'object', properties: { 'dry-run': { type: 'boolean' } } },
+    };
+    expect(findToolRuleViolations(tool, 'anthropic')).toEqual([]);
+    expect(findToolRuleViolations(tool, 'gemini')).toEqual([
+      'name "1password_get" is not allowed',
+      '(root): property name "dry-run" is not allowed',
+    ]);
+    expect(findToolRuleViolations({ ...tool, name: 'get.secret' }, 'openai')).toEqual([
+      'name "get.secret" is not allowed',
     ]);
   });
 });

@@ -25,6 +25,10 @@ export interface ProviderRules {
   closedObjects?: boolean;
   /** Objects nested deeper than this are refused. */
   maxDepth?: number;
+  /** What a function's name must match. */
+  toolName?: RegExp;
+  /** What a property's name must match, at any depth. */
+  propertyName?: RegExp;
   /** More properties than this, all objects together, are refused. */
   maxProperties?: number;
 }
@@ -48,6 +52,8 @@ export const PROVIDER_RULES: Readonly<Record<SchemaProvider, ProviderRules>> = {
       'https://startdebugging.net/2026/05/fix-tool-call-arguments-did-not-match-schema-in-anthropic-tool-use/',
     ],
     rootForbidden: ['oneOf', 'anyOf', 'allOf'],
+    // The tool's name: "must match the regex ^[a-zA-Z0-9_-]{1,64}$" (same page).
+    toolName: /^[a-zA-Z0-9_-]{1,64}$/,
   },
   openai: {
     provider: 'openai',
@@ -59,6 +65,9 @@ export const PROVIDER_RULES: Readonly<Record<SchemaProvider, ProviderRules>> = {
       'https://github.com/goruck/home-generative-agent/pull/545',
     ],
     rootForbidden: ['oneOf', 'anyOf', 'allOf', 'enum', 'const', 'not'],
+    // The function's name: "a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum
+    // length of 64" (same page).
+    toolName: /^[a-zA-Z0-9_-]{1,64}$/,
   },
   gemini: {
     provider: 'gemini',
@@ -70,8 +79,15 @@ export const PROVIDER_RULES: Readonly<Record<SchemaProvider, ProviderRules>> = {
       // "When using the Gemini Developer API ... [format] must be either 'enum' or
       // 'date-time', otherwise requests will fail."
       'https://firebase.google.com/docs/reference/js/ai.schemashared',
+      // The name "must start with a letter or an underscore ... a-z, A-Z, 0-9, or contain
+      // underscores, dots and dashes, with a maximum length of 64"; parameter names "must start
+      // with a letter or an underscore and must only contain chars a-z, A-Z, 0-9, or
+      // underscores with a maximum length of 64".
+      'https://cloud.google.com/vertex-ai/docs/reference/rest/v1beta1/FunctionDeclaration',
     ],
     rootForbidden: ['oneOf', 'allOf', 'not'],
+    toolName: /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/,
+    propertyName: /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/,
     keywords: new Set([
       'type',
       'format',
@@ -146,6 +162,7 @@ export const PROVIDER_RULES: Readonly<Record<SchemaProvider, ProviderRules>> = {
       'uuid',
     ]),
     closedObjects: true,
+    toolName: /^[a-zA-Z0-9_-]{1,64}$/,
     maxDepth: 10,
     maxProperties: 5000,
   },
@@ -201,6 +218,8 @@ export function findRuleViolations(schema: JsonSchema, provider: SchemaProvider)
         found.push(`${at}: objects nested more than ${rules.maxDepth} deep`);
       for (const [name, sub] of Object.entries(node.properties)) {
         properties++;
+        if (rules.propertyName !== undefined && !rules.propertyName.test(name))
+          found.push(`${at}: property name ${JSON.stringify(name)} is not allowed`);
         if (isSchema(sub)) visit(sub, `${at}.${name}`, depth + 1);
       }
     }
@@ -215,4 +234,17 @@ export function findRuleViolations(schema: JsonSchema, provider: SchemaProvider)
   if (rules.maxProperties !== undefined && properties > rules.maxProperties)
     found.push(`(root): ${properties} properties, more than ${rules.maxProperties}`);
   return found;
+}
+
+/** What a provider would refuse in a tool as tools/list lists it: its name, then its schema. */
+export function findToolRuleViolations(
+  tool: { name: string; inputSchema: JsonSchema },
+  provider: SchemaProvider,
+): string[] {
+  const pattern = PROVIDER_RULES[provider].toolName;
+  const name =
+    pattern === undefined || pattern.test(tool.name)
+      ? []
+      : [`name ${JSON.stringify(tool.name)} is not allowed`];
+  return [...name, ...findRuleViolations(tool.inputSchema, provider)];
 }
