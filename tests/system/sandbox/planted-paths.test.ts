@@ -1,12 +1,12 @@
 // Issue 30, red-team pass: what a pack plants in a folder it may write, for an unconfined
-// process to follow later. The `planter` pack (granted `project/out`, installed from a registry
-// with `mcp pack add --yes`) leaves a symbolic link or a FIFO where `mcp serve --audit
-// out/audit.jsonl` will open its audit log at its next start, and rewrites that log while the
-// server writes it. Through the built `mcp`: the server refuses to follow what was planted
-// (E_AUDIT_FILE) and the pack cannot touch the log of a running server; with the sandbox off
-// (the same pack and files), it rewrites the log, so the refusal is not a broken fixture. That
-// the old open would have appended to the link's target is shown in
-// packages/server/src/audit/audit-log.test.ts.
+// process to follow later. The `planter` pack (granted `project/out`, installed from a
+// registry with `mcp pack add --yes`) leaves a symbolic link or a FIFO where `mcp serve
+// --audit out/audit.jsonl` will open its audit log at its next start, and rewrites that log
+// (and the `--policy` file) while the server uses them. Through the built `mcp`: the server
+// refuses to follow what was planted (E_AUDIT_FILE) and the pack cannot touch either file of
+// a running server; with the sandbox off (the same pack and files), it rewrites both, so the
+// refusal is not a broken fixture. That the old open would have appended to the link's
+// target is shown in packages/server/src/audit/audit-log.test.ts.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -157,38 +157,54 @@ describe.skipIf(!linux)(
       },
     );
 
-    async function rewriteAuditLog(mode: Mode) {
+    const POLICY = 'deny: [planter_plant_fifo]\n';
+
+    /** The pack rewrites the audit log and the --policy file of the running server. */
+    async function rewriteServerFiles(mode: Mode) {
       const project = await createProject(`rewrite-${mode}`);
-      const serve = await startBuiltServe(['--audit', 'out/audit.jsonl'], {
-        cwd: project.dir,
-        env: project.env(mode),
-      });
+      const policy = path.join(project.dir, 'out', 'policy.yaml');
+      writeFileSync(policy, POLICY);
+      const serve = await startBuiltServe(
+        ['--audit', 'out/audit.jsonl', '--policy', 'out/policy.yaml'],
+        { cwd: project.dir, env: project.env(mode) },
+      );
       try {
         const own = await serve.callTool('own', {});
         expect(own.text).toContain('own tool ok');
-        const rewrite = await call(serve, 'planter_overwrite', { path: project.audit, text: '' });
+        const audit = await call(serve, 'planter_overwrite', { path: project.audit, text: '' });
+        const loosened = await call(serve, 'planter_overwrite', { path: policy, text: '{}\n' });
         await serve.close();
-        return { rewrite, log: readFileSync(project.audit, 'utf8'), stderr: serve.stderr() };
+        return {
+          audit,
+          loosened,
+          log: readFileSync(project.audit, 'utf8'),
+          policy: readFileSync(policy, 'utf8'),
+          stderr: serve.stderr(),
+        };
       } finally {
         await serve.close();
       }
     }
 
     it.skipIf(!sandbox.available)(
-      'confined [needs bubblewrap]: the pack cannot rewrite the audit log of the running server, in the folder it may write',
+      'confined [needs bubblewrap]: the pack cannot rewrite the audit log or the policy file of the running server, in the folder it may write',
       async () => {
-        const seen = await rewriteAuditLog('confined');
+        const seen = await rewriteServerFiles('confined');
         expect(seen.stderr).not.toContain('W_SANDBOX_UNAVAILABLE');
-        expect(seen.rewrite.done, seen.rewrite.detail).toBe(false);
+        expect(seen.audit.done, seen.audit.detail).toBe(false);
         expect(seen.log).toContain('"tool":"own"');
+        expect(seen.loosened.done, seen.loosened.detail).toBe(false);
+        expect(seen.policy).toBe(POLICY);
       },
     );
 
-    it('unconfined (TOOLPACK_SANDBOX=off): the same pack empties the audit log', async () => {
-      const seen = await rewriteAuditLog('unconfined');
+    it('unconfined (TOOLPACK_SANDBOX=off): the same pack empties the audit log and the policy', async () => {
+      const seen = await rewriteServerFiles('unconfined');
       expect(seen.stderr).toContain('W_SANDBOX_UNAVAILABLE');
-      expect(seen.rewrite, seen.rewrite.detail).toMatchObject({ done: true });
+      expect(seen.audit, seen.audit.detail).toMatchObject({ done: true });
       expect(seen.log).not.toContain('"tool":"own"');
+      expect(seen.loosened, seen.loosened.detail).toMatchObject({ done: true });
+      expect(seen.policy).toBe('{}\n');
     });
   },
 );

@@ -304,11 +304,14 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
     // shares the machine's loopback: it could call every tool served, the unconfined ones too.
     const tokenless = flags.http !== undefined && token === undefined;
     const auditFile = flags.audit === undefined ? undefined : path.resolve(io.cwd, flags.audit);
-    // The server appends to the audit log unconfined: no pack may write it (or swap it for a
-    // link), even one granted the folder it is in.
+    const policyFile = flags.policy === undefined ? undefined : path.resolve(io.cwd, flags.policy);
+    // The server appends to the audit log and reads the policy file unconfined: no pack may
+    // write them (or swap them for links), even one granted the folder they are in.
     const protect = [
       ...(resolved.options.protect ?? []),
-      ...(auditFile === undefined ? [] : [path.relative(io.cwd, auditFile)]),
+      ...[auditFile, policyFile].flatMap((file) =>
+        file === undefined ? [] : [path.relative(io.cwd, file)],
+      ),
     ];
     const restoreConsole = flags.http === undefined ? guardStdout(io) : () => undefined;
     let toolpack: ToolpackServer;
