@@ -51,8 +51,8 @@ describe('listInputSchema', () => {
     expect(listed.inputSchema).toEqual({
       type: 'object',
       properties: {
-        Name: { type: 'string', description: 'The name.' },
-        Id: { type: 'integer', description: 'The id.' },
+        Name: { type: 'string', description: 'The name. Only in set ByName, required there.' },
+        Id: { type: 'integer', description: 'The id. Only in set ById, required there.' },
         Top: { type: 'integer', description: 'How many.', default: 10 },
       },
     });
@@ -173,5 +173,44 @@ describe('listInputSchema', () => {
     expect(listed).not.toHaveProperty('$defs');
     for (const provider of ['anthropic', 'openai', 'gemini'] as const)
       expect(findRuleViolations(listed, provider), provider).toEqual([]);
+  });
+
+  it('says in each parameter which sets take it and which require it', () => {
+    const tool = toolWith(
+      {
+        type: 'object',
+        properties: {
+          A: { type: 'string' },
+          B: { type: 'string' },
+          C: { type: 'string' },
+          D: { type: 'string', description: 'D.' },
+          E: { type: 'string' },
+        },
+      },
+      {
+        parameterSets: [
+          {
+            name: 'One',
+            isDefault: true,
+            parameters: ['A', 'B', 'D', 'E'],
+            required: ['A', 'D', 'E'],
+          },
+          { name: 'Two', isDefault: false, parameters: ['A', 'C', 'D', 'E'], required: ['D'] },
+          { name: 'Three', isDefault: false, parameters: ['B', 'D', 'E'], required: ['D'] },
+        ],
+      },
+    );
+    const described = Object.fromEntries(
+      Object.entries(listInputSchema(tool, 'portable').inputSchema.properties ?? {}).map(
+        ([name, schema]) => [name, schema.description],
+      ),
+    );
+    expect(described).toEqual({
+      A: 'Only in sets One, Two; required in set One.',
+      B: 'Only in sets One, Three.',
+      C: 'Only in set Two.',
+      D: 'D.',
+      E: 'Required in set One.',
+    });
   });
 });

@@ -15,6 +15,7 @@ export function listInputSchema(
   if (dialect === 'exact') return { inputSchema: tool.inputSchema, description: tool.description };
   const root = inlineLocalReferences(tool.inputSchema, tool.inputSchema, 0);
   for (const keyword of ROOT_COMBINATORS) delete root[keyword];
+  notePropertySets(root, tool.parameterSets);
   const inputSchema = (
     dialect === 'portable' ? toPortable(root) : toOpenAiStrict(root)
   ) as ObjectJsonSchema;
@@ -81,6 +82,34 @@ function describeParameterSets(tool: DiscoveredTool): string {
     return `${label}: ${parameters.length === 0 ? 'no parameters' : parameters.join(', ')}`;
   });
   return `${tool.description}\n\nParameter sets (send the parameters of one set only): ${described.join('; ')}.`;
+}
+
+/**
+ * Each parameter that is not in every set says in its own description which sets take it, and
+ * each that only some sets require says where: a model reads a parameter's description where
+ * it fills the parameter in, the tool's description may be far above.
+ */
+function notePropertySets(root: JsonSchema, sets: DiscoveredTool['parameterSets']): void {
+  if (sets === undefined || sets.length < 2 || !isSchema(root.properties)) return;
+  const properties = { ...root.properties } as Record<string, JsonSchema>;
+  for (const [name, schema] of Object.entries(properties)) {
+    if (!isSchema(schema)) continue;
+    const taking = sets.filter((set) => set.parameters.includes(name));
+    const requiring = taking.filter((set) => set.required.includes(name));
+    const names = (some: typeof sets) =>
+      `${some.length === 1 ? 'set' : 'sets'} ${some.map((set) => set.name).join(', ')}`;
+    const only = taking.length > 0 && taking.length < sets.length;
+    const some = requiring.length > 0 && requiring.length < sets.length;
+    const notes: string[] = [];
+    if (only && requiring.length === taking.length)
+      notes.push(`Only in ${names(taking)}, required there.`);
+    else if (only && requiring.length > 0)
+      notes.push(`Only in ${names(taking)}; required in ${names(requiring)}.`);
+    else if (only) notes.push(`Only in ${names(taking)}.`);
+    else if (some) notes.push(`Required in ${names(requiring)}.`);
+    properties[name] = withNotes(schema, notes);
+  }
+  root.properties = properties;
 }
 
 const isSchema = (value: unknown): value is JsonSchema =>
