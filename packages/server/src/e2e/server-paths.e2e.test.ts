@@ -1,9 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, cliBin, startStdioSession, type StdioSession } from '../testing/index.ts';
+import {
+  childEnv,
+  cliBin,
+  startHttpServe,
+  startStdioSession,
+  type StdioSession,
+} from '../testing/index.ts';
 
 // One failing tool per runner kind, each failing on a file of the project: what reaches the
 // client names it relative to the project, and names no folder of this machine.
@@ -107,5 +114,23 @@ describe('what a client sees names no path of the server machine', () => {
     expect(`${called.stdout}${called.stderr}`).toContain(
       `${project}/scripts/fail_bash.sh: line 2: no-such-archiver`,
     );
+  });
+});
+
+describe('over Streamable HTTP the same boundary applies', () => {
+  it('a failing tool names its script relative to the project', async () => {
+    const server = await startHttpServe(['--no-cache', '--no-watch'], { cwd: project });
+    const client = new Client({ name: 'toolpack-paths-http', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(server.url));
+      const result = await client.callTool({ name: 'fail_python', arguments: {} });
+      expect(result.isError).toBe(true);
+      const text = textOf(result);
+      expect(text).toMatch(/File "scripts\/fail_python\.py", line 5/);
+      expect(findMachinePaths(text)).toEqual([]);
+    } finally {
+      await client.close().catch(() => undefined);
+      server.kill();
+    }
   });
 });
