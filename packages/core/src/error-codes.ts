@@ -497,7 +497,7 @@ export const ERROR_CODES = Object.freeze({
   E_UNAUTHORIZED: { meaning: 'Registry API: the request has no valid token.', exit: 'failure' },
   E_UNRESOLVED_TYPE: {
     meaning:
-      "A PowerShell command's param block names, as a type literal, a class PowerShell cannot resolve there (a class of the script itself, or of another file of the module), so PowerShell cannot load the command.",
+      "A PowerShell command's param block names a type PowerShell cannot resolve there (as a type literal, a class of the script itself or of another file of the module; an attribute misspelled, [VaildateSet()]), so PowerShell cannot load the command.",
     exit: 'failure',
   },
   E_UNKNOWN_TOOL: { meaning: 'No served tool has that name.', exit: 'usage' },

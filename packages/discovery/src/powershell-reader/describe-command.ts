@@ -15,6 +15,7 @@ import type { HelpSearch } from './comment-help.ts';
 import { listCommonParameters } from './common-parameters.ts';
 import { convertParameters } from './convert-parameters.ts';
 import { describeOutput } from './describe-output.ts';
+import { findMisspelledAttributes } from './find-misspelled-attributes.ts';
 import { readInputExamples } from './read-input-examples.ts';
 import { readOptIns } from './read-opt-ins.ts';
 import type { ToolOptIns } from './read-opt-ins.ts';
@@ -184,6 +185,14 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
     help?.file === undefined ? findParameterComments(input.document, input.parameters) : [];
   const descriptions = parameters.map(
     (parameter, index) => help?.parameters[parameter.name.toLowerCase()] || comments[index] || '',
+  );
+  diagnostics.push(
+    ...findMisspelledAttributes({
+      path: input.path,
+      what: input.what,
+      parameters,
+      blockAttributes: input.blockAttributes,
+    }),
   );
   const converted = convertParameters({
     path: input.path,
