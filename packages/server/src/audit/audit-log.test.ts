@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import {
   createWriteStream,
   linkSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
@@ -57,15 +58,19 @@ describe('audit log', () => {
     expect(readFileSync(file, 'utf8')).not.toContain('secret');
   });
 
-  it('reports a file it cannot write once, and never throws into a call', async () => {
-    const errors: Error[] = [];
-    const log = createAuditLog(temp, (error) => errors.push(error));
-    log.record({ time: 't', tool: 'x', argumentKeys: [], outcome: 'ok', ms: 1 });
-    log.record({ time: 't', tool: 'x', argumentKeys: [], outcome: 'ok', ms: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await log.close();
-    expect(errors).toHaveLength(1);
-  });
+  // /proc takes no new file: the open fails as it would on a read-only disk, even for root.
+  it.skipIf(process.platform !== 'linux')(
+    'reports a file it cannot write once, and never throws into a call',
+    async () => {
+      const errors: Error[] = [];
+      const log = createAuditLog('/proc/toolpack-audit.jsonl', (error) => errors.push(error));
+      log.record({ time: 't', tool: 'x', argumentKeys: [], outcome: 'ok', ms: 1 });
+      log.record({ time: 't', tool: 'x', argumentKeys: [], outcome: 'ok', ms: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await log.close();
+      expect(errors).toHaveLength(1);
+    },
+  );
 
   // What a pack that may write the audit file's folder plants there between two server runs.
   describe('refuses what it must not follow', () => {
@@ -98,6 +103,18 @@ describe('audit log', () => {
       const fifo = path.join(dir, 'audit.jsonl');
       execFileSync('mkfifo', [fifo]);
       expect(() => createAuditLog(fifo)).toThrow(
+        expect.objectContaining({
+          code: 'E_AUDIT_FILE',
+          message: expect.stringContaining('not a regular file'),
+        }),
+      );
+    });
+
+    it('a folder, which would leave the server without its log', () => {
+      const dir = mkdtempSync(path.join(temp, 'planted-'));
+      const folder = path.join(dir, 'audit.jsonl');
+      mkdirSync(folder);
+      expect(() => createAuditLog(folder)).toThrow(
         expect.objectContaining({
           code: 'E_AUDIT_FILE',
           message: expect.stringContaining('not a regular file'),

@@ -71,8 +71,9 @@ function refuseAuditFile(file: string, why: string): ToolpackError {
 
 /**
  * Opens `file` to append, refusing what a pack that may write its folder could have planted
- * there for the server to follow: a symbolic link (the server would append to its target), a
- * FIFO (opening it would block), anything else that is not a regular file, or a hard link.
+ * there for the server to follow or to lose its log: a symbolic link (the server would append
+ * to its target), a FIFO (opening it would block), a folder or anything else that is not a
+ * regular file, or a hard link.
  * Other failures (a read-only disk) are the caller's to report.
  */
 function openAuditFile(file: string): number {
@@ -86,8 +87,9 @@ function openAuditFile(file: string): number {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw refuseAuditFile(file, 'is a symbolic link');
-    // A FIFO nobody reads: O_NONBLOCK makes the open fail instead of wait.
-    if (code === 'ENXIO') throw refuseAuditFile(file, 'is not a regular file');
+    // A FIFO nobody reads (O_NONBLOCK makes the open fail instead of wait), or a folder: the
+    // server would run without its audit log.
+    if (code === 'ENXIO' || code === 'EISDIR') throw refuseAuditFile(file, 'is not a regular file');
     throw error;
   }
   const stats = fstatSync(fd);
