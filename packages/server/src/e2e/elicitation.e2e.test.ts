@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { PWSH_TEST_TAG, hasPwsh } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   spawnServe,
   startHttpServe,
@@ -262,4 +263,42 @@ describe.skipIf(!hasPwsh)('elicitation on a 2026-07-28 session over stdio', () =
       rmSync(temp, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe('elicitation in a task-augmented call over stdio', () => {
+  it('refuses the question at once (the call was answered with its task); nothing happened', async () => {
+    const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-elicitation-task-'));
+    const session = await startStdioSession(['--no-cache', '--no-watch'], {
+      cwd: project,
+      client: ASKING,
+    });
+    const answers = answerElicitations(session.client);
+    try {
+      const target = path.join(temp, 'task.txt');
+      answers.reply({ action: 'accept', content: {} });
+      const { task } = await session.client.request(
+        {
+          method: 'tools/call',
+          params: { name: 'confirm_write_long', arguments: { marker: target }, task: {} },
+        },
+        z.looseObject({ task: z.looseObject({ taskId: z.string() }) }),
+      );
+      const result = await session.client.request(
+        { method: 'tasks/result', params: { taskId: task.taskId } },
+        z.looseObject({
+          content: z.array(z.looseObject({ text: z.string().optional() })),
+          isError: z.boolean().optional(),
+        }),
+      );
+      expect(result.isError).toBe(true);
+      const text = result.content.map((block) => block.text ?? '').join('\n');
+      expect(text).toContain('cannot ask: E_ELICITATION_UNAVAILABLE');
+      expect(text).toContain('task-augmented call');
+      expect(answers.asked).toEqual([]);
+      expect(existsSync(target)).toBe(false);
+    } finally {
+      await session.close();
+      rmSync(temp, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
