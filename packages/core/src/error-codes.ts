@@ -553,7 +553,7 @@ export const ERROR_CODES = Object.freeze({
   W_DUPLICATE_DESCRIPTION: { meaning: 'A second DESCRIPTION line is ignored.', exit: 'none' },
   W_DYNAMIC_PARAMETERS: {
     meaning:
-      'A PowerShell function declares parameters in a dynamicparam block and pwsh could not be asked for them: it is served without them.',
+      'A PowerShell function declares parameters in a dynamicparam block that could not all be described (no pwsh to ask, or they depend on the arguments of the call): it is served without those.',
     exit: 'none',
   },
   W_DUPLICATE_KEY: {

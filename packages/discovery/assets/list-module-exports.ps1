@@ -7,7 +7,7 @@
 #
 # The answer is one line on stdout after the marker, as JSON:
 #   { version, exports: [{ name, file, line, kind, dynamic?, enums? }], files: [...] }   or   { version, error }
-#   dynamic: { line, parameters: ['[Parameter(Mandatory = $true)][string]$Path', ...] }
+#   dynamic: { line, parameters: ['[Parameter(Mandatory = $true)][string]$Path', ...], reads: ['Kind'] }
 #   enums:   [{ parameter, names: [...], flags }]
 # What the module itself prints (Write-Host, warnings) goes elsewhere or before the marker.
 # Core cmdlets and .NET only, so that the bare engine (tools/pwsh-engine) runs it as a full pwsh does.
@@ -107,7 +107,14 @@ function Get-EngineFacts($Function, $Ast) {
         $dynamic = foreach ($parameter in $parameters) {
             if ($parameter.IsDynamic) { ConvertTo-JsonText (ConvertTo-ParameterText $parameter) }
         }
-        $fields += ',"dynamic":{"line":' + $body.DynamicParamBlock.Extent.StartLineNumber + ',"parameters":[' + (@($dynamic) -join ',') + ']}'
+        # What of the call the block reads: parameters it declares for some values of those
+        # arguments are not among the ones it declares with none.
+        $declared = @(if ($body.ParamBlock) { $body.ParamBlock.Parameters | ForEach-Object { $_.Name.VariablePath.UserPath } })
+        $reads = @($body.DynamicParamBlock.FindAll({ param($node) $node -is [System.Management.Automation.Language.VariableExpressionAst] }, $true) |
+            ForEach-Object { $_.VariablePath.UserPath } |
+            Where-Object { $declared -contains $_ -or $_ -eq 'PSBoundParameters' } |
+            Sort-Object -Unique | ForEach-Object { ConvertTo-JsonText $_ })
+        $fields += ',"dynamic":{"line":' + $body.DynamicParamBlock.Extent.StartLineNumber + ',"parameters":[' + (@($dynamic) -join ',') + '],"reads":[' + ($reads -join ',') + ']}'
     }
     $enums = foreach ($parameter in $parameters) {
         if ($commonParameters.Contains($parameter.Name)) { continue }

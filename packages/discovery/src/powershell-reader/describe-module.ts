@@ -256,7 +256,7 @@ export function describeModuleFunction(
         ),
       ],
     };
-  return describeCommand({
+  const described = describeCommand({
     document,
     path,
     sourceKind: 'ps-module',
@@ -269,7 +269,9 @@ export function describeModuleFunction(
       ? {}
       : { dynamicParameters: engine.dynamicParameters }),
     ...(engine.enums.length === 0 ? {} : { engineEnums: engine.enums }),
-    ...(facts?.dynamic === undefined && findDynamicParamBlock(document, fn) !== undefined
+    // Unless pwsh declared them all, the help may document parameters the block declares.
+    ...((facts?.dynamic === undefined || facts.dynamic.reads.length > 0) &&
+    findDynamicParamBlock(document, fn) !== undefined
       ? { undescribedDynamicParameters: true }
       : {}),
     blockAttributes: fn.paramBlock?.attributes ?? [],
@@ -277,6 +279,19 @@ export function describeModuleFunction(
     helpHint: `Put <# .SYNOPSIS (next line) One sentence about what it does. #> right before "function ${fn.name}" or first inside its body.`,
     moduleClasses,
   });
+  const reads = facts?.dynamic?.reads ?? [];
+  if (described.tool !== undefined && facts?.dynamic !== undefined && reads.length > 0)
+    described.diagnostics.push(
+      createFileDiagnostic(
+        'warning',
+        'W_DYNAMIC_PARAMETERS',
+        `The dynamicparam block of the function ${fn.name} reads ${reads.map((name) => `$${name}`).join(', ')}, so what it declares may depend on the call's arguments: its tool has the ${engine.dynamicParameters.length} dynamic parameter(s) pwsh declares with no arguments bound, and those it adds only for some argument values are not in the schema, so a call cannot pass them.`,
+        path,
+        facts.dynamic.line,
+        'Declare the parameters in the param block (ValidateSet for the values), or give the dynamicparam block parameters that do not depend on other arguments.',
+      ),
+    );
+  return described;
 }
 
 /**

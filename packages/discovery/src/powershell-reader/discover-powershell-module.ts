@@ -21,9 +21,10 @@ import { createFileDiagnostic } from './file-diagnostic.ts';
 /**
  * Bumped whenever a module's reading changes for the same files (2: external help is read; 3:
  * enums, any JSON value for untyped parameters, ValidateSet ignoring case, undescribed
- * parameters marked for lenient help; 4: the engine's facts, dynamic parameters and compiled enums).
+ * parameters marked for lenient help; 4: the engine's facts, dynamic parameters and compiled enums;
+ * 5: a dynamicparam block that reads the call's arguments is warned about).
  */
-const MODULE_PARSER_VERSION = 4;
+const MODULE_PARSER_VERSION = 5;
 /** Assemblies a module may load from its folder: its compiled enums are keyed by them too. */
 const MAX_ASSEMBLY_SEARCH_ENTRIES = 20_000;
 const FOLDED_INTO_NEEDS_PWSH = new Set([

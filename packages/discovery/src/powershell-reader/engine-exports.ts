@@ -41,6 +41,11 @@ export interface EngineFacts {
     line: number;
     /** Each parameter as the param-block text that declares it: `[Parameter(Mandatory = $true)][string]$Path`. */
     parameters: string[];
+    /**
+     * The function's own parameters (and `PSBoundParameters`) the block reads: what it declares
+     * may depend on their values, and only what it declares with none bound is known.
+     */
+    reads: string[];
   };
   /** Parameters typed with a compiled .NET enum (or an array of one): the enum's names. */
   enums?: EngineEnum[];
@@ -214,7 +219,7 @@ function readAnswer(stdout: string, marker: string): EngineReading | undefined {
       file?: unknown;
       line?: unknown;
       kind?: unknown;
-      dynamic?: { line?: unknown; parameters?: unknown };
+      dynamic?: { line?: unknown; parameters?: unknown; reads?: unknown };
       enums?: unknown;
     }>;
     files?: unknown[];
@@ -246,7 +251,7 @@ function readAnswer(stdout: string, marker: string): EngineReading | undefined {
 }
 
 function readFacts(entry: {
-  dynamic?: { line?: unknown; parameters?: unknown };
+  dynamic?: { line?: unknown; parameters?: unknown; reads?: unknown };
   enums?: unknown;
 }): { facts?: EngineFacts } {
   const facts: EngineFacts = {};
@@ -255,6 +260,9 @@ function readFacts(entry: {
     facts.dynamic = {
       line: dynamic.line,
       parameters: dynamic.parameters.filter((text): text is string => typeof text === 'string'),
+      reads: Array.isArray(dynamic.reads)
+        ? dynamic.reads.filter((name): name is string => typeof name === 'string')
+        : [],
     };
   if (Array.isArray(entry.enums)) {
     const enums = (entry.enums as Array<Partial<Record<keyof EngineEnum, unknown>>>).filter(

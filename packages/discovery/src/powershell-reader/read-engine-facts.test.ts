@@ -21,6 +21,7 @@ const FACTS: EngineFacts = {
       "[Parameter(Mandatory = $true)][Alias('Rpm')][ValidateRange(1, 10)][int]$Speed",
       "[Parameter()][ValidateSet('Matte', 'Smith''s gloss')][string]$Finish",
     ],
+    reads: [],
   },
   enums: [
     { parameter: 'Mode', names: ['Slow', 'Fast', 'Reverse'], flags: false },
@@ -113,16 +114,35 @@ describe('a function described with the engine facts', () => {
     expect(tool?.inputSchema.properties?.Day?.enum).toContain('Friday');
   });
 
+  it('warns, at the block, when what the block declares may depend on the arguments', () => {
+    const { tool, diagnostics } = describeGear({
+      ...FACTS,
+      dynamic: { ...FACTS.dynamic!, reads: ['Mode', 'PSBoundParameters'] },
+    });
+    expect(Object.keys(tool?.inputSchema.properties ?? {})).toContain('Speed');
+    expect(diagnostics.filter((d) => d.severity !== 'info')).toEqual([
+      expect.objectContaining({
+        code: 'W_DYNAMIC_PARAMETERS',
+        line: 22,
+        message: expect.stringContaining('reads $Mode, $PSBoundParameters'),
+      }),
+    ]);
+  });
+
   it('keeps a declared parameter the engine also reports once', () => {
     const { tool } = describeGear({
-      dynamic: { line: 22, parameters: ['[Parameter()][int]$Name', ...FACTS.dynamic!.parameters] },
+      dynamic: {
+        line: 22,
+        parameters: ['[Parameter()][int]$Name', ...FACTS.dynamic!.parameters],
+        reads: [],
+      },
     });
     expect(tool?.inputSchema.properties?.Name).toMatchObject({ type: 'string' });
   });
 
   it('refuses the function, at its dynamicparam line, when the facts do not read as parameters', () => {
     const { tool, diagnostics } = describeGear({
-      dynamic: { line: 22, parameters: ['[Parameter(][int]$Speed'] },
+      dynamic: { line: 22, parameters: ['[Parameter(][int]$Speed'], reads: [] },
     });
     expect(tool).toBeUndefined();
     expect(diagnostics).toEqual([
