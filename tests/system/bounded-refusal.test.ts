@@ -180,20 +180,35 @@ async function measurePingBehindFlood(
   return { pingMs: ping.at - sent, text: content[0]!.text };
 }
 
+/**
+ * The flood's measure against a spawned server; a server that exits before answering fails
+ * the test with its stderr at once (a half-built dist, a crash), instead of at the timeout.
+ */
+async function measureAgainst(
+  child: ChildProcessWithoutNullStreams,
+  floodLine?: (id: number, keys: number) => Buffer,
+): Promise<{ pingMs: number; text: string }> {
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    throw new Error(`The server exited (${String(code ?? signal)}) before answering:\n${stderr}`);
+  });
+  try {
+    return await Promise.race([
+      measurePingBehindFlood(createLinePeer(child.stdin, child.stdout), floodLine),
+      exited,
+    ]);
+  } finally {
+    exited.catch(() => undefined);
+    child.kill('SIGKILL');
+  }
+}
+
 async function floodStdio(
   variant: Variant,
   options: { serveArgs?: string[]; floodLine?: (id: number, keys: number) => Buffer } = {},
 ): Promise<{ pingMs: number; text: string }> {
-  const child = spawnServer(variant, 'stdio', options.serveArgs);
-  child.stderr.resume();
-  try {
-    return await measurePingBehindFlood(
-      createLinePeer(child.stdin, child.stdout),
-      options.floodLine,
-    );
-  } finally {
-    child.kill('SIGKILL');
-  }
+  return measureAgainst(spawnServer(variant, 'stdio', options.serveArgs), options.floodLine);
 }
 
 describe('a 1M-key stdio line', () => {
@@ -291,12 +306,7 @@ describe('a 16 MiB string checked against a pattern', () => {
       env: createBuiltMcpEnv({}),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    child.stderr.resume();
-    try {
-      return await measurePingBehindFlood(createLinePeer(child.stdin, child.stdout), line);
-    } finally {
-      child.kill('SIGKILL');
-    }
+    return measureAgainst(child, line);
   }
 
   it('is refused unread without a maxLength, while ping is answered within 100 ms of the parse', async () => {
