@@ -106,12 +106,15 @@ export class FileParseCache implements ParseCache {
       }
     }
 
-    const contents = files.map((file) => readFileSync(file, 'utf8'));
+    // Hashed as bytes, not as decoded text: a key file may be binary (a module's .dll), and
+    // every invalid UTF-8 sequence decodes to the same U+FFFD, so two builds could hash alike.
+    const bytes = files.map((file) => readFileSync(file));
+    const contents = bytes.map((content) => content.toString('utf8'));
     const stamps = files.map((file, i): FileStamp => ({
       path: file,
       size: stats[i]?.size ?? 0,
       mtimeMs: stats[i]?.mtimeMs ?? 0,
-      hash: hashContent(contents[i] ?? ''),
+      hash: hashContent(bytes[i] ?? Buffer.alloc(0)),
     }));
     if (
       entry !== undefined &&
@@ -179,6 +182,6 @@ export class FileParseCache implements ParseCache {
   }
 }
 
-function hashContent(content: string): string {
+function hashContent(content: Buffer): string {
   return createHash('sha256').update(content).digest('base64url');
 }
