@@ -122,7 +122,7 @@ try {
 
   const addOnce = async (cache: string) => {
     const project = mkdtempSync(path.join(work, 'project-'));
-    const result = await run(['pack', 'add', 'bench-pack', '--registry', base], project, {
+    const result = await run(['pack', 'add', 'bench-pack', '--registry', base, '--yes'], project, {
       TOOLPACK_CACHE_DIR: cache,
     });
     if (result.code !== 0) throw new Error(`mcp pack add failed: ${result.stderr}`);
