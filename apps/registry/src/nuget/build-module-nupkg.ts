@@ -8,11 +8,13 @@ import { formatPowerShellArray, quotePowerShellString } from './powershell-data.
 export const PACK_FOLDER = 'pack';
 
 /**
- * Fixed local date parts: DOS timestamps are local time, so the date is built from parts
- * (not an instant) and the extended UTC field is left out. The same pack then gives the same
- * bytes in every time zone.
+ * Fixed local date parts, built per package: DOS timestamps are local time, so the date is
+ * made from parts in the zone of the moment (not one instant), and the extended UTC field is
+ * left out. The same pack then gives the same bytes in every time zone.
  */
-const ENTRY_MTIME = new Date(1985, 9, 26, 8, 15, 0);
+function makeEntryTime(): Date {
+  return new Date(1985, 9, 26, 8, 15, 0);
+}
 
 /** Tags PowerShellGet and PSResourceGet derive themselves; never a pack's own. */
 const MODULE_TAG = 'PSModule';
@@ -56,9 +58,10 @@ export async function buildModuleNupkg(input: ModuleNupkgInput): Promise<Buffer>
   for (const file of input.files) entries.set(`${PACK_FOLDER}/${file.path}`, file.data);
 
   const zip = new ZipFile();
+  const mtime = makeEntryTime();
   for (const name of [...entries.keys()].sort()) {
     zip.addBuffer(entries.get(name) as Buffer, name, {
-      mtime: ENTRY_MTIME,
+      mtime,
       mode: 0o100644,
       compress: true,
       forceDosTimestamp: true,
