@@ -38,7 +38,7 @@ function buildUrls(context: RegistryContext): NugetUrls {
     leaf: (id, version) => `${base}/registration/${lower(id)}/${lower(version)}.json`,
     content: (id, version) =>
       `${base}/flatcontainer/${lower(id)}/${lower(version)}/${lower(id)}.${lower(version)}.nupkg`,
-    packPage: (name) => `${root}/packs/${name}`,
+    packPage: (name) => getPackPageUrl(context, name),
   };
 }
 
@@ -83,7 +83,7 @@ export async function handleNuget(
     if (parts.length === 3 && parts[2] === 'index.json')
       return handleVersionList(context, response, parts[1]);
     if (parts.length === 4 && parts[2] !== undefined)
-      return handleNupkg(context, request, response, urls, parts[1], parts[2], parts[3] ?? '');
+      return handleNupkg(context, request, response, parts[1], parts[2], parts[3] ?? '');
   }
   sendError(response, 404, { code: 'E_NOT_FOUND', message: `Nothing at ${url.pathname}.` });
 }
@@ -210,7 +210,10 @@ async function handleSearch(
   sendJson(response, 200, { totalHits, data });
 }
 
-async function findPack(context: RegistryContext, id: string): Promise<StoredPack | undefined> {
+export async function findPack(
+  context: RegistryContext,
+  id: string,
+): Promise<StoredPack | undefined> {
   const name = toPackName(id);
   return name === undefined ? undefined : context.store.getPack(name);
 }
@@ -322,20 +325,30 @@ async function handleNupkg(
   context: RegistryContext,
   request: IncomingMessage,
   response: ServerResponse,
-  urls: NugetUrls,
   id: string,
   version: string,
   file: string,
 ): Promise<void> {
-  const pack = await findPack(context, id);
-  const stored = pack?.versions.find((v) => v.doc.version.toLowerCase() === version.toLowerCase());
-  if (pack === undefined || stored === undefined)
-    return sendPackMissing(response, `${id} ${version}`);
   if (file.toLowerCase() !== `${id}.${version}.nupkg`.toLowerCase())
     return sendError(response, 404, {
       code: 'E_NOT_FOUND',
       message: `Nothing named ${file} here.`,
     });
+  return sendPackNupkg(context, request, response, id, version);
+}
+
+/** The `.nupkg` of a module pack's version, made from its tarball; 404 for anything else. */
+export async function sendPackNupkg(
+  context: RegistryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  id: string,
+  version: string,
+): Promise<void> {
+  const pack = await findPack(context, id);
+  const stored = pack?.versions.find((v) => v.doc.version.toLowerCase() === version.toLowerCase());
+  if (pack === undefined || stored === undefined)
+    return sendPackMissing(response, `${id} ${version}`);
   const read = await readStoredPackFiles(context, stored);
   if (read === undefined) return sendPackMissing(response, `${id} ${version}`);
   if (read.identity.modulePath === undefined) return sendNotAModule(response, pack.name);
@@ -345,7 +358,7 @@ async function handleNupkg(
     doc: stored.doc,
     files: read.files,
     owner: pack.owner,
-    packPageUrl: urls.packPage(pack.name),
+    packPageUrl: getPackPageUrl(context, pack.name),
   });
   const etag = `"${createHash('sha256').update(bytes).digest('base64url')}"`;
   const headers = {
@@ -363,11 +376,15 @@ async function handleNupkg(
   response.end(request.method === 'HEAD' ? undefined : bytes);
 }
 
+export function getPackPageUrl(context: RegistryContext, name: string): string {
+  return `${context.publicUrl()}/packs/${name}`;
+}
+
 /**
  * The description a NuGet client shows: the pack's own, and for a pack that is not a
  * PowerShell module what it needs and how to install it instead.
  */
-function describeForNuget(stored: StoredVersion, identity: NugetIdentity): string {
+export function describeForNuget(stored: StoredVersion, identity: NugetIdentity): string {
   const { doc } = stored;
   if (identity.modulePath !== undefined) return doc.description;
   const needs = doc.env.filter((variable) => variable.required).map((variable) => variable.name);

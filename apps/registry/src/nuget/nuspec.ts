@@ -95,7 +95,8 @@ function readText(value: unknown): string | undefined {
   return undefined;
 }
 
-function escapeXml(text: string): string {
+/** `text` as XML character data or an attribute value. */
+export function escapeXml(text: string): string {
   return (
     text
       // Characters XML 1.0 cannot carry at all.
