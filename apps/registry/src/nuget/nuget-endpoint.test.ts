@@ -168,7 +168,7 @@ describe('module packs as .nupkg', () => {
   it('gives the same bytes in every time zone', async () => {
     const input = {
       id: 'Greetings',
-      modulePath: 'Greetings/Greetings.psd1',
+      module: { kind: 'module' as const, path: 'Greetings/Greetings.psd1' },
       doc: {
         name: 'greetings',
         version: '1.0.0',
@@ -199,7 +199,7 @@ describe('module packs as .nupkg', () => {
       const description = "It's \u2018a\u2019 \u201Atest\u201B'; Remove-Item -Recurse ~ #";
       const bytes = await buildModuleNupkg({
         id: 'Quotes',
-        modulePath: 'Quotes.psm1',
+        module: { kind: 'module', path: 'Quotes.psm1' },
         doc: {
           name: 'quotes',
           version: '1.0.0-beta.2',

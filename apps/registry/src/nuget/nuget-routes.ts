@@ -285,7 +285,7 @@ async function toLeaf(
       description: describeForNuget(stored, identity),
       summary: doc.description,
       title: identity.id,
-      tags: identity.modulePath === undefined ? doc.tags : ['PSModule', ...doc.tags],
+      tags: identity.module === undefined ? doc.tags : ['PSModule', ...doc.tags],
       authors: pack.owner,
       listed: doc.yanked !== true,
       published: stored.publishedAt,
@@ -314,7 +314,7 @@ async function handleVersionList(
   for (const stored of [...pack.versions].sort((a, b) =>
     compareVersions(a.doc.version, b.doc.version),
   )) {
-    if ((await readNugetIdentity(context, stored)).modulePath !== undefined)
+    if ((await readNugetIdentity(context, stored)).module !== undefined)
       versions.push(stored.doc.version.toLowerCase());
   }
   if (versions.length === 0) return sendNotAModule(response, pack.name);
@@ -351,10 +351,10 @@ export async function sendPackNupkg(
     return sendPackMissing(response, `${id} ${version}`);
   const read = await readStoredPackFiles(context, stored);
   if (read === undefined) return sendPackMissing(response, `${id} ${version}`);
-  if (read.identity.modulePath === undefined) return sendNotAModule(response, pack.name);
+  if (read.identity.module === undefined) return sendNotAModule(response, pack.name);
   const bytes = await buildModuleNupkg({
     id: read.identity.id,
-    modulePath: read.identity.modulePath,
+    module: read.identity.module,
     doc: stored.doc,
     files: read.files,
     owner: pack.owner,
@@ -386,7 +386,7 @@ export function getPackPageUrl(context: RegistryContext, name: string): string {
  */
 export function describeForNuget(stored: StoredVersion, identity: NugetIdentity): string {
   const { doc } = stored;
-  if (identity.modulePath !== undefined) return doc.description;
+  if (identity.module !== undefined) return doc.description;
   const needs = doc.env.filter((variable) => variable.required).map((variable) => variable.name);
   const lines = [
     doc.description,

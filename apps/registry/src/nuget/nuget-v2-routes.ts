@@ -194,7 +194,7 @@ export async function handleNugetV2(
       const identity = await readNugetIdentity(context, stored);
       if (!matchesId(identity.id, filter)) continue;
       const tags =
-        identity.modulePath === undefined ? stored.doc.tags : ['PSModule', ...stored.doc.tags];
+        identity.module === undefined ? stored.doc.tags : ['PSModule', ...stored.doc.tags];
       const lowerTags = tags.map((tag) => tag.toLowerCase());
       if (!filter.tags.every((tag) => lowerTags.includes(tag.toLowerCase()))) continue;
       entries.push({

@@ -29,7 +29,10 @@ export async function readStoredPackFiles(
     kind: 'pack',
   });
   if (manifest === undefined) return undefined;
-  const identity = describeNugetIdentity(manifest);
+  const identity = describeNugetIdentity(
+    manifest,
+    files.map((file) => file.path),
+  );
   remember(stored.blobKey, identity);
   return { identity, files };
 }

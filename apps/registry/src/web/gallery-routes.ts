@@ -127,7 +127,7 @@ export async function handlePackPage(
     latest,
     pinned: asked !== null,
     serverName: toServerName(pack.name, { namespace: context.officialApi.namespace }),
-    ...(identity?.modulePath === undefined
+    ...(identity?.module === undefined
       ? {}
       : {
           powershell: {
