@@ -1,8 +1,17 @@
 // The gallery as a PowerShell user meets it: the real `toolpack-registry serve` (seeded with the
-// official packs), the real pwsh with PSResourceGet talking to its NuGet v3 endpoint, and the
-// real `mcp` publishing a module pack and searching for what PowerShell published.
+// official packs), the real pwsh with PSResourceGet talking to its NuGet v3 and v2 endpoints,
+// and the real `mcp` publishing a module pack and searching for what PowerShell published.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -95,7 +104,7 @@ function runPwsh(script: string): Promise<PwshRun> {
   });
 }
 
-/** The objects a script wrote as one JSON document. */
+/** What a script wrote, as one JSON document (`,@(...)` keeps a one-element array an array). */
 async function runPwshJson<T>(script: string): Promise<T> {
   const run = await runPwsh(`${script} | ConvertTo-Json -Depth 5 -Compress`);
   expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
@@ -171,8 +180,11 @@ describe.skipIf(skipReason !== undefined)(
         { cwd: temp, env: cleanEnv() },
       );
       expect(published.code, published.stderr).toBe(0);
+      // v3 is NuGet's current protocol; PSResourceGet 1.2.0 answers -Tag and -Name wildcards
+      // only from v2 feeds (the PowerShell Gallery's protocol), so both are registered.
       const registered = await runPwsh(
-        `Register-PSResourceRepository -Name Toolpack -Uri '${baseUrl}/nuget/v3/index.json' -Trusted`,
+        `Register-PSResourceRepository -Name Toolpack -Uri '${baseUrl}/nuget/v3/index.json' -Trusted
+         Register-PSResourceRepository -Name ToolpackV2 -Uri '${baseUrl}/nuget/v2' -Trusted`,
       );
       expect(registered.code, registered.stderr).toBe(0);
     }, 240_000);
@@ -185,42 +197,63 @@ describe.skipIf(skipReason !== undefined)(
       rmSync(temp, { recursive: true, force: true });
     });
 
-    it('lists the official PowerShell pack and the module pack under the tag MCPTools', async () => {
-      // PSResourceGet 1.2.0 sends tag searches only to nuget.org-like hosts (it refuses
-      // `Find-PSResource -Tag` for other v3 feeds without asking them), so the tag search is
-      // the feed's own SearchQueryService, asked as NuGet clients ask it.
-      const found = await runPwshJson<{ id: string; tags: string[]; description: string }[]>(
-        `$index = Invoke-RestMethod '${baseUrl}/nuget/v3/index.json'
-         $search = ($index.resources | Where-Object '@type' -eq 'SearchQueryService/3.5.0').'@id'
-         @((Invoke-RestMethod "$($search)?q=tags:MCPTools&take=100").data | Select-Object id, tags, description)`,
+    it('finds the official PowerShell pack and a published module pack by tag MCPTools', async () => {
+      const found = await runPwshJson<{ Name: string; Version: string; Tags: string[] }[]>(
+        `,@(Find-PSResource -Tag MCPTools -Repository ToolpackV2 | Select-Object Name, @{ n = 'Version'; e = { $_.Version.ToString() } }, Tags)`,
       );
-      const ids = found.map((entry) => entry.id);
-      expect(ids).toEqual(expect.arrayContaining(['sysinfo', 'Greetings', 'jira']));
-      for (const entry of found) expect(entry.tags).toContain('MCPTools');
-      const sysinfo = found.find((entry) => entry.id === 'sysinfo');
-      expect(sysinfo?.description).toContain('install it with `mcp pack add sysinfo`');
+      // Modules only: PSResourceGet asks for PSModule (or PSScript) with the tag.
+      expect(found.map((entry) => entry.Name).sort()).toEqual(['Greetings', 'sysinfo']);
+      for (const entry of found)
+        expect(entry.Tags).toEqual(expect.arrayContaining(['PSModule', 'MCPTools']));
+      expect(found.find((entry) => entry.Name === 'sysinfo')?.Version).toBe('1.1.0');
     });
 
-    it('finds packs by name with Find-PSResource: a module to install, the others with how to add them', async () => {
-      const found = await runPwshJson<
-        { Name: string; Version: string; Tags: string[]; Description: string }[]
-      >(
-        `@(Find-PSResource -Name Greetings, sysinfo -Repository Toolpack | Select-Object Name, @{ n = 'Version'; e = { $_.Version.ToString() } }, Tags, Description)`,
+    it('finds packs by name, with wildcards too; a pack that is no module says how to add it', async () => {
+      const byWildcard = await runPwshJson<{ Name: string; Description: string }[]>(
+        `,@(Find-PSResource -Name jira* -Repository ToolpackV2 | Select-Object Name, Description)`,
       );
-      const greetings = found.find((entry) => entry.Name === 'Greetings');
-      expect(greetings).toMatchObject({ Version: '1.0.0' });
-      expect(greetings?.Tags).toEqual(expect.arrayContaining(['PSModule', 'MCPTools']));
-      const sysinfo = found.find((entry) => entry.Name === 'sysinfo');
-      expect(sysinfo?.Description).toMatch(
-        /not a PowerShell module: install it with `mcp pack add sysinfo`/,
+      expect(byWildcard.map((entry) => entry.Name)).toEqual(['jira']);
+      expect(byWildcard[0]?.Description).toMatch(
+        /not a PowerShell module: install it with `mcp pack add jira`\.\nIt needs JIRA_BASE_URL, JIRA_EMAIL, JIRA_API_TOKEN/,
       );
-      const refused = await runPwsh(
-        'Install-PSResource -Name sysinfo -Repository Toolpack -TrustRepository',
+      const byName = await runPwshJson<{ Name: string; Version: string; Tags: string[] }[]>(
+        `,@(Find-PSResource -Name Greetings, jira -Repository Toolpack | Select-Object Name, @{ n = 'Version'; e = { $_.Version.ToString() } }, Tags)`,
       );
-      expect(refused.code).not.toBe(0);
-      expect(refused.stderr).toContain(
-        'sysinfo is not a PowerShell module; install it with mcp pack add sysinfo',
+      expect(byName.find((entry) => entry.Name === 'Greetings')).toMatchObject({
+        Version: '1.0.0',
+      });
+      expect(byName.find((entry) => entry.Name === 'jira')?.Tags).not.toContain('PSModule');
+      for (const repository of ['Toolpack', 'ToolpackV2']) {
+        const refused = await runPwsh(
+          `Install-PSResource -Name jira -Repository ${repository} -TrustRepository`,
+        );
+        expect(refused.code).not.toBe(0);
+        expect(refused.stderr).toContain(
+          'jira is not a PowerShell module; install it with mcp pack add jira',
+        );
+      }
+    });
+
+    it('installs the official PowerShell pack as a module whose scripts are functions', async () => {
+      const run = await runPwshJson<{ platform: string; synopsis: string; functions: string[] }>(
+        `Install-PSResource -Name sysinfo -Repository ToolpackV2 -TrustRepository
+         Import-Module sysinfo
+         [pscustomobject]@{
+           platform = (Get-OsInfo).platform
+           synopsis = (Get-Help Get-OsInfo).Synopsis
+           functions = @((Get-Command -Module sysinfo).Name | Sort-Object)
+         }`,
       );
+      expect(run.functions).toEqual([
+        'Get-CpuInfo',
+        'Get-DiskInfo',
+        'Get-MemoryInfo',
+        'Get-OsInfo',
+      ]);
+      expect(run.platform).toBe(
+        { linux: 'linux', darwin: 'macos', win32: 'windows' }[process.platform as string],
+      );
+      expect(run.synopsis).toBe('Describes the operating system the server runs on.');
     });
 
     it('installs the module pack, imports it and runs its function; Save-PSResource saves it', async () => {
@@ -303,13 +336,23 @@ describe.skipIf(skipReason !== undefined)(
       expect(search.code, search.stderr).toBe(0);
       expect(search.stdout).toMatch(/^clocks\s+2\.1\.0\s+1\s+MCPTools, time\s+Tells the time/m);
 
-      // And PowerShell installs it back and runs it.
-      const time = await runPwshJson<string>(
+      // Publishing to the v2 feed is the same publish.
+      const bumped = path.join(temp, 'Clocks');
+      cpSync(modulePath, bumped, { recursive: true });
+      const manifest = path.join(bumped, 'Clocks.psd1');
+      writeFileSync(manifest, readFileSync(manifest, 'utf8').replace("'2.1.0'", "'2.2.0'"));
+      const viaV2 = await runPwsh(
+        `Publish-PSResource -Path '${bumped}' -Repository ToolpackV2 -ApiKey '${token}'`,
+      );
+      expect(viaV2.code, viaV2.stderr).toBe(0);
+
+      // And PowerShell installs it back, the newest version, and runs it.
+      const installed = await runPwshJson<{ version: string; time: string }>(
         `Install-PSResource -Name Clocks -Repository Toolpack -TrustRepository
          Import-Module Clocks
-         Get-ClockTime -OffsetHours 2`,
+         [pscustomobject]@{ version = (Get-Module Clocks).Version.ToString(); time = Get-ClockTime -OffsetHours 2 }`,
       );
-      expect(time).toBe('14:00');
+      expect(installed).toEqual({ version: '2.2.0', time: '14:00' });
     });
   },
 );
