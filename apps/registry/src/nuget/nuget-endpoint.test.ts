@@ -397,7 +397,7 @@ describe('the gallery page', () => {
       '<code id="install-psresource">Install-PSResource -Name Greetings -Repository Toolpack</code>',
     );
     expect(greetings).toContain(
-      `Register-PSResourceRepository -Name Toolpack -Uri ${nuget}/index.json -Trusted`,
+      `Register-PSResourceRepository -Name Toolpack -Uri ${registry.url}/nuget/v2 -Trusted`,
     );
     const pinned = await (await fetch(`${registry.url}/packs/greetings?version=1.0.0`)).text();
     expect(pinned).toContain(

@@ -5,7 +5,7 @@ import { sendText } from '../http/http-io.ts';
 import type { RegistryContext } from '../http/registry-context.ts';
 import { encodeCursor, parseSearchParams } from '../http/search-params.ts';
 import { findLatestVersion } from '../storage/pack-versions.ts';
-import { NUGET_PREFIX } from '../nuget/nuget-routes.ts';
+import { NUGET_V2_PREFIX } from '../nuget/nuget-v2-routes.ts';
 import { readNugetIdentity } from '../nuget/read-stored-pack.ts';
 import { GALLERY_ASSETS } from './assets.ts';
 import { renderNotFoundPage, renderPackPage, renderSearchPage } from './render-pages.ts';
@@ -132,7 +132,7 @@ export async function handlePackPage(
       : {
           powershell: {
             id: identity.id,
-            serviceIndexUrl: `${context.publicUrl()}${NUGET_PREFIX}index.json`,
+            repositoryUrl: `${context.publicUrl()}${NUGET_V2_PREFIX}`,
           },
         }),
   });

@@ -176,7 +176,7 @@ export interface PackPageInput {
   /** The pack's name in the official MCP Registry API (`/v0.1`), where its server.json is. */
   serverName: string;
   /** Set when the version is a PowerShell module, which PSResourceGet installs from the NuGet endpoint. */
-  powershell?: { id: string; serviceIndexUrl: string };
+  powershell?: { id: string; repositoryUrl: string };
 }
 
 const HINTS = [
@@ -192,7 +192,7 @@ function renderPowerShellInstall(
   version: string | undefined,
 ): SafeHtml {
   const command = `Install-PSResource -Name ${powershell.id} -Repository Toolpack${version === undefined ? '' : ` -Version ${version}`}`;
-  return markup`<p>It is a PowerShell module too: install it with PSResourceGet, once the gallery is registered with <code>Register-PSResourceRepository -Name Toolpack -Uri ${powershell.serviceIndexUrl} -Trusted</code>.</p>
+  return markup`<p>It is a PowerShell module too: install it with PSResourceGet, once the gallery is registered with <code>Register-PSResourceRepository -Name Toolpack -Uri ${powershell.repositoryUrl} -Trusted</code>.</p>
 <div class="install">
 <code id="install-psresource">${command}</code>
 <button type="button" class="secondary" data-copy-target="install-psresource" data-copy-status="copy-status-psresource" hidden>Copy</button>
