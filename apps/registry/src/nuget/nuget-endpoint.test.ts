@@ -82,7 +82,7 @@ function nuspec(
 async function clocksEntries(id = 'Clocks'): Promise<[string, string | Buffer][]> {
   return [
     [`${id}.psd1`, await readFile(path.join(clocksDir, 'Clocks.psd1'))],
-    [`${id}.psm1`, await readFile(path.join(clocksDir, 'Clocks.psm1'))],
+    ['Clocks.psm1', await readFile(path.join(clocksDir, 'Clocks.psm1'))],
     ['[Content_Types].xml', '<Types/>'],
     ['_rels/.rels', '<Relationships/>'],
   ];
@@ -299,6 +299,20 @@ describe('publishing a module .nupkg', () => {
     expect(denied.statusText).toMatch(/clocks belongs to acme/);
   });
 
+  it("publishes owner.name only with that owner's token", async () => {
+    const scoped = await makeZip([
+      ['bob.clocks.nuspec', nuspec('bob.clocks', '1.0.0')],
+      ...(await clocksEntries('bob.clocks')),
+    ]);
+    const denied = await push(scoped, token);
+    expect(denied.status).toBe(403);
+    expect(denied.statusText).toMatch(/bob\/clocks belongs to bob/);
+    expect((await push(scoped, strangerToken)).status).toBe(201);
+    expect(
+      (await getJson<VersionDoc>(`${registry.url}/v0/packs/bob%2Fclocks/versions/1.0.0`)).name,
+    ).toBe('bob/clocks');
+  });
+
   it('refuses a package that is not a module, or whose id cannot be a pack name', async () => {
     const script = await makeZip([
       ['Tool.nuspec', nuspec('Tool', '1.0.0')],
@@ -376,6 +390,24 @@ describe('hostile .nupkg uploads', () => {
       /big\.txt is 64\.0 KB unpacked, over the 64\.0 KB a file may be/,
     );
     expect((await fetch(`${registry.url}/v0/packs/clocks/versions/3.0.2`)).status).toBe(404);
+  });
+
+  it('refuses an entry that unpacks to more than its directory says, which would pass the size cap', async () => {
+    const big = Buffer.alloc(256 * 1024, 0);
+    const body = await makeZip([
+      ['Clocks.nuspec', nuspec('Clocks', '3.0.4')],
+      ...(await clocksEntries()).slice(0, 2),
+      ['lie.txt', big],
+    ]);
+    setDeclaredSize(body, 'lie.txt', 100);
+    // Without checking the real size: the entry passes the 64 KB cap on its declared 100 bytes
+    // and unpacks to 256 KB.
+    const unchecked = await readEntryUnchecked(body, 'lie.txt');
+    expect(unchecked.declared).toBe(100);
+    expect(unchecked.actual).toBe(big.length);
+    const refused = await push(body, token);
+    expect(refused.status).toBe(422);
+    expect(refused.statusText).toMatch(/could not be read: too many bytes in the stream/);
   });
 
   it('refuses a .nuspec with a DOCTYPE (entity expansion)', async () => {
@@ -462,4 +494,42 @@ function openZip(bytes: Buffer, options: yauzl.Options): Promise<yauzl.ZipFile> 
       error ? reject(error) : resolve(zip),
     ),
   );
+}
+
+/** Rewrites the uncompressed size the central directory gives `name`. */
+function setDeclaredSize(zip: Buffer, name: string, size: number): void {
+  for (
+    let at = zip.indexOf(CENTRAL_SIGNATURE);
+    at !== -1;
+    at = zip.indexOf(CENTRAL_SIGNATURE, at + 4)
+  ) {
+    const nameLength = zip.readUInt16LE(at + 28);
+    if (zip.subarray(at + 46, at + 46 + nameLength).toString('utf8') === name) {
+      zip.writeUInt32LE(size, at + 24);
+      return;
+    }
+  }
+  throw new Error(`no central directory entry for ${name}`);
+}
+const CENTRAL_SIGNATURE = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
+
+/** The entry as an unzip that trusts the directory reads it: its declared and its real size. */
+async function readEntryUnchecked(
+  bytes: Buffer,
+  name: string,
+): Promise<{ declared: number; actual: number }> {
+  const zip = await openZip(bytes, { validateEntrySizes: false });
+  return new Promise((resolve, reject) => {
+    zip.on('entry', (entry: yauzl.Entry) => {
+      if (entry.fileName !== name) return zip.readEntry();
+      zip.openReadStream(entry, (error, stream) => {
+        if (error) return reject(error);
+        let actual = 0;
+        stream.on('data', (chunk: Buffer) => (actual += chunk.length));
+        stream.on('end', () => resolve({ declared: entry.uncompressedSize, actual }));
+      });
+    });
+    zip.on('error', reject);
+    zip.readEntry();
+  });
 }
