@@ -15,7 +15,8 @@ const MAX_TAGS = 20;
 export type NupkgPackResult = { ok: true; tarball: Buffer } | { ok: false; problems: Diagnostic[] };
 
 /**
- * A published PowerShell module as a pack tarball: the module's files at the pack root and a
+ * A published PowerShell module as a pack tarball: the module's files in a folder named after
+ * it (`Clocks/Clocks.psd1`, as `mcp pack add --source` lays out a module from any feed) and a
  * `toolpack.yaml` naming its manifest as the one source, with the package's id (lower case;
  * `acme.widgets` is the pack `acme/widgets`), version, description and tags (without the
  * ones PSResourceGet derives), and the least permissions, which is all a module can be said
@@ -71,7 +72,7 @@ export async function convertNupkgToPack(
     ...(nuspec.description === '' ? [] : [`description: ${JSON.stringify(nuspec.description)}`]),
     `tags: ${JSON.stringify(tags)}`,
     'sources:',
-    `  - module: ${JSON.stringify(manifestFile.path)}`,
+    `  - module: ${JSON.stringify(`${nuspec.id}/${manifestFile.path}`)}`,
     'permissions: {}',
     '',
   ].join('\n');
@@ -79,7 +80,10 @@ export async function convertNupkgToPack(
   await mkdir(options.workDir, { recursive: true });
   const dir = await mkdtemp(path.join(options.workDir, 'nupkg-'));
   try {
-    await writePackFiles(files, dir);
+    await writePackFiles(
+      files.map((file) => ({ path: `${nuspec.id}/${file.path}`, data: file.data })),
+      dir,
+    );
     await writeFile(path.join(dir, MANIFEST_FILE), manifest, { flag: 'wx' });
     const packed = await createPackTarball({ dir, limits: options.limits });
     const errors = packed.diagnostics.filter((d) => d.severity === 'error');
