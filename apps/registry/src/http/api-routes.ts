@@ -18,7 +18,7 @@ export const SEEDING_RETRY_AFTER_SECONDS = 2;
 const SEEDING_HEADERS = { 'retry-after': String(SEEDING_RETRY_AFTER_SECONDS) };
 
 /** An empty or missing answer from a registry still seeding is not the truth: say so. */
-function sendSeeding(response: ServerResponse): void {
+export function sendSeeding(response: ServerResponse): void {
   sendError(
     response,
     503,

@@ -2,11 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StoredPack, StoredVersion } from '../storage/metadata-store.ts';
 import { compareVersions } from '../storage/pack-versions.ts';
-import {
-  SEEDING_RETRY_AFTER_SECONDS,
-  sendMethodNotAllowed,
-  takeSearchToken,
-} from '../http/api-routes.ts';
+import { sendMethodNotAllowed, sendSeeding, takeSearchToken } from '../http/api-routes.ts';
 import { sendError, sendJson } from '../http/http-io.ts';
 import type { RegistryContext } from '../http/registry-context.ts';
 import { MAX_PAGE_SIZE } from '../http/search-params.ts';
@@ -65,12 +61,7 @@ export async function handleNuget(
   if (rest === 'index.json') return sendServiceIndex(response, urls);
   if (rest === 'search') return handleSearch(context, request, response, url, urls);
   if (context.isSeeding()) {
-    return sendError(
-      response,
-      503,
-      { code: 'E_REGISTRY_SEEDING', message: 'The registry is still publishing its seed packs.' },
-      { 'retry-after': String(SEEDING_RETRY_AFTER_SECONDS) },
-    );
+    return sendSeeding(response);
   }
   const parts = rest.split('/').map((part) => safeDecode(part));
   if (parts[0] === 'registration' && parts.length === 3 && parts[1] !== undefined) {
@@ -155,12 +146,7 @@ async function handleSearch(
     }
   }
   if (context.isSeeding()) {
-    return sendError(
-      response,
-      503,
-      { code: 'E_REGISTRY_SEEDING', message: 'The registry is still publishing its seed packs.' },
-      { 'retry-after': String(SEEDING_RETRY_AFTER_SECONDS) },
-    );
+    return sendSeeding(response);
   }
   const page = await context.store.search({
     words,

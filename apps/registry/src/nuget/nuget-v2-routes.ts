@@ -1,10 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import semver from 'semver';
-import {
-  SEEDING_RETRY_AFTER_SECONDS,
-  sendMethodNotAllowed,
-  takeSearchToken,
-} from '../http/api-routes.ts';
+import { sendMethodNotAllowed, sendSeeding, takeSearchToken } from '../http/api-routes.ts';
 import { sendError, sendText } from '../http/http-io.ts';
 import type { RegistryContext } from '../http/registry-context.ts';
 import type { StoredPack, StoredVersion } from '../storage/metadata-store.ts';
@@ -125,12 +121,7 @@ export async function handleNugetV2(
     });
   if (!takeSearchToken(context, request, response)) return;
   if (context.isSeeding()) {
-    return sendError(
-      response,
-      503,
-      { code: 'E_REGISTRY_SEEDING', message: 'The registry is still publishing its seed packs.' },
-      { 'retry-after': String(SEEDING_RETRY_AFTER_SECONDS) },
-    );
+    return sendSeeding(response);
   }
   const params = url.searchParams;
   const parsed = parseV2Filter(params.get('$filter') ?? '');
