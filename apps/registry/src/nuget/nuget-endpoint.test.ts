@@ -135,6 +135,9 @@ describe('the NuGet v3 service index and search', () => {
     expect(weather.data[0]?.description).toContain(
       'not a PowerShell module: install it with `mcp pack add weather`',
     );
+    expect(weather.data[0]?.description).toMatch(
+      /\nIt asks for files: read its own folder; write nothing; network: /,
+    );
   });
 });
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describePermissions } from '@toolpack/core';
 import type { StoredPack, StoredVersion } from '../storage/metadata-store.ts';
 import { compareVersions } from '../storage/pack-versions.ts';
 import { sendMethodNotAllowed, sendSeeding, takeSearchToken } from '../http/api-routes.ts';
@@ -380,6 +381,8 @@ export function describeForNuget(stored: StoredVersion, identity: NugetIdentity)
     `A Toolpack pack of ${doc.tools.length === 1 ? '1 MCP tool' : `${doc.tools.length} MCP tools`}, not a PowerShell module: install it with \`mcp pack add ${doc.name}\`.`,
   ];
   if (needs.length > 0) lines.push(`It needs ${needs.join(', ')} in its environment.`);
+  if (doc.permissions !== undefined)
+    lines.push(`It asks for ${describePermissions(doc.permissions).join('; ')}.`);
   return lines.join('\n');
 }
 
