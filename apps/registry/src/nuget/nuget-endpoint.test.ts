@@ -413,6 +413,42 @@ describe('hostile .nupkg uploads', () => {
     expect(refused.statusText).toMatch(/could not be read: too many bytes in the stream/);
   });
 
+  it('refuses names that would overwrite each other, which fail the unpacking without the check', async () => {
+    const entries = (await clocksEntries()).slice(0, 2);
+    const twice = await makeRawZip(
+      [['Clocks.nuspec', nuspec('Clocks', '3.0.5')], ...entries, ['Clocks.psm2', 'x']],
+      ['Clocks.psm2', 'Clocks.psm1'],
+    );
+    // Unchecked, the second Clocks.psm1 meets the first on disk: writing it fails.
+    const dir = await makeTempDir();
+    await writeFile(path.join(dir, 'Clocks.psm1'), 'first', { flag: 'wx' });
+    await expect(
+      writeFile(path.join(dir, 'Clocks.psm1'), 'second', { flag: 'wx' }),
+    ).rejects.toThrow(/EEXIST/);
+    const refused = await push(twice, token);
+    expect(refused.status).toBe(422);
+    expect(refused.statusText).toBe('Clocks.psm1 appears twice.');
+
+    const folded = await makeZip([
+      ['Clocks.nuspec', nuspec('Clocks', '3.0.6')],
+      ...entries,
+      ['Notes.txt', 'a'],
+      ['notes.TXT', 'b'],
+    ]);
+    expect((await push(folded, token)).statusText).toBe(
+      'notes.TXT and Notes.txt would be one name on a file system that folds case (macOS, Windows).',
+    );
+    const fileAndFolder = await makeZip([
+      ['Clocks.nuspec', nuspec('Clocks', '3.0.7')],
+      ...entries,
+      ['lib', 'a file'],
+      ['lib/inner.ps1', 'x'],
+    ]);
+    expect((await push(fileAndFolder, token)).statusText).toBe(
+      'lib is a file, and lib/inner.ps1 puts a file inside it.',
+    );
+  });
+
   it('refuses a .nuspec with a DOCTYPE (entity expansion)', async () => {
     const bomb = `<?xml version="1.0"?><!DOCTYPE package [<!ENTITY a "aaaaaaaaaa">]>${nuspec('Clocks', '3.0.3').replace(/^<\?xml[^>]*>/, '')}`;
     const refused = await push(

@@ -53,6 +53,7 @@ export async function readNupkg(bytes: Buffer, limits: PackLimits): Promise<Read
   let nuspecText: string | undefined;
   let total = 0;
   let count = 0;
+  const seen: SeenNames = { files: new Map(), folders: new Map() };
   try {
     for (let entry = await nextEntry(zip); entry !== undefined; entry = await nextEntry(zip)) {
       count += 1;
@@ -90,6 +91,11 @@ export async function readNupkg(bytes: Buffer, limits: PackLimits): Promise<Read
         nuspecText = data.toString('utf8');
         continue;
       }
+      const clash = findClash(name, seen);
+      if (clash !== undefined) {
+        refuse(clash, name);
+        continue;
+      }
       files.push({ path: name, data });
     }
   } catch (error) {
@@ -108,6 +114,37 @@ export async function readNupkg(bytes: Buffer, limits: PackLimits): Promise<Read
     return { ok: false, problems };
   }
   return { ok: true, content: { nuspec: parsed.metadata, files } };
+}
+
+interface SeenNames {
+  /** Folded name (case and Unicode normalisation, as macOS and Windows fold) to the name. */
+  files: Map<string, string>;
+  folders: Map<string, string>;
+}
+
+/**
+ * Why `name` cannot sit beside the names seen so far: the same file twice, two names a
+ * case-folding file system takes for one, or a name that is a file in one entry and a folder
+ * in another. Each would make one file overwrite another, or the unpacking fail.
+ */
+function findClash(name: string, seen: SeenNames): string | undefined {
+  const fold = (text: string) => text.normalize('NFC').toLowerCase();
+  const key = fold(name);
+  const earlier = seen.files.get(key) ?? seen.folders.get(key);
+  if (earlier !== undefined) {
+    return earlier === name
+      ? `${name} appears twice.`
+      : `${name} and ${earlier} would be one name on a file system that folds case (macOS, Windows).`;
+  }
+  const segments = name.split('/');
+  for (let end = 1; end < segments.length; end += 1) {
+    const folder = segments.slice(0, end).join('/');
+    const file = seen.files.get(fold(folder));
+    if (file !== undefined) return `${file} is a file, and ${name} puts a file inside it.`;
+    seen.folders.set(fold(folder), folder);
+  }
+  seen.files.set(key, name);
+  return undefined;
 }
 
 function nextEntry(zip: ZipFile): Promise<Entry | undefined> {
