@@ -293,6 +293,20 @@ describe('publishing a module .nupkg', () => {
     });
     expect(doc.tools.map((tool) => tool.name)).toEqual(['Get_ClockTime']);
     expect((await push(body, token)).status).toBe(409);
+    // NuGet's short forms are the pack's versions: 2.1 is 2.1.0, so this is the same version.
+    const short = await makeZip([
+      ['Clocks.nuspec', nuspec('Clocks', '2.1')],
+      ...(await clocksEntries()),
+    ]);
+    expect((await push(short, token)).status).toBe(409);
+    const padded = await makeZip([
+      ['Clocks.nuspec', nuspec('Clocks', '2.3.0.0')],
+      ...(await clocksEntries()),
+    ]);
+    expect((await push(padded, token)).status).toBe(201);
+    expect(
+      (await getJson<VersionDoc>(`${registry.url}/v0/packs/clocks/versions/2.3.0`)).version,
+    ).toBe('2.3.0');
     const stranger = await makeZip([
       ['Clocks.nuspec', nuspec('Clocks', '2.2.0')],
       ...(await clocksEntries()),
@@ -324,6 +338,13 @@ describe('publishing a module .nupkg', () => {
     const refused = await push(script, token);
     expect(refused.status).toBe(422);
     expect(refused.statusText).toMatch(/no Tool\.psd1 at its root/);
+    const fourParts = await makeZip([
+      ['Tool.nuspec', nuspec('Clocks', '1.0.0.1')],
+      ...(await clocksEntries()),
+    ]);
+    expect((await push(fourParts, token)).statusText).toMatch(
+      /"1\.0\.0\.1" cannot be a pack version/,
+    );
     const dotted = await makeZip([
       ['A.B.C.nuspec', nuspec('A.B.C', '1.0.0')],
       ...(await clocksEntries('A.B.C')),

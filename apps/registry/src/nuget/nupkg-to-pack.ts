@@ -41,9 +41,10 @@ export async function convertNupkgToPack(
       'Rename the module (its .psd1 file and folder).',
     );
   }
-  if (semver.valid(nuspec.version) !== nuspec.version) {
+  const version = toSemver(nuspec.version);
+  if (version === undefined) {
     return problem(
-      `The version "${nuspec.version}" is not a semver version (major.minor.patch), which a pack needs.`,
+      `The version "${nuspec.version}" cannot be a pack version: a pack needs major.minor.patch (a fourth part only when it is 0).`,
       'Set ModuleVersion to three parts, such as 1.2.0.',
     );
   }
@@ -68,7 +69,7 @@ export async function convertNupkgToPack(
   const manifest = [
     `# Made by the Toolpack gallery from the PowerShell module ${nuspec.id} ${nuspec.version}.`,
     `name: ${JSON.stringify(name)}`,
-    `version: ${JSON.stringify(nuspec.version)}`,
+    `version: ${JSON.stringify(version)}`,
     ...(nuspec.description === '' ? [] : [`description: ${JSON.stringify(nuspec.description)}`]),
     `tags: ${JSON.stringify(tags)}`,
     'sources:',
@@ -92,4 +93,21 @@ export async function convertNupkgToPack(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A NuGet version as semver, as NuGet normalises it: `1.0` is `1.0.0`, a fourth part of 0 is
+ * dropped, build metadata is no part of it. Undefined for one semver cannot spell (`1.0.0.1`).
+ */
+function toSemver(version: string): string | undefined {
+  const withoutBuild = version.trim().split('+')[0] ?? '';
+  const dash = withoutBuild.indexOf('-');
+  const core = dash === -1 ? withoutBuild : withoutBuild.slice(0, dash);
+  const prerelease = dash === -1 ? '' : withoutBuild.slice(dash);
+  const parts = core.split('.');
+  if (parts.length === 4 && /^0+$/.test(parts[3] ?? '')) parts.pop();
+  while (parts.length < 3) parts.push('0');
+  if (parts.length !== 3 || parts.some((part) => !/^\d{1,9}$/.test(part))) return undefined;
+  const candidate = `${parts.map(Number).join('.')}${prerelease}`;
+  return semver.valid(candidate) === candidate ? candidate : undefined;
 }
