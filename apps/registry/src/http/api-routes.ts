@@ -333,7 +333,7 @@ export async function authenticate(
         code: 'E_UNAUTHORIZED',
         message:
           presented === undefined
-            ? 'Publishing needs a token: send Authorization: Bearer <token>.'
+            ? 'Publishing needs a token: send Authorization: Bearer <token> (NuGet clients: the token as the API key).'
             : 'The token is not valid (unknown, revoked or mistyped).',
         hint: 'Ask the registry admin for a token (toolpack-registry token create --owner NAME).',
       },
