@@ -220,6 +220,10 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'A nested module named by a PowerShell manifest does not exist.',
     exit: 'failure',
   },
+  E_NOT_A_MODULE: {
+    meaning: 'NuGet endpoint: the pack is not a PowerShell module, so it has no .nupkg.',
+    exit: 'failure',
+  },
   E_NOT_FOUND: { meaning: 'Registry API: nothing exists at this URL.', exit: 'failure' },
   E_NOT_OWNER: { meaning: 'Registry API: the token does not own this pack.', exit: 'failure' },
   E_NO_DESCRIPTION: { meaning: 'A tool has no description.', exit: 'failure' },

@@ -18,7 +18,7 @@ export const SEEDING_RETRY_AFTER_SECONDS = 2;
 const SEEDING_HEADERS = { 'retry-after': String(SEEDING_RETRY_AFTER_SECONDS) };
 
 /** An empty or missing answer from a registry still seeding is not the truth: say so. */
-function sendSeeding(response: ServerResponse): void {
+export function sendSeeding(response: ServerResponse): void {
   sendError(
     response,
     503,
@@ -126,27 +126,11 @@ export async function handlePublish(
 ): Promise<void> {
   const token = await authenticate(context, request, response);
   if (token === undefined) return;
-  const maxBody = context.limits.maxTarballBytes + MULTIPART_OVERHEAD_BYTES;
-  const declared = Number(request.headers['content-length'] ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBody)
-    return sendTooLarge(context, request, response);
-  const body = await readBody(request, maxBody, context.signal);
-  if (!body.ok) {
-    if (body.reason === 'too-large') return sendTooLarge(context, request, response);
-    if (body.reason === 'cancelled') {
-      // The rest of the body is not read: the answer says `Connection: close`.
-      return sendClosing(response, 'The registry is shutting down; the upload was not read.');
-    }
-    return;
-  }
-  const upload = await readUpload(request.headers['content-type'], body.bytes);
-  if (!upload.ok)
-    return sendError(response, 400, { code: 'E_BAD_UPLOAD', message: upload.message });
-  if (upload.bytes.length > context.limits.maxTarballBytes)
-    return sendTooLarge(context, request, response);
+  const bytes = await readPublishUpload(context, request, response);
+  if (bytes === undefined) return;
 
   const outcome = await publishPack(context.publish, {
-    bytes: upload.bytes,
+    bytes,
     owner: token.owner,
     publishedBy: token.id,
     ...(context.signal === undefined ? {} : { signal: context.signal }),
@@ -166,6 +150,41 @@ export async function handlePublish(
   sendJson(response, 201, served, {
     location: `/v0/packs/${encodeURIComponent(doc.name)}/versions/${encodeURIComponent(doc.version)}`,
   });
+}
+
+/**
+ * The uploaded file of a publish (the body, or its multipart file part) within the size cap;
+ * answers 413, 400 or 503 itself and returns undefined.
+ */
+export async function readPublishUpload(
+  context: RegistryContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<Buffer | undefined> {
+  const maxBody = context.limits.maxTarballBytes + MULTIPART_OVERHEAD_BYTES;
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBody) {
+    sendTooLarge(context, request, response);
+    return undefined;
+  }
+  const body = await readBody(request, maxBody, context.signal);
+  if (!body.ok) {
+    if (body.reason === 'too-large') sendTooLarge(context, request, response);
+    // The rest of the body is not read: the answer says `Connection: close`.
+    if (body.reason === 'cancelled')
+      sendClosing(response, 'The registry is shutting down; the upload was not read.');
+    return undefined;
+  }
+  const upload = await readUpload(request.headers['content-type'], body.bytes);
+  if (!upload.ok) {
+    sendError(response, 400, { code: 'E_BAD_UPLOAD', message: upload.message });
+    return undefined;
+  }
+  if (upload.bytes.length > context.limits.maxTarballBytes) {
+    sendTooLarge(context, request, response);
+    return undefined;
+  }
+  return upload.bytes;
 }
 
 /** `POST .../deprecate` (`{"message": "..."}`) and `.../yank`; `{"undo": true}` reverses either. */
@@ -274,15 +293,16 @@ export async function handleBlob(
 }
 
 /**
- * The publisher behind the request's bearer token. Answers 429 (rate limited, per token or,
- * without a valid one, per address) or 401 itself and returns undefined.
+ * The publisher behind the request's token (by default its bearer token; NuGet clients send
+ * theirs as `X-NuGet-ApiKey`). Answers 429 (rate limited, per token or, without a valid one,
+ * per address) or 401 itself and returns undefined.
  */
-async function authenticate(
+export async function authenticate(
   context: RegistryContext,
   request: IncomingMessage,
   response: ServerResponse,
+  presented: string | undefined = readBearerToken(request.headers.authorization),
 ): Promise<VerifiedToken | undefined> {
-  const presented = readBearerToken(request.headers.authorization);
   const token = presented === undefined ? undefined : await verifyToken(context.store, presented);
   if (context.publishLimiter !== undefined) {
     const key =
@@ -313,7 +333,7 @@ async function authenticate(
         code: 'E_UNAUTHORIZED',
         message:
           presented === undefined
-            ? 'Publishing needs a token: send Authorization: Bearer <token>.'
+            ? 'Publishing needs a token: send Authorization: Bearer <token> (NuGet clients: the token as the API key).'
             : 'The token is not valid (unknown, revoked or mistyped).',
         hint: 'Ask the registry admin for a token (toolpack-registry token create --owner NAME).',
       },
@@ -341,7 +361,7 @@ function sendTooLarge(
   );
 }
 
-function sendClosing(response: ServerResponse, message: string): void {
+export function sendClosing(response: ServerResponse, message: string): void {
   sendError(
     response,
     503,

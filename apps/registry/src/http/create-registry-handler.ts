@@ -25,6 +25,8 @@ import {
   handleSearch,
   sendMethodNotAllowed,
 } from './api-routes.ts';
+import { handleNuget, NUGET_PREFIX } from '../nuget/nuget-routes.ts';
+import { handleNugetV2, NUGET_V2_PREFIX } from '../nuget/nuget-v2-routes.ts';
 import { findAdvertisedCliVersion } from './advertised-cli-version.ts';
 import { discardBody, sendError } from './http-io.ts';
 import { handleOfficialApi, OFFICIAL_API_PREFIX } from './official-api-routes.ts';
@@ -183,6 +185,9 @@ async function route(
   }
   if (pathname.startsWith(OFFICIAL_API_PREFIX))
     return handleOfficialApi(context, request, response, url);
+  if (pathname.startsWith(NUGET_PREFIX)) return handleNuget(context, request, response, url);
+  if (pathname === NUGET_V2_PREFIX || pathname.startsWith(`${NUGET_V2_PREFIX}/`))
+    return handleNugetV2(context, request, response, url);
   if (pathname === '/v0/packs' || pathname === '/v0/packs/') {
     if (reading) return handleSearch(context, request, response, url);
     if (method === 'POST') return handlePublish(context, request, response);

@@ -5,6 +5,8 @@ import { sendText } from '../http/http-io.ts';
 import type { RegistryContext } from '../http/registry-context.ts';
 import { encodeCursor, parseSearchParams } from '../http/search-params.ts';
 import { findLatestVersion } from '../storage/pack-versions.ts';
+import { NUGET_V2_PREFIX } from '../nuget/nuget-v2-routes.ts';
+import { readNugetIdentity } from '../nuget/read-stored-pack.ts';
 import { GALLERY_ASSETS } from './assets.ts';
 import { renderNotFoundPage, renderPackPage, renderSearchPage } from './render-pages.ts';
 
@@ -117,12 +119,22 @@ export async function handlePackPage(
       : docs.find((d) => d.version === asked);
   if (doc === undefined)
     return sendNotFoundPage(response, `${pack.name} has no version ${asked ?? ''}.`);
+  const stored = pack.versions.find((v) => v.doc.version === doc.version);
+  const identity = stored === undefined ? undefined : await readNugetIdentity(context, stored);
   const page = renderPackPage({
     pack,
     doc,
     latest,
     pinned: asked !== null,
     serverName: toServerName(pack.name, { namespace: context.officialApi.namespace }),
+    ...(identity?.module === undefined
+      ? {}
+      : {
+          powershell: {
+            id: identity.id,
+            repositoryUrl: `${context.publicUrl()}${NUGET_V2_PREFIX}`,
+          },
+        }),
   });
   sendText(response, 200, 'text/html; charset=utf-8', page, PAGE_HEADERS);
 }

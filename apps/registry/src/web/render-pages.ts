@@ -175,6 +175,8 @@ export interface PackPageInput {
   pinned: boolean;
   /** The pack's name in the official MCP Registry API (`/v0.1`), where its server.json is. */
   serverName: string;
+  /** Set when the version is a PowerShell module, which PSResourceGet installs from the NuGet endpoint. */
+  powershell?: { id: string; repositoryUrl: string };
 }
 
 const HINTS = [
@@ -183,6 +185,20 @@ const HINTS = [
   ['idempotentHint', 'idempotent', 'Idempotent'],
   ['openWorldHint', 'open-world', 'Open world'],
 ] as const;
+
+/** The same pack as a PowerShell module: the line PSResourceGet installs it with. */
+function renderPowerShellInstall(
+  powershell: NonNullable<PackPageInput['powershell']>,
+  version: string | undefined,
+): SafeHtml {
+  const command = `Install-PSResource -Name ${powershell.id} -Repository Toolpack${version === undefined ? '' : ` -Version ${version}`}`;
+  return markup`<p>It is a PowerShell module too: install it with PSResourceGet, once the gallery is registered with <code>Register-PSResourceRepository -Name Toolpack -Uri ${powershell.repositoryUrl} -Trusted</code>.</p>
+<div class="install">
+<code id="install-psresource">${command}</code>
+<button type="button" class="secondary" data-copy-target="install-psresource" data-copy-status="copy-status-psresource" hidden>Copy</button>
+<span id="copy-status-psresource" class="copy-status" role="status" aria-live="polite"></span>
+</div>`;
+}
 
 export function renderPackPage(input: PackPageInput): string {
   const { pack, doc } = input;
@@ -214,6 +230,7 @@ ${!doc.yanked && input.latest !== undefined && input.latest !== doc.version ? ma
 <span id="copy-status" class="copy-status" role="status" aria-live="polite"></span>
 </div>
 <p class="muted">Its tools are served as <code>${alias}_&lt;tool&gt;</code>; choose another prefix with <code>--as</code>.</p>
+${input.powershell === undefined ? '' : renderPowerShellInstall(input.powershell, input.pinned ? doc.version : undefined)}
 </section>
 ${renderPermissions(doc.permissions, doc.interpreters)}
 <section aria-labelledby="env-heading">
