@@ -81,6 +81,12 @@ export type {
 } from './registry/http-registry.ts';
 export { isHttpUrl, openRegistry, resolveRegistryLocation } from './registry/open-registry.ts';
 export type { OpenRegistryOptions, RegistryLocation } from './registry/open-registry.ts';
+export { openNuGetFeed } from './nuget/nuget-feed.ts';
+export type { NuGetFeedClient, NuGetFeedOptions } from './nuget/nuget-feed.ts';
+export type { FeedCredentials } from './nuget/feed-http.ts';
+export { inspectNupkg } from './nuget/read-nupkg.ts';
+export { readNupkgAsPack } from './nuget/nupkg-to-pack.ts';
+export { toPackNameFromNuGetId } from './nuget/nuget-names.ts';
 
 export { packInstallDir } from './project/project-files.ts';
 export { writePackFiles } from './project/stage-pack.ts';

@@ -16,9 +16,10 @@ import {
 } from '../names/pack-names.ts';
 import { fileReferenceToPath } from '../registry/folder-registry.ts';
 import type { HttpRegistryClient } from '../registry/http-registry.ts';
+import type { NuGetFeedClient } from '../nuget/nuget-feed.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
 import type { PackDist } from '../registry/registry-types.ts';
-import { selectVersion } from '../resolve/resolve-version.ts';
+import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import {
   commitProjectChange,
@@ -120,7 +121,7 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
 
   const pack = await registry.getPack(name);
   const version = selectVersion(pack, options.range);
-  const doc = pack.versions[version] ?? (await registry.getVersion(name, version));
+  const doc = await readVersionDoc(registry, pack, version);
   const range = options.range ?? `^${version}`;
   const tools = doc.tools.map((tool) => toServedToolName(alias, tool.name));
   const checkTools = async (
@@ -276,7 +277,8 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
 
 /**
  * What the lockfile records as `resolved`: the tarball's absolute URL, or for a folder
- * registry `file:` and the pack folder relative to the project (so the project can move).
+ * registry `file:` and the pack folder relative to the project (so the project can move); for
+ * a NuGet feed the package's URL, or `file:` the .nupkg in a folder feed.
  * An HTTP registry's `dist.tarball` must be on its own origin (or an allowed one): a hostile
  * registry could otherwise send the client to any host, or record a `data:` or `file:` URL
  * in toolpack.lock. Every add, update and install passes here before anything is written.
@@ -287,6 +289,8 @@ export function toLockResolved(
   projectDir: string,
 ): string {
   if (registry.kind === 'http') return (registry as HttpRegistryClient).resolveTarball(dist);
+  if (registry.kind === 'nuget')
+    return (registry as NuGetFeedClient).resolveDownload(dist, projectDir);
   const relative = path.relative(projectDir, fileReferenceToPath(dist.tarball, registry.location));
   return `file:${relative.split(path.sep).join('/') || '.'}`;
 }

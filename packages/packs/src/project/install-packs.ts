@@ -14,7 +14,7 @@ import type { EnvRequirement } from '../manifest/manifest-schema.ts';
 import type { PackDependency } from '../names/pack-names.ts';
 import { downloadResolved } from '../registry/open-registry.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
-import { selectVersion } from '../resolve/resolve-version.ts';
+import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import { toLockResolved } from './add-pack.ts';
 import {
@@ -26,7 +26,7 @@ import {
   readProjectState,
   removeEmptyPacksDirs,
 } from './project-files.ts';
-import { readPackTarball } from '../tarball/read-tarball.ts';
+import { readPackArchive } from './read-pack-archive.ts';
 import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
 import { findInstalledDifferences } from './verify-installed.ts';
 import { assertDocPermissions } from './check-doc-permissions.ts';
@@ -135,7 +135,7 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
     for (const dependency of toResolve) {
       const pack = await registry.getPack(dependency.name);
       const version = selectVersion(pack, dependency.range);
-      const doc = pack.versions[version] ?? (await registry.getVersion(dependency.name, version));
+      const doc = await readVersionDoc(registry, pack, version);
       docs.set(dependency.alias, doc);
       target.packs[dependency.alias] = {
         name: dependency.name,
@@ -180,8 +180,9 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
         }
         const differences = await findInstalledDifferences(
           dir,
-          readPackTarball(fetched.bytes, {
-            label: `The tarball of ${entry.name}@${entry.version}`,
+          await readPackArchive(fetched.bytes, {
+            name: entry.name,
+            version: entry.version,
             ...(options.limits ? { limits: options.limits } : {}),
           }),
         );

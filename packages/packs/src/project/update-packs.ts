@@ -3,7 +3,7 @@ import { ToolpackError, type PackPermissions } from '@toolpack/core';
 import type { PackCache } from '../cache/pack-cache.ts';
 import { createEmptyLockfile, serializeLockfile, type LockEntry } from '../lock/lockfile.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
-import { selectVersion } from '../resolve/resolve-version.ts';
+import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import { toLockResolved } from './add-pack.ts';
 import { commitProjectChange, ensurePacksDir, readProjectState } from './project-files.ts';
@@ -100,7 +100,7 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         report.current.push({ alias: dependency.alias, name: dependency.name, version });
         continue;
       }
-      const doc = pack.versions[version] ?? (await registry.getVersion(dependency.name, version));
+      const doc = await readVersionDoc(registry, pack, version);
       const { bytes, remember } = await fetchVerifiedTarball({
         name: dependency.name,
         version,

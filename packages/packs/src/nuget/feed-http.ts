@@ -1,0 +1,103 @@
+import { ToolpackError } from '@toolpack/core';
+import { fetchWithinOrigins } from '../registry/fetch-within-origins.ts';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  downloadHttpTarball,
+  readCappedText,
+} from '../registry/http-registry.ts';
+import type { DownloadOptions } from '../registry/registry-client.ts';
+
+/** A private feed's login: sent as HTTP Basic, and only to the feed's own origin. */
+export interface FeedCredentials {
+  username: string;
+  password: string;
+}
+
+export interface FeedHttp {
+  /** The feed's answer as text; undefined for a 404. */
+  getText(url: string): Promise<string | undefined>;
+  /** A package's bytes, capped like a tarball; only from the feed's origin. */
+  download(url: string, options?: DownloadOptions): Promise<Buffer>;
+}
+
+/**
+ * HTTP for one NuGet feed: answers and packages only from the feed's own origin (a redirect
+ * elsewhere is refused before anything is read), answers cut off at 8 MiB, every failure a
+ * ToolpackError naming the feed, and the credentials never sent to another host.
+ */
+export function createFeedHttp(options: {
+  /** The feed's URL, for its origin and messages. */
+  feed: string;
+  credentials?: FeedCredentials;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}): FeedHttp {
+  const origin = new URL(options.feed).origin;
+  const origins: ReadonlySet<string> = new Set([origin]);
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const doFetch = options.fetch ?? fetch;
+  const authorization =
+    options.credentials === undefined
+      ? undefined
+      : `Basic ${Buffer.from(`${options.credentials.username}:${options.credentials.password}`).toString('base64')}`;
+  const send = async (url: string, init: RequestInit): Promise<Response> => {
+    const headers = new Headers(init.headers);
+    if (authorization !== undefined && new URL(url).origin === origin)
+      headers.set('authorization', authorization);
+    try {
+      return await doFetch(url, { ...init, headers });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const reason =
+        (error as Error).name === 'TimeoutError'
+          ? `no answer within ${timeoutMs / 1000} s`
+          : (cause?.code ?? cause?.message ?? (error as Error).message);
+      throw new ToolpackError('E_FEED', `Cannot reach the NuGet feed ${options.feed}: ${reason}.`, {
+        hint: 'Check the feed URL (--source, or feeds: in toolpack.yaml).',
+        cause: error,
+      });
+    }
+  };
+  return {
+    async getText(url) {
+      const response = await fetchWithinOrigins(
+        url,
+        { signal: AbortSignal.timeout(timeoutMs) },
+        {
+          allowedOrigins: origins,
+          fetch: send,
+          what: `The answer of the NuGet feed ${options.feed}`,
+        },
+      );
+      if (response.status === 404) {
+        await response.body?.cancel().catch(() => undefined);
+        return undefined;
+      }
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new ToolpackError(
+          'E_FEED',
+          `The NuGet feed ${options.feed} answered ${response.status} ${response.statusText} for ${url}.`,
+          {
+            hint:
+              response.status === 401 || response.status === 403
+                ? 'A private feed needs its credentials: name it under feeds: in toolpack.yaml with usernameEnv:/passwordEnv:, and set those variables.'
+                : 'Check the feed URL, or try again later.',
+          },
+        );
+      }
+      return readCappedText(response, {
+        maxBytes: DEFAULT_MAX_RESPONSE_BYTES,
+        what: `The answer of the NuGet feed ${options.feed}`,
+        timeoutMs,
+      });
+    },
+    download(url, downloadOptions = {}) {
+      return downloadHttpTarball(url, {
+        ...downloadOptions,
+        allowedOrigins: origins,
+        fetch: (hop, init) => send(hop, { ...init, signal: AbortSignal.timeout(timeoutMs * 10) }),
+      });
+    },
+  };
+}

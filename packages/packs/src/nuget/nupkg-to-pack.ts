@@ -1,0 +1,91 @@
+import { ToolpackError } from '@toolpack/core';
+import { loadYaml } from '../lazy-dependencies.ts';
+import { MANIFEST_FILE } from '../manifest/parse-manifest.ts';
+import type { PackLimits } from '../tarball/limits.ts';
+import type { TarballFile } from '../tarball/read-tarball.ts';
+import { toPackNameFromNuGetId, toSemverFromNuGetVersion } from './nuget-names.ts';
+import { parseNuspec, type Nuspec } from './parse-nuspec.ts';
+import { inspectNupkg } from './read-nupkg.ts';
+
+/** What NuGet adds around a package's content; none of it is the module. */
+const PACKAGING_FILE =
+  /^(\[Content_Types\]\.xml|_rels\/.*|package\/.*|\.signature\.p7s|[^/]+\.nuspec)$/i;
+const TAG = /^[A-Za-z0-9][A-Za-z0-9+#._-]{0,49}$/;
+
+export interface NupkgPack {
+  /** The pack's files: its generated toolpack.yaml, and the module under `<Id>/`. */
+  files: TarballFile[];
+  nuspec: Nuspec;
+}
+
+/**
+ * A PowerShell module's `.nupkg` as the files of a pack, checked like a tarball first
+ * (`inspectNupkg`), then held to what was asked: its `.nuspec` must name the id (any case)
+ * and version the feed listed (`E_TARBALL_MISMATCH`), and the package must be a module (a
+ * `<Id>.psd1` at its root, `E_NUPKG_NOT_MODULE`). The module keeps its own folder name, so
+ * pwsh imports it as `<Id>`; the toolpack.yaml beside it is written from the nuspec (a module
+ * declares no permissions, so the pack asks for the least) and is the same for the same bytes.
+ */
+export async function readNupkgAsPack(
+  bytes: Uint8Array,
+  options: { name: string; version: string; limits?: Partial<PackLimits>; label?: string },
+): Promise<NupkgPack> {
+  const label = options.label ?? `The package of ${options.name}@${options.version}`;
+  const inspected = await inspectNupkg(bytes, {
+    label,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  if (inspected.files === undefined) {
+    throw new ToolpackError(
+      'E_TARBALL_UNSAFE',
+      `${label} was refused and nothing was installed:\n${inspected.problems.map((p) => `  - ${p.message}`).join('\n')}`,
+      { hint: 'Tell the module author or the feed owner; do not unpack it by hand.' },
+    );
+  }
+  const nuspecs = inspected.files.filter((file) => /^[^/]+\.nuspec$/i.test(file.path));
+  const nuspec = nuspecs.length === 1 ? parseNuspec(nuspecs[0]!.data.toString('utf8')) : undefined;
+  if (nuspec === undefined) {
+    throw new ToolpackError(
+      'E_TARBALL_UNSAFE',
+      `${label} has ${nuspecs.length === 1 ? 'an unreadable' : nuspecs.length === 0 ? 'no' : 'more than one'} .nuspec at its root; it is not a NuGet package. Nothing was installed.`,
+    );
+  }
+  const name = toPackNameFromNuGetId(nuspec.id);
+  const version = toSemverFromNuGetVersion(nuspec.version);
+  if (name !== options.name || version !== options.version) {
+    throw new ToolpackError(
+      'E_TARBALL_MISMATCH',
+      `${label} holds ${nuspec.id} ${nuspec.version} by its .nuspec, not ${options.name}@${options.version}; nothing was installed.`,
+      { hint: 'The feed served another package than it listed; tell its owner.' },
+    );
+  }
+  const content = inspected.files.filter((file) => !PACKAGING_FILE.test(file.path));
+  if (!content.some((file) => file.path === `${nuspec.id}.psd1`)) {
+    throw new ToolpackError(
+      'E_NUPKG_NOT_MODULE',
+      `${label} has no module manifest ${nuspec.id}.psd1 at its root, so it is not a PowerShell module Toolpack can serve. Nothing was installed.`,
+      {
+        hint: 'Only PowerShell modules (Publish-PSResource of a module folder) become packs; scripts and .NET libraries do not.',
+      },
+    );
+  }
+  const manifest = {
+    name,
+    version,
+    description: nuspec.description || `The PowerShell module ${nuspec.id}.`,
+    tags: nuspec.tags.filter((tag) => TAG.test(tag)),
+    sources: [{ module: `${nuspec.id}/${nuspec.id}.psd1` }],
+  };
+  return {
+    files: [
+      { path: MANIFEST_FILE, data: Buffer.from(loadYaml().stringify(manifest)) },
+      ...content.map((file) => ({ path: `${nuspec.id}/${file.path}`, data: file.data })),
+    ],
+    nuspec,
+  };
+}
+
+/** A zip's first bytes (`PK\3\4`): a `.nupkg`, where a pack tarball starts with gzip's. */
+export function isZipArchive(bytes: Uint8Array): boolean {
+  return bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
+}
