@@ -132,7 +132,9 @@ export function openNuGetFeed(options: NuGetFeedOptions): NuGetFeedClient {
       for (const entry of found) {
         const name = toPackNameFromNuGetId(entry.id);
         const version = toSemverFromNuGetVersion(entry.version);
-        if (name === undefined || version === undefined || !entry.listed) continue;
+        // A search shows what `mcp pack add <name>` would install: the latest stable version.
+        if (name === undefined || version === undefined || version.includes('-') || !entry.listed)
+          continue;
         const current = latest.get(name);
         if (
           current === undefined ||

@@ -76,7 +76,12 @@ export async function inspectNupkg(
         `${label} has ${zip.entryCount} entries; the limit is ${limits.maxEntries}.`,
       );
     }
-    const entries = await listEntries(zip);
+    let entries: Yauzl.Entry[];
+    try {
+      entries = await listEntries(zip);
+    } catch (error) {
+      return stop('E_TARBALL_FORMAT', `${label} is a damaged zip: ${errorText(error)}.`);
+    }
     const seen = new Map<string, string>();
     const accepted: { entry: Yauzl.Entry; path: string }[] = [];
     let total = 0;

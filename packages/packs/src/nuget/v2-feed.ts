@@ -7,8 +7,8 @@ const MAX_PAGES = 20;
 
 /**
  * A NuGet v2 feed, the OData (Atom) API the PowerShell Gallery serves at `/api/v2`:
- * `FindPackagesById()?id='<id>'` lists an id's versions, `Search()` with `searchTerm='tag:<tag>'`
- * finds by tag, and each entry's `<content src>` is its package. Both follow `<link rel="next">`.
+ * `FindPackagesById()?id='<id>'` lists an id's versions, `Search()` with a `$filter` of
+ * `substringof('<tag>', Tags)` finds by tag, and each entry's `<content src>` is its package. Both follow `<link rel="next">`.
  */
 export function createV2Feed(options: { url: string; http: FeedHttp }): FeedProtocol {
   const base = options.url.replace(/\/+$/, '');
@@ -30,8 +30,13 @@ export function createV2Feed(options: { url: string; http: FeedHttp }): FeedProt
       return list(`${base}/FindPackagesById()?id=${encodeURIComponent(quoteOData(id))}`);
     },
     async search(query) {
-      const term = [...query.tags.map((tag) => `tag:${tag}`), ...query.words].join(' ');
-      const url = `${base}/Search()?$filter=IsLatestVersion&searchTerm=${encodeURIComponent(quoteOData(term))}&targetFramework=''&includePrerelease=false&$skip=0&$top=${query.limit}`;
+      // The gallery's own shape of a tag search (what PSResourceGet sends): OData's
+      // substringof on Tags, matched exactly below.
+      const filter = [
+        'IsLatestVersion',
+        ...query.tags.map((tag) => `substringof(${quoteOData(tag)}, Tags) eq true`),
+      ].join(' and ');
+      const url = `${base}/Search()?$filter=${encodeURIComponent(filter)}&searchTerm=${encodeURIComponent(quoteOData(query.words.join(' ')))}&includePrerelease=false&$skip=0&$top=${query.limit}`;
       return (await list(url)).filter((entry) => matchesSearch(entry, query));
     },
   };
