@@ -47,6 +47,7 @@ describe('@toolpack/packs exports', () => {
       'readNupkgAsPack',
       'readPolicyFile',
       'removePack',
+      'resolveFeed',
       'resolveRegistryLocation',
       'selectVersion',
       'sortVersionsDescending',
@@ -61,10 +62,14 @@ describe('@toolpack/packs exports', () => {
     ]);
   });
 
-  it('keeps the test registry and the hostile-tarball builder in the testing entry', () => {
+  it('keeps the test registry, the test NuGet feed and the hostile-archive builders in the testing entry', () => {
     expect(Object.keys(testing).sort()).toEqual([
+      'buildModuleNupkg',
       'buildTarball',
+      'buildZip',
+      'nuspecText',
       'packManifestText',
+      'startTestNuGetFeed',
       'startTestRegistry',
     ]);
   });

@@ -46,6 +46,12 @@ export interface LockEntry {
    * a pack that declares some runs its tools with the defaults until an install asks.
    */
   interpreters?: Record<string, string[]>;
+  /**
+   * The NuGet feed a PowerShell module came from (`mcp pack add <id> --source <feed>`): the
+   * name of a `feeds:` entry of toolpack.yaml, a feed URL, or a folder relative to the
+   * project. Absent for a pack from a Toolpack registry. Update and install ask this feed.
+   */
+  source?: string;
 }
 
 /**
@@ -83,6 +89,7 @@ const lockSchema = z.object({
       interpreters: z
         .record(z.string().regex(/^\.[A-Za-z0-9]{1,16}$/), z.array(z.string().min(1)).min(1))
         .optional(),
+      source: z.string().min(1).optional(),
     }),
   ),
 });
@@ -180,6 +187,7 @@ export function serializeLockfile(lock: Lockfile): string {
       ...(entry.interpreters === undefined || Object.keys(entry.interpreters).length === 0
         ? {}
         : { interpreters: sortByKey(entry.interpreters) }),
+      ...(entry.source === undefined ? {} : { source: entry.source }),
     };
   }
   return `${JSON.stringify({ lockfileVersion: LOCKFILE_VERSION, packs }, null, 2)}\n`;

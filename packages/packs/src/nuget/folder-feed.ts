@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ToolpackError } from '@toolpack/core';
 import { computeIntegrity } from '../integrity/integrity.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import { matchesSearch, type FeedEntry, type FeedProtocol } from './feed-entry.ts';
@@ -17,7 +18,19 @@ export function createFolderFeed(options: {
   limits?: Partial<PackLimits>;
 }): FeedProtocol {
   const readAll = async (): Promise<FeedEntry[]> => {
-    const names = (await readdir(options.dir)).filter((name) => /\.nupkg$/i.test(name)).sort();
+    const names = (
+      await readdir(options.dir).catch((error: unknown) => {
+        throw new ToolpackError(
+          'E_FEED',
+          `Cannot read the feed folder ${options.dir}: ${(error as Error).message}.`,
+          {
+            hint: 'Give --source a NuGet feed URL, the name of a feed in toolpack.yaml, or a folder of .nupkg files that exists.',
+          },
+        );
+      })
+    )
+      .filter((name) => /\.nupkg$/i.test(name))
+      .sort();
     const entries: FeedEntry[] = [];
     for (const name of names) {
       const file = path.join(options.dir, name);

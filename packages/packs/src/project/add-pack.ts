@@ -41,6 +41,11 @@ export interface AddPackOptions {
   /** Serve the pack's tools as `<alias>_<tool>` (default: the pack's name without its owner). */
   alias?: string;
   registry: RegistryClient;
+  /**
+   * Recorded in toolpack.lock as the pack's `source` when `registry` is a NuGet feed
+   * (`resolveFeed`'s `source`): the feed update and install ask again.
+   */
+  source?: string;
   cache?: PackCache;
   /**
    * Discovers the unpacked pack next to the project's tools: a name collision refuses the
@@ -164,7 +169,13 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
   const dir = packInstallDir(projectDir, alias);
   const installed = await readInstalledIdentity(dir);
   const resolved = toLockResolved(registry, doc.dist, projectDir);
-  const entry: LockEntry = { name, version, resolved, integrity: doc.dist.integrity };
+  const entry: LockEntry = {
+    name,
+    version,
+    resolved,
+    integrity: doc.dist.integrity,
+    ...(options.source === undefined ? {} : { source: options.source }),
+  };
   const manifestText = setManifestPack(
     state.manifest.text,
     { alias, name, range },

@@ -12,7 +12,8 @@ import {
 import { readManifest } from '../manifest/parse-manifest.ts';
 import type { EnvRequirement } from '../manifest/manifest-schema.ts';
 import type { PackDependency } from '../names/pack-names.ts';
-import { downloadResolved } from '../registry/open-registry.ts';
+import { downloadResolved, isHttpUrl } from '../registry/open-registry.ts';
+import { openLockedSource, type OpenSource } from './locked-source.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
 import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
@@ -43,6 +44,11 @@ export interface InstallPacksOptions {
   projectDir: string;
   /** Asked only for packs toolpack.lock does not name yet (never under `frozen`). */
   registry?: () => RegistryClient;
+  /**
+   * Opens the NuGet feed a lock entry's `source` names: its packs are resolved again from it,
+   * and downloaded through it (with the feed's login).
+   */
+  openSource?: OpenSource;
   cache?: PackCache;
   /** Fail when toolpack.yaml and toolpack.lock disagree, instead of resolving the difference. */
   frozen?: boolean;
@@ -131,17 +137,22 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
         'E_USAGE',
         'Packs that toolpack.lock does not name need a registry to resolve them.',
       );
-    const registry = options.registry();
+    let registry: RegistryClient | undefined;
     for (const dependency of toResolve) {
-      const pack = await registry.getPack(dependency.name);
+      const earlier = before.packs[dependency.alias];
+      const source = earlier?.name === dependency.name ? earlier.source : undefined;
+      const from =
+        openLockedSource(source, options.openSource) ?? (registry ??= options.registry());
+      const pack = await from.getPack(dependency.name);
       const version = selectVersion(pack, dependency.range);
-      const doc = await readVersionDoc(registry, pack, version);
+      const doc = await readVersionDoc(from, pack, version);
       docs.set(dependency.alias, doc);
       target.packs[dependency.alias] = {
         name: dependency.name,
         version,
-        resolved: toLockResolved(registry, doc.dist, projectDir),
+        resolved: toLockResolved(from, doc.dist, projectDir),
         integrity: doc.dist.integrity,
+        ...(source === undefined ? {} : { source }),
       };
     }
   }
@@ -283,13 +294,26 @@ function fetchTarball(entry: LockEntry, options: InstallPacksOptions) {
     ...(options.cache ? { cache: options.cache } : {}),
     ...(options.offline ? { offline: true } : {}),
     ...(options.onDownload ? { onDownload: options.onDownload } : {}),
-    download: (onProgress) =>
-      downloadResolved(entry.resolved, {
-        projectDir: options.projectDir,
+    download: (onProgress) => {
+      const downloadOptions = {
         ...(onProgress ? { onProgress } : {}),
         ...(options.limits ? { limits: options.limits } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      }),
+      };
+      // A private feed's package needs its login, which only the feed client sends.
+      const feed = isHttpUrl(entry.resolved)
+        ? openLockedSource(entry.source, options.openSource)
+        : undefined;
+      return feed !== undefined
+        ? feed.download(
+            { tarball: entry.resolved, integrity: entry.integrity, size: 0, fileCount: 0 },
+            downloadOptions,
+          )
+        : downloadResolved(entry.resolved, {
+            projectDir: options.projectDir,
+            ...downloadOptions,
+            ...(options.fetch ? { fetch: options.fetch } : {}),
+          });
+    },
   });
 }
 

@@ -3,6 +3,7 @@ import { ToolpackError, type PackPermissions } from '@toolpack/core';
 import type { PackCache } from '../cache/pack-cache.ts';
 import { createEmptyLockfile, serializeLockfile, type LockEntry } from '../lock/lockfile.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
+import { openLockedSource, type OpenSource } from './locked-source.ts';
 import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import { toLockResolved } from './add-pack.ts';
@@ -27,6 +28,8 @@ export interface UpdatePacksOptions {
   /** Aliases or pack names; all packs when absent or empty. */
   only?: readonly string[];
   registry: RegistryClient;
+  /** Opens the NuGet feed a lock entry's `source` names; those packs are updated from it. */
+  openSource?: OpenSource;
   cache?: PackCache;
   onDownload?: DownloadListener;
   limits?: Partial<PackLimits>;
@@ -93,14 +96,16 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
   const remembers: (() => Promise<void>)[] = [];
   try {
     for (const dependency of selected) {
-      const pack = await registry.getPack(dependency.name);
-      const version = selectVersion(pack, dependency.range);
       const locked = lock.packs[dependency.alias];
+      const source = locked?.name === dependency.name ? locked.source : undefined;
+      const from = openLockedSource(source, options.openSource) ?? registry;
+      const pack = await from.getPack(dependency.name);
+      const version = selectVersion(pack, dependency.range);
       if (locked?.name === dependency.name && locked.version === version) {
         report.current.push({ alias: dependency.alias, name: dependency.name, version });
         continue;
       }
-      const doc = await readVersionDoc(registry, pack, version);
+      const doc = await readVersionDoc(from, pack, version);
       const { bytes, remember } = await fetchVerifiedTarball({
         name: dependency.name,
         version,
@@ -109,7 +114,7 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         ...(options.cache ? { cache: options.cache } : {}),
         ...(options.onDownload ? { onDownload: options.onDownload } : {}),
         download: (onProgress) =>
-          registry.download(doc.dist, {
+          from.download(doc.dist, {
             ...(onProgress ? { onProgress } : {}),
             ...(options.limits ? { limits: options.limits } : {}),
           }),
@@ -135,8 +140,9 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
       lock.packs[dependency.alias] = {
         name: dependency.name,
         version,
-        resolved: toLockResolved(registry, doc.dist, projectDir),
+        resolved: toLockResolved(from, doc.dist, projectDir),
         integrity: doc.dist.integrity,
+        ...(source === undefined ? {} : { source }),
       };
       updated.push({
         alias: dependency.alias,
