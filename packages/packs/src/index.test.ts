@@ -43,6 +43,7 @@ describe('@toolpack/packs exports', () => {
       'packInstallDir',
       'parseManifest',
       'parsePackSpecifier',
+      'readLockfile',
       'readManifest',
       'readNupkgAsPack',
       'readPolicyFile',

@@ -96,6 +96,8 @@ export type { ResolvedFeed } from './nuget/resolve-feed.ts';
 export type { OpenSource } from './project/locked-source.ts';
 export { toPackNameFromNuGetId } from './nuget/nuget-names.ts';
 
+export { readLockfile } from './lock/lockfile.ts';
+export type { LockEntry, Lockfile } from './lock/lockfile.ts';
 export { packInstallDir } from './project/project-files.ts';
 export { writePackFiles } from './project/stage-pack.ts';
 export type { DownloadListener } from './project/stage-pack.ts';
