@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseNuspec, type Nuspec } from '../nuget/parse-nuspec.ts';
-import { inspectNupkg } from '../nuget/read-nupkg.ts';
+import yauzl from 'yauzl';
 
 export interface TestNuGetFeedOptions {
   /** The .nupkg files it serves; each one's id and version come from its .nuspec. */
@@ -45,14 +45,14 @@ interface Served {
  * - v3: a service index naming `PackageBaseAddress/3.0.0` (`<id>/index.json`, the .nupkg and
  *   its .nuspec, all lower case), `RegistrationsBaseUrl/3.6.0` (one page, inlined) and
  *   `SearchQueryService/3.5.0` (`q` with `tags:<tag>` and words, `skip`, `take`, `prerelease`).
- * A package's hash is its SHA-512, base64, as NuGet states it.
+ * A package's hash is its SHA-512, base64, as NuGet states it. It serves hostile packages
+ * too: it reads only their .nuspec.
  */
 export async function startTestNuGetFeed(options: TestNuGetFeedOptions): Promise<TestNuGetFeed> {
   const served: Served[] = [];
   for (const bytes of options.packages) {
-    const inspected = await inspectNupkg(bytes);
-    const file = inspected.files?.find((f) => /^[^/]+\.nuspec$/i.test(f.path));
-    const nuspec = file && parseNuspec(file.data.toString('utf8'));
+    const text = await readNuspecUnchecked(bytes);
+    const nuspec = text === undefined ? undefined : parseNuspec(text);
     if (nuspec === undefined)
       throw new Error('startTestNuGetFeed: a package without a readable .nuspec');
     served.push({ nuspec, bytes, hash: createHash('sha512').update(bytes).digest('base64') });
@@ -384,4 +384,28 @@ function atomFeed(base: string, entries: Served[]): string {
 ${body}
 </feed>
 `;
+}
+
+/** The root .nuspec of a package, read without checking anything else in it. */
+function readNuspecUnchecked(bytes: Buffer): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, zip) => {
+      if (error) return reject(error);
+      zip.on('entry', (entry: yauzl.Entry) => {
+        if (!/^[^/]+\.nuspec$/i.test(entry.fileName)) return zip.readEntry();
+        zip.openReadStream(entry, (streamError, stream) => {
+          if (streamError) return reject(streamError);
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.once('end', () => {
+            zip.close();
+            resolve(Buffer.concat(chunks).toString('utf8'));
+          });
+        });
+      });
+      zip.once('end', () => resolve(undefined));
+      zip.once('error', reject);
+      zip.readEntry();
+    });
+  });
 }
