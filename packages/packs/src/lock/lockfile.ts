@@ -12,6 +12,7 @@ import {
 } from '@toolpack/core';
 import { isValidIntegrity } from '../integrity/integrity.ts';
 import { isToolHash } from '../pins/tool-hash.ts';
+import type { LockedModule } from '../nuget/resolve-required-modules.ts';
 import {
   isValidAlias,
   isValidPackName,
@@ -52,6 +53,11 @@ export interface LockEntry {
    * project. Absent for a pack from a Toolpack registry. Update and install ask this feed.
    */
   source?: string;
+  /**
+   * A module's RequiredModules, resolved from its `source` feed and installed beside it, each
+   * with its own package's hash. Absent when it requires none.
+   */
+  modules?: LockedModule[];
 }
 
 /**
@@ -90,6 +96,18 @@ const lockSchema = z.object({
         .record(z.string().regex(/^\.[A-Za-z0-9]{1,16}$/), z.array(z.string().min(1)).min(1))
         .optional(),
       source: z.string().min(1).optional(),
+      modules: z
+        .array(
+          z.object({
+            id: z.string().min(1),
+            version: z.string().refine(isValidVersion, { error: 'not a valid semver version' }),
+            resolved: z.string().min(1),
+            integrity: z
+              .string()
+              .refine(isValidIntegrity, { error: 'not a sha512 integrity (sha512-<base64>)' }),
+          }),
+        )
+        .optional(),
     }),
   ),
 });
@@ -188,6 +206,16 @@ export function serializeLockfile(lock: Lockfile): string {
         ? {}
         : { interpreters: sortByKey(entry.interpreters) }),
       ...(entry.source === undefined ? {} : { source: entry.source }),
+      ...(entry.modules === undefined || entry.modules.length === 0
+        ? {}
+        : {
+            modules: entry.modules.map((m) => ({
+              id: m.id,
+              version: m.version,
+              resolved: m.resolved,
+              integrity: m.integrity,
+            })),
+          }),
     };
   }
   return `${JSON.stringify({ lockfileVersion: LOCKFILE_VERSION, packs }, null, 2)}\n`;

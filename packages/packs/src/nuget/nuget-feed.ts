@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolpackError } from '@toolpack/core';
 import { computeIntegrity } from '../integrity/integrity.ts';
+import { loadSemver } from '../lazy-dependencies.ts';
 import { isHttpUrl } from '../registry/open-registry.ts';
 import type { DownloadOptions, RegistryClient } from '../registry/registry-client.ts';
 import type {
@@ -33,6 +34,21 @@ export interface NuGetFeedClient extends RegistryClient {
   readonly protocol: FeedProtocol['kind'];
   /** What toolpack.lock records as `resolved`: the package's URL, or `file:` its path from `projectDir`. */
   resolveDownload(dist: PackDist, projectDir: string): string;
+  /**
+   * The highest listed version of the module `id` (any case) within `range` (semver; stable
+   * versions only unless the range names a prerelease), downloaded, with its own SHA-512
+   * checked against what the feed states: what a module's RequiredModules resolve to.
+   */
+  fetchModule(id: string, range: string): Promise<FetchedModule>;
+}
+
+export interface FetchedModule {
+  /** As the feed spells it. */
+  id: string;
+  /** Semver. */
+  version: string;
+  dist: PackDist;
+  bytes: Buffer;
 }
 
 /**
@@ -181,6 +197,40 @@ export function openNuGetFeed(options: NuGetFeedOptions): NuGetFeedClient {
     },
     download(dist, downloadOptions) {
       return fetchPackage(dist.tarball, downloadOptions);
+    },
+    async fetchModule(id, range) {
+      const found = new Map<string, FeedEntry>();
+      for (const entry of await protocol.listVersions(id)) {
+        const version = toSemverFromNuGetVersion(entry.version);
+        if (version !== undefined && entry.listed && entry.id.toLowerCase() === id.toLowerCase())
+          found.set(version, entry);
+      }
+      const version = loadSemver().maxSatisfying([...found.keys()], range);
+      const entry = version === null ? undefined : found.get(version);
+      if (version === null || entry === undefined) {
+        throw new ToolpackError(
+          'E_PACK_NOT_FOUND',
+          `The NuGet feed ${options.location} has no module ${id} in ${range === '*' ? 'any version' : range}${found.size === 0 ? '' : ` (it has ${[...found.keys()].join(', ')})`}.`,
+          {
+            hint: "A module's RequiredModules are installed from the feed the module came from: publish them there.",
+          },
+        );
+      }
+      const bytes = await fetchPackage(entry.download);
+      const integrity = computeIntegrity(bytes);
+      if (entry.integrity !== undefined && entry.integrity !== integrity) {
+        throw new ToolpackError(
+          'E_INTEGRITY',
+          `The package of ${entry.id} ${version} from ${options.location} does not match the hash the feed states for it; nothing was installed.`,
+          { hint: 'The feed or something between is serving another file; tell its owner.' },
+        );
+      }
+      return {
+        id: entry.id,
+        version,
+        dist: { tarball: entry.download, integrity, size: bytes.length, fileCount: 0 },
+        bytes,
+      };
     },
     resolveDownload(dist, projectDir) {
       if (http !== undefined) return dist.tarball;

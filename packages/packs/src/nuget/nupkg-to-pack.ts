@@ -18,6 +18,15 @@ export interface NupkgPack {
   nuspec: Nuspec;
 }
 
+/** A required module's package, downloaded and checked against toolpack.lock's `modules`. */
+export interface ModulePackage {
+  /** The NuGet id as the feed (and lock) spell it. */
+  id: string;
+  /** Semver. */
+  version: string;
+  bytes: Uint8Array;
+}
+
 /**
  * A PowerShell module's `.nupkg` as the files of a pack, checked like a tarball first
  * (`inspectNupkg`), then held to what was asked: its `.nuspec` must name the id (any case)
@@ -25,12 +34,73 @@ export interface NupkgPack {
  * `<Id>.psd1` at its root, `E_NUPKG_NOT_MODULE`). The module keeps its own folder name, so
  * pwsh imports it as `<Id>`; the toolpack.yaml beside it is written from the nuspec (a module
  * declares no permissions, so the pack asks for the least) and is the same for the same bytes.
+ * Its required modules (`modules`, resolved from the same feed) sit beside it, each in its
+ * own `<Id>/` folder, where pwsh finds them by name (the pack folder is on a confined tool's
+ * PSModulePath).
  */
 export async function readNupkgAsPack(
   bytes: Uint8Array,
-  options: { name: string; version: string; limits?: Partial<PackLimits>; label?: string },
+  options: {
+    name: string;
+    version: string;
+    modules?: readonly ModulePackage[];
+    limits?: Partial<PackLimits>;
+    label?: string;
+  },
 ): Promise<NupkgPack> {
   const label = options.label ?? `The package of ${options.name}@${options.version}`;
+  const main = await readNupkgAsModule(bytes, {
+    matches: (id) => toPackNameFromNuGetId(id) === options.name,
+    version: options.version,
+    asked: `${options.name}@${options.version}`,
+    label,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  const { nuspec } = main;
+  const files = [...main.files];
+  const folders = new Set([nuspec.id.toLowerCase()]);
+  for (const module of options.modules ?? []) {
+    const read = await readNupkgAsModule(module.bytes, {
+      matches: (id) => id.toLowerCase() === module.id.toLowerCase(),
+      version: module.version,
+      asked: `${module.id} ${module.version}`,
+      label: `The package of ${module.id} ${module.version} (required by ${options.name})`,
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
+    // Two modules of one name cannot both be imported; the resolver keeps the first.
+    if (folders.has(read.nuspec.id.toLowerCase())) continue;
+    folders.add(read.nuspec.id.toLowerCase());
+    files.push(...read.files);
+  }
+  const manifest = {
+    name: options.name,
+    version: options.version,
+    description: nuspec.description || `The PowerShell module ${nuspec.id}.`,
+    tags: nuspec.tags.filter((tag) => TAG.test(tag)),
+    sources: [{ module: `${nuspec.id}/${nuspec.id}.psd1` }],
+  };
+  return {
+    files: [{ path: MANIFEST_FILE, data: Buffer.from(loadYaml().stringify(manifest)) }, ...files],
+    nuspec,
+  };
+}
+
+/**
+ * One module's package, checked (`inspectNupkg`, then its .nuspec against what was asked, and
+ * a `<Id>.psd1` at its root), as files under `<Id>/` without NuGet's packaging files.
+ */
+export async function readNupkgAsModule(
+  bytes: Uint8Array,
+  options: {
+    matches: (id: string) => boolean;
+    version: string;
+    /** What was asked, for messages: `echotools@1.2.0`. */
+    asked: string;
+    label: string;
+    limits?: Partial<PackLimits>;
+  },
+): Promise<NupkgPack> {
+  const { label } = options;
   const inspected = await inspectNupkg(bytes, {
     label,
     ...(options.limits ? { limits: options.limits } : {}),
@@ -50,12 +120,10 @@ export async function readNupkgAsPack(
       `${label} has ${nuspecs.length === 1 ? 'an unreadable' : nuspecs.length === 0 ? 'no' : 'more than one'} .nuspec at its root; it is not a NuGet package. Nothing was installed.`,
     );
   }
-  const name = toPackNameFromNuGetId(nuspec.id);
-  const version = toSemverFromNuGetVersion(nuspec.version);
-  if (name !== options.name || version !== options.version) {
+  if (!options.matches(nuspec.id) || toSemverFromNuGetVersion(nuspec.version) !== options.version) {
     throw new ToolpackError(
       'E_TARBALL_MISMATCH',
-      `${label} holds ${nuspec.id} ${nuspec.version} by its .nuspec, not ${options.name}@${options.version}; nothing was installed.`,
+      `${label} holds ${nuspec.id} ${nuspec.version} by its .nuspec, not ${options.asked}; nothing was installed.`,
       { hint: 'The feed served another package than it listed; tell its owner.' },
     );
   }
@@ -69,18 +137,8 @@ export async function readNupkgAsPack(
       },
     );
   }
-  const manifest = {
-    name,
-    version,
-    description: nuspec.description || `The PowerShell module ${nuspec.id}.`,
-    tags: nuspec.tags.filter((tag) => TAG.test(tag)),
-    sources: [{ module: `${nuspec.id}/${nuspec.id}.psd1` }],
-  };
   return {
-    files: [
-      { path: MANIFEST_FILE, data: Buffer.from(loadYaml().stringify(manifest)) },
-      ...content.map((file) => ({ path: `${nuspec.id}/${file.path}`, data: file.data })),
-    ],
+    files: content.map((file) => ({ path: `${nuspec.id}/${file.path}`, data: file.data })),
     nuspec,
   };
 }

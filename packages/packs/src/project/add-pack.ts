@@ -30,6 +30,7 @@ import {
 } from './project-files.ts';
 import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
 import { assertDocPermissions } from './check-doc-permissions.ts';
+import { resolvePackModules } from './required-modules.ts';
 import { obtainApprovals, reviewPack, type ApprovePack } from './review-pack.ts';
 import { assertNoCollisions, type CheckStagedPacks, type StagedToolCheck } from './staged-tools.ts';
 
@@ -249,18 +250,33 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
         }),
       ...(options.onDownload ? { onDownload: options.onDownload } : {}),
     });
+    const modules = await resolvePackModules({
+      registry,
+      bytes,
+      name,
+      version,
+      projectDir,
+      ...(options.cache ? { cache: options.cache } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
     const staged = await stagePack({
       projectDir,
       bytes,
       name,
       version,
+      modules: modules.packages,
       ...(options.limits ? { limits: options.limits } : {}),
     });
     stagedDir = staged.dir;
     assertDocPermissions(doc, staged.manifest.permissions, staged.manifest.interpreters);
     const check = await checkTools(staged.dir, staged.manifest);
-    const approved = await approveEntry(entry, staged.manifest, check);
+    const approved = await approveEntry(
+      modules.locked.length === 0 ? entry : { ...entry, modules: modules.locked },
+      staged.manifest,
+      check,
+    );
     await remember();
+    await modules.remember();
     lock.packs[alias] = approved.entry;
     await commitProjectChange(projectDir, {
       packs: [{ alias, from: staged.dir }],

@@ -1,4 +1,4 @@
-import { isZipArchive, readNupkgAsPack } from '../nuget/nupkg-to-pack.ts';
+import { isZipArchive, readNupkgAsPack, type ModulePackage } from '../nuget/nupkg-to-pack.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import { readPackTarball, type TarballFile } from '../tarball/read-tarball.ts';
 
@@ -9,7 +9,13 @@ import { readPackTarball, type TarballFile } from '../tarball/read-tarball.ts';
  */
 export async function readPackArchive(
   bytes: Uint8Array,
-  options: { name: string; version: string; limits?: Partial<PackLimits> },
+  options: {
+    name: string;
+    version: string;
+    /** A module's required modules (toolpack.lock's `modules`), installed beside it. */
+    modules?: readonly ModulePackage[];
+    limits?: Partial<PackLimits>;
+  },
 ): Promise<TarballFile[]> {
   const label = `${options.name}@${options.version}`;
   if (isZipArchive(bytes)) {

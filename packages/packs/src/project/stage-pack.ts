@@ -7,6 +7,7 @@ import { MANIFEST_FILE, parseManifest } from '../manifest/parse-manifest.ts';
 import type { PackManifest } from '../manifest/manifest-schema.ts';
 import type { ProgressListener } from '../registry/registry-client.ts';
 import type { PackLimits } from '../tarball/limits.ts';
+import type { ModulePackage } from '../nuget/nupkg-to-pack.ts';
 import type { TarballFile } from '../tarball/read-tarball.ts';
 import { readPackArchive } from './read-pack-archive.ts';
 import { PACKS_DIR } from './project-files.ts';
@@ -79,11 +80,14 @@ export async function stagePack(options: {
   bytes: Uint8Array;
   name: string;
   version: string;
+  /** A module's required modules, checked and installed beside it. */
+  modules?: readonly ModulePackage[];
   limits?: Partial<PackLimits>;
 }): Promise<StagedPack> {
   const files = await readPackArchive(options.bytes, {
     name: options.name,
     version: options.version,
+    ...(options.modules ? { modules: options.modules } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
   });
   const manifest = checkPackedManifest(files, options.name, options.version);

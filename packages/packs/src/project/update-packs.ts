@@ -4,6 +4,7 @@ import type { PackCache } from '../cache/pack-cache.ts';
 import { createEmptyLockfile, serializeLockfile, type LockEntry } from '../lock/lockfile.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
 import { openLockedSource, type OpenSource } from './locked-source.ts';
+import { resolvePackModules } from './required-modules.ts';
 import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import { toLockResolved } from './add-pack.ts';
@@ -119,11 +120,21 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
             ...(options.limits ? { limits: options.limits } : {}),
           }),
       });
+      const modules = await resolvePackModules({
+        registry: from,
+        bytes,
+        name: dependency.name,
+        version,
+        projectDir,
+        ...(options.cache ? { cache: options.cache } : {}),
+        ...(options.limits ? { limits: options.limits } : {}),
+      });
       const stagedPack = await stagePack({
         projectDir,
         bytes,
         name: dependency.name,
         version,
+        modules: modules.packages,
         ...(options.limits ? { limits: options.limits } : {}),
       });
       assertDocPermissions(doc, stagedPack.manifest.permissions, stagedPack.manifest.interpreters);
@@ -136,13 +147,14 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         dir: stagedPack.dir,
         manifest: stagedPack.manifest,
       });
-      remembers.push(remember);
+      remembers.push(remember, modules.remember);
       lock.packs[dependency.alias] = {
         name: dependency.name,
         version,
         resolved: toLockResolved(from, doc.dist, projectDir),
         integrity: doc.dist.integrity,
         ...(source === undefined ? {} : { source }),
+        ...(modules.locked.length === 0 ? {} : { modules: modules.locked }),
       };
       updated.push({
         alias: dependency.alias,
