@@ -22,7 +22,8 @@ import { mcpBin, startMcp } from '../../testing/run-mcp.ts';
 // feed. The module is published by the real pwsh (Publish-PSResource), and each loopback feed
 // is first shown to answer the real PSResourceGet, so neither side is only our own word.
 
-const module = path.join(import.meta.dirname, 'fixtures', 'modules', 'EchoTools');
+const modules = path.join(import.meta.dirname, 'fixtures', 'modules');
+const module = path.join(modules, 'EchoTools');
 const made: string[] = [];
 function tempDir(prefix: string): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), `toolpack-nuget-e2e-${prefix}-`));
@@ -72,12 +73,16 @@ beforeAll(async () => {
   mkdirSync(path.join(home, '.local', 'share'), { recursive: true });
   cacheDir = tempDir('cache');
   repository = tempDir('repository');
+  // EchoMain requires EchoHelpers: Publish-PSResource checks that it is installed first.
   await pwsh(
-    `Register-PSResourceRepository -Name Local -Uri '${repository}' -Trusted; Publish-PSResource -Path '${module}' -Repository Local`,
+    `Register-PSResourceRepository -Name Local -Uri '${repository}' -Trusted; Publish-PSResource -Path '${module}' -Repository Local; Publish-PSResource -Path '${path.join(modules, 'EchoHelpers')}' -Repository Local; Install-PSResource -Name EchoHelpers -Repository Local -TrustRepository; Publish-PSResource -Path '${path.join(modules, 'EchoMain')}' -Repository Local`,
   );
-  const files = readdirSync(repository);
-  expect(files).toEqual(['EchoTools.1.2.0.nupkg']);
-  nupkg = readFileSync(path.join(repository, files[0]!));
+  expect(readdirSync(repository).sort()).toEqual([
+    'EchoHelpers.2.0.1.nupkg',
+    'EchoMain.1.0.0.nupkg',
+    'EchoTools.1.2.0.nupkg',
+  ]);
+  nupkg = readFileSync(path.join(repository, 'EchoTools.1.2.0.nupkg'));
 }, 120_000);
 
 afterEach(() => {
@@ -297,6 +302,44 @@ describe('mcp pack add from NuGet feeds', () => {
       existsSync(path.join(project, '.toolpack/packs/echotools/EchoTools/EchoTools.psd1')),
     ).toBe(true);
     expect(feed.requests.filter((r) => r.endsWith('.nupkg'))).toHaveLength(2);
+  }, 120_000);
+
+  it("a module's RequiredModules come from the same feed, are installed beside it and found when it is called", async () => {
+    const packages = ['EchoMain.1.0.0.nupkg', 'EchoHelpers.2.0.1.nupkg'].map((file) =>
+      readFileSync(path.join(repository, file)),
+    );
+    const feed = await startFeed({ packages });
+    const project = tempDir('required');
+    const added = await mcp(['pack', 'add', 'EchoMain', '--source', feed.v3, '--yes'], project);
+    expect(added.stdout).toBe(
+      'added echomain@1.0.0 (^1.0.0) in .toolpack/packs/echomain: 1 tool\n  echomain_Get_Shout\n',
+    );
+    const lock = JSON.parse(readFileSync(path.join(project, 'toolpack.lock'), 'utf8')) as {
+      packs: Record<string, { modules?: unknown }>;
+    };
+    expect(lock.packs.echomain?.modules).toEqual([
+      {
+        id: 'EchoHelpers',
+        version: '2.0.1',
+        resolved: `${feed.url}/v3/flatcontainer/echohelpers/2.0.1/echohelpers.2.0.1.nupkg`,
+        integrity: sha512(packages[1]!),
+      },
+    ]);
+    const call = () =>
+      mcp(['call', 'echomain_Get_Shout', '--arg', 'Message=hi', '--require-sandbox'], project);
+    expect((await call()).stdout).toBe('HI\n');
+
+    // A fresh clone installs both from the lock, and a changed file of the required module is put back.
+    rmSync(path.join(project, '.toolpack'), { recursive: true });
+    const installed = await mcp(['pack', 'install', '--frozen'], project, {
+      TOOLPACK_CACHE_DIR: tempDir('cache3'),
+    });
+    expect(installed.code).toBe(0);
+    const helper = path.join(project, '.toolpack/packs/echomain/EchoHelpers/EchoHelpers.psm1');
+    writeFileSync(helper, 'function Format-Shout { "tampered" }');
+    const repaired = await mcp(['pack', 'install'], project);
+    expect(repaired.stderr).toMatch(/changed EchoHelpers\/EchoHelpers\.psm1/);
+    expect((await call()).stdout).toBe('HI\n');
   }, 120_000);
 
   it('a hostile .nupkg is refused and the project is left as it was', async () => {
