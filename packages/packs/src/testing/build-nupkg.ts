@@ -75,6 +75,8 @@ export async function buildModuleNupkg(options: {
   id: string;
   version: string;
   nuspec?: { id?: string; version?: string };
+  /** Its RequiredModules, as the .nuspec's dependencies (the .psd1 does not name them). */
+  dependencies?: { id: string; version?: string }[];
   functions?: Record<string, string>;
   extra?: readonly RawZipEntry[];
 }): Promise<Buffer> {
@@ -100,6 +102,7 @@ export async function buildModuleNupkg(options: {
       data: nuspecText({
         id: options.nuspec?.id ?? options.id,
         version: options.nuspec?.version ?? options.version,
+        ...(options.dependencies ? { dependencies: options.dependencies } : {}),
       }),
     },
     { path: `${options.id}.psm1`, data: psm1 },
