@@ -1,11 +1,13 @@
 import { ToolpackError } from '@toolpack/core';
-import { fetchWithinOrigins } from '../registry/fetch-within-origins.ts';
+import { MAX_REDIRECTS, fetchWithinOrigins } from '../registry/fetch-within-origins.ts';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   downloadHttpTarball,
   readCappedText,
 } from '../registry/http-registry.ts';
 import type { DownloadOptions } from '../registry/registry-client.ts';
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** A private feed's login: sent as HTTP Basic, and only to the feed's own origin. */
 export interface FeedCredentials {
@@ -16,14 +18,15 @@ export interface FeedCredentials {
 export interface FeedHttp {
   /** The feed's answer as text; undefined for a 404. */
   getText(url: string): Promise<string | undefined>;
-  /** A package's bytes, capped like a tarball; only from the feed's origin. */
+  /** A package's bytes, capped like a tarball, from the feed's origin or an https redirect. */
   download(url: string, options?: DownloadOptions): Promise<Buffer>;
 }
 
 /**
- * HTTP for one NuGet feed: answers and packages only from the feed's own origin (a redirect
- * elsewhere is refused before anything is read), answers cut off at 8 MiB, every failure a
- * ToolpackError naming the feed, and the credentials never sent to another host.
+ * HTTP for one NuGet feed: answers only from the feed's own origin (a redirect elsewhere is
+ * refused before anything is read), packages from its origin or where it redirects them over
+ * https, answers cut off at 8 MiB, every failure a ToolpackError naming the feed, and the
+ * credentials never sent to another host.
  */
 export function createFeedHttp(options: {
   /** The feed's URL, for its origin and messages. */
@@ -56,6 +59,34 @@ export function createFeedHttp(options: {
         hint: 'Check the feed URL (--source, or feeds: in toolpack.yaml).',
         cause: error,
       });
+    }
+  };
+  /**
+   * A package may be redirected to another host: the PowerShell Gallery and Azure Artifacts
+   * keep packages on a CDN or blob store. Its bytes are checked against their hash all the
+   * same, and the feed's login stays with the feed (`send` adds it for the feed's origin only).
+   * An https feed's packages stay on https.
+   */
+  const followPackageRedirects = async (url: string, init: RequestInit): Promise<Response> => {
+    let current = url;
+    for (let hops = 0; ; hops++) {
+      const response = await send(current, { ...init, redirect: 'manual' });
+      const location = response.headers.get('location');
+      if (!REDIRECT_STATUSES.has(response.status) || location === null) return response;
+      await response.body?.cancel().catch(() => undefined);
+      const next = new URL(location, current);
+      // From an https feed only to https; never to another scheme (file:, data:).
+      const downgrade =
+        next.protocol !== 'https:' &&
+        (next.protocol !== 'http:' || new URL(options.feed).protocol === 'https:');
+      if (hops + 1 > MAX_REDIRECTS || downgrade) {
+        throw new ToolpackError(
+          'E_FEED',
+          `The NuGet feed ${options.feed} redirects the package ${url.slice(0, 120)} to ${next.href.slice(0, 120)}${hops + 1 > MAX_REDIRECTS ? `, after ${MAX_REDIRECTS} redirects` : ', which is not https'}; nothing was downloaded.`,
+          { hint: 'The feed is misconfigured or hostile; tell its owner.' },
+        );
+      }
+      current = next.href;
     }
   };
   return {
@@ -96,7 +127,8 @@ export function createFeedHttp(options: {
       return downloadHttpTarball(url, {
         ...downloadOptions,
         allowedOrigins: origins,
-        fetch: (hop, init) => send(hop, { ...init, signal: AbortSignal.timeout(timeoutMs * 10) }),
+        fetch: (hop, init) =>
+          followPackageRedirects(hop, { ...init, signal: AbortSignal.timeout(timeoutMs * 10) }),
       });
     },
   };

@@ -120,6 +120,22 @@ describe('openNuGetFeed', () => {
     ).toBe(true);
   });
 
+  it('a package the feed redirects to another host (a CDN) is downloaded there without the login', async () => {
+    const cdn = await startFeed({ packages: [await echo()] });
+    const credentials = { username: 'me', password: 's3cret' };
+    const feed = await startFeed({
+      packages: [await echo()],
+      credentials,
+      redirectPackagesTo: cdn.url,
+    });
+    const client = openNuGetFeed({ location: feed.v2, credentials });
+    const doc = await client.getVersion('echotools', '1.2.0');
+    expect(doc.dist.integrity).toBe(computeIntegrity(await echo()));
+    expect(cdn.requests).toEqual(['GET /api/v2/package/EchoTools/1.2.0']);
+    expect(cdn.authorized).toEqual([]);
+    expect(feed.authorized).toContain('/api/v2/package/EchoTools/1.2.0');
+  });
+
   it('a package on another origin is not downloaded', async () => {
     const feed = await startFeed({ packages: [await echo()] });
     const other = await startFeed({ packages: [await echo()] });

@@ -36,7 +36,11 @@ export function createV2Feed(options: { url: string; http: FeedHttp }): FeedProt
         'IsLatestVersion',
         ...query.tags.map((tag) => `substringof(${quoteOData(tag)}, Tags) eq true`),
       ].join(' and ');
-      const url = `${base}/Search()?$filter=${encodeURIComponent(filter)}&searchTerm=${encodeURIComponent(quoteOData(query.words.join(' ')))}&includePrerelease=false&$skip=0&$top=${query.limit}`;
+      const words =
+        query.words.length === 0
+          ? ''
+          : `&searchTerm=${encodeURIComponent(quoteOData(query.words.join(' ')))}`;
+      const url = `${base}/Search()?$filter=${encodeURIComponent(filter)}${words}&$skip=0&$top=${query.limit}`;
       return (await list(url)).filter((entry) => matchesSearch(entry, query));
     },
   };

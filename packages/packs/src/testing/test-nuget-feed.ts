@@ -9,6 +9,8 @@ export interface TestNuGetFeedOptions {
   packages: readonly Buffer[];
   /** When set, every request needs this HTTP Basic login (a private feed). */
   credentials?: { username: string; password: string };
+  /** Packages are answered with a 302 to `<redirectPackagesTo>/<path>` (a CDN, another feed). */
+  redirectPackagesTo?: string;
 }
 
 export interface TestNuGetFeed {
@@ -20,6 +22,8 @@ export interface TestNuGetFeed {
   v3: string;
   /** Every request's method and path (with query), in order. */
   requests: string[];
+  /** The paths of the requests that carried an Authorization header. */
+  authorized: string[];
   /**
    * Serves `bytes` for the package `id` `version` from now on, while its listing still states
    * the hash of the package it was started with (a feed, or something between, that swapped it).
@@ -58,6 +62,7 @@ export async function startTestNuGetFeed(options: TestNuGetFeedOptions): Promise
     served.push({ nuspec, bytes, hash: createHash('sha512').update(bytes).digest('base64') });
   }
   const requests: string[] = [];
+  const authorized: string[] = [];
   let base = '';
   const find = (id: string) => served.filter((s) => s.nuspec.id.toLowerCase() === id.toLowerCase());
   /** IsLatestVersion: the last stable version (the feed lists them in order). */
@@ -65,6 +70,7 @@ export async function startTestNuGetFeed(options: TestNuGetFeedOptions): Promise
     list.filter((s) => !s.nuspec.version.includes('-')).at(-1) ?? list.at(-1);
   const server = createServer((request, response) => {
     requests.push(`${request.method} ${request.url}`);
+    if (request.headers.authorization !== undefined) authorized.push(request.url ?? '');
     try {
       handle(request, response);
     } catch (error) {
@@ -90,12 +96,16 @@ export async function startTestNuGetFeed(options: TestNuGetFeedOptions): Promise
     const nupkg = (entry: Served | undefined) =>
       entry === undefined
         ? response.writeHead(404).end()
-        : response
-            .writeHead(200, {
-              'content-type': 'application/octet-stream',
-              'content-length': entry.bytes.length,
-            })
-            .end(entry.bytes);
+        : options.redirectPackagesTo !== undefined
+          ? response
+              .writeHead(302, { location: `${options.redirectPackagesTo}${url.pathname}` })
+              .end()
+          : response
+              .writeHead(200, {
+                'content-type': 'application/octet-stream',
+                'content-length': entry.bytes.length,
+              })
+              .end(entry.bytes);
     // v2
     if (route === '/api/v2' || route === '/api/v2/') {
       response
@@ -260,6 +270,7 @@ export async function startTestNuGetFeed(options: TestNuGetFeedOptions): Promise
     v2: `${base}/api/v2`,
     v3: `${base}/v3/index.json`,
     requests,
+    authorized,
     serveInstead(id, version, bytes) {
       const entry = find(id).find((s) => s.nuspec.version === version);
       if (entry === undefined) throw new Error(`startTestNuGetFeed: no ${id} ${version}`);
