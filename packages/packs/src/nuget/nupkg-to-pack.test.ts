@@ -56,6 +56,26 @@ describe('readNupkgAsPack', () => {
     });
   });
 
+  it("refuses a module manifest whose ModuleVersion is not the .nuspec's version", async () => {
+    const honest = await buildModuleNupkg({ id: 'Trusted', version: '1.0.0' });
+    await expect(
+      readNupkgAsPack(honest, { name: 'trusted', version: '1.0.0' }),
+    ).resolves.toBeDefined();
+    // The .nuspec says 1.0.0, as the feed listed; the module itself is another version.
+    const lying = await buildModuleNupkg({
+      id: 'Trusted',
+      version: '6.6.6',
+      nuspec: { version: '1.0.0' },
+    });
+    expect((await inspectNupkg(lying)).problems).toEqual([]);
+    await expect(
+      readNupkgAsPack(lying, { name: 'trusted', version: '1.0.0' }),
+    ).rejects.toMatchObject({
+      code: 'E_TARBALL_MISMATCH',
+      message: expect.stringMatching(/Trusted\.psd1 says ModuleVersion 6\.6\.6/),
+    });
+  });
+
   it('refuses a package that is not a PowerShell module', async () => {
     const library = await buildZip([
       { path: 'Lib.nuspec', data: nuspecText({ id: 'Lib', version: '1.0.0' }) },

@@ -86,8 +86,9 @@ export async function readNupkgAsPack(
 }
 
 /**
- * One module's package, checked (`inspectNupkg`, then its .nuspec against what was asked, and
- * a `<Id>.psd1` at its root), as files under `<Id>/` without NuGet's packaging files.
+ * One module's package, checked (`inspectNupkg`, then its .nuspec against what was asked, a
+ * `<Id>.psd1` at its root, and the ModuleVersion that states against the .nuspec's), as files
+ * under `<Id>/` without NuGet's packaging files.
  */
 export async function readNupkgAsModule(
   bytes: Uint8Array,
@@ -137,10 +138,31 @@ export async function readNupkgAsModule(
       },
     );
   }
+  const stated = readModuleVersion(content.find((f) => f.path === `${nuspec.id}.psd1`)!.data);
+  if (stated !== undefined && toSemverFromNuGetVersion(stated) !== options.version) {
+    throw new ToolpackError(
+      'E_TARBALL_MISMATCH',
+      `${label} is ${nuspec.id} ${nuspec.version} by its .nuspec, but its module manifest ${nuspec.id}.psd1 says ModuleVersion ${stated}; nothing was installed.`,
+      {
+        hint: 'The package was not made by Publish-PSResource from this module, or was changed since; tell its author.',
+      },
+    );
+  }
   return {
     files: content.map((file) => ({ path: `${nuspec.id}/${file.path}`, data: file.data })),
     nuspec,
   };
+}
+
+/**
+ * The `ModuleVersion = '<version>'` a module manifest states as a literal on its own line (as
+ * New-ModuleManifest writes it); undefined when it states none that way. Publish-PSResource
+ * takes the package's version from it, so a package whose two disagree was not made from
+ * this module as it is.
+ */
+function readModuleVersion(psd1: Buffer): string | undefined {
+  const text = psd1.toString('utf8').replace(/<#[\s\S]*?#>/g, '');
+  return /^\s*ModuleVersion\s*=\s*['"]([^'"\r\n]+)['"]\s*;?\s*(?:#.*)?$/im.exec(text)?.[1]?.trim();
 }
 
 /** A zip's first bytes (`PK\3\4`): a `.nupkg`, where a pack tarball starts with gzip's. */
