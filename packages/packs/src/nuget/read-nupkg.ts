@@ -190,7 +190,9 @@ function listEntries(zip: Yauzl.ZipFile): Promise<Yauzl.Entry[]> {
       zip.readEntry();
     });
     zip.once('end', () => resolve(entries));
-    zip.once('error', reject);
+    // Later errors reach the read that meets them (its stream or callback); one the zip itself
+    // emits after this would otherwise have no listener and end the process.
+    zip.on('error', reject);
     zip.readEntry();
   });
 }
