@@ -16,8 +16,11 @@ export interface FeedCredentials {
 }
 
 export interface FeedHttp {
-  /** The feed's answer as text; undefined for a 404. */
-  getText(url: string): Promise<string | undefined>;
+  /**
+   * The feed's answer as text; undefined for a 404. Only from the feed's own origin, or from
+   * `origins` (a v3 feed's service index may place a resource on another host).
+   */
+  getText(url: string, origins?: ReadonlySet<string>): Promise<string | undefined>;
   /** A package's bytes, capped like a tarball, from the feed's origin or an https redirect. */
   download(url: string, options?: DownloadOptions): Promise<Buffer>;
 }
@@ -90,12 +93,21 @@ export function createFeedHttp(options: {
     }
   };
   return {
-    async getText(url) {
+    async getText(url, allowed = origins) {
+      if (!allowed.has(new URL(url).origin)) {
+        throw new ToolpackError(
+          'E_FEED',
+          `The NuGet feed ${options.feed} points at ${url.slice(0, 120)}, which is not on ${[...allowed].join(' or ')}; nothing was read from there.`,
+          {
+            hint: "A feed's answers come from its own host, or from those its service index names; tell its owner.",
+          },
+        );
+      }
       const response = await fetchWithinOrigins(
         url,
         { signal: AbortSignal.timeout(timeoutMs) },
         {
-          allowedOrigins: origins,
+          allowedOrigins: allowed,
           fetch: send,
           what: `The answer of the NuGet feed ${options.feed}`,
         },

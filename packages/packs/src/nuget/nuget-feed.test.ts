@@ -136,6 +136,26 @@ describe('openNuGetFeed', () => {
     expect(feed.authorized).toContain('/api/v2/package/EchoTools/1.2.0');
   });
 
+  it("a v3 feed's answers come from the hosts its service index names, and no others", async () => {
+    const search = await startFeed({ packages: [await echo()] });
+    const feed = await startFeed({ packages: [await echo()], searchAt: `${search.url}/v3/search` });
+    const found = await openNuGetFeed({ location: feed.v3 }).search({ tags: ['MCPTools'] });
+    expect(found.packs.map((p) => p.name)).toEqual(['echotools']);
+    expect(search.requests).toEqual([
+      expect.stringMatching(/^GET \/v3\/search\?q=tags%3AMCPTools/),
+    ]);
+    const other = await startFeed({ packages: [await echo()] });
+    await expect(
+      openNuGetFeed({ location: feed.v3 }).download({
+        tarball: `${other.url}/v3/flatcontainer/echotools/1.2.0/echotools.1.2.0.nupkg`,
+        integrity: '',
+        size: 0,
+        fileCount: 0,
+      }),
+    ).rejects.toMatchObject({ code: 'E_TARBALL_ORIGIN' });
+    expect(other.requests).toEqual([]);
+  });
+
   it('a package on another origin is not downloaded', async () => {
     const feed = await startFeed({ packages: [await echo()] });
     const other = await startFeed({ packages: [await echo()] });

@@ -9,6 +9,8 @@ interface ServiceIndex {
   packageBase?: string;
   registrations?: string;
   search?: string;
+  /** The feed's own origin and those of the resources its index names (nuget.org searches elsewhere). */
+  origins: ReadonlySet<string>;
 }
 
 /**
@@ -47,14 +49,20 @@ export function createV3Feed(options: { url: string; http: FeedHttp }): FeedProt
       const packageBase = find('PackageBaseAddress');
       const registrations = find('RegistrationsBaseUrl');
       const search = find('SearchQueryService');
+      const origins = new Set(
+        [options.url, packageBase, registrations, search]
+          .filter((url): url is string => url !== undefined)
+          .map((url) => new URL(url).origin),
+      );
       return {
+        origins,
         ...(packageBase === undefined ? {} : { packageBase: withSlash(packageBase) }),
         ...(registrations === undefined ? {} : { registrations: withSlash(registrations) }),
         ...(search === undefined ? {} : { search }),
       };
     })());
   const getJson = async (url: string): Promise<Record<string, unknown> | undefined> => {
-    const text = await options.http.getText(url);
+    const text = await options.http.getText(url, (await readIndex()).origins);
     return text === undefined ? undefined : parseJson(text);
   };
   const contentUrl = (resources: ServiceIndex, id: string, version: string, leaf?: unknown) => {
@@ -78,13 +86,11 @@ export function createV3Feed(options: { url: string; http: FeedHttp }): FeedProt
         `${resources.registrations}${encodeURIComponent(id.toLowerCase())}/index.json`,
       );
       const entries: FeedEntry[] = [];
-      let pages = 0;
-      for (const page of asArray(root?.items)) {
-        const items =
-          Array.isArray(page.items) || pages >= MAX_PAGES
-            ? asArray(page.items)
-            : asArray((await getJson(new URL(String(page['@id']), options.url).href))?.items);
-        pages += 1;
+      for (const page of asArray(root?.items).slice(0, MAX_PAGES)) {
+        // A page is inlined, or fetched from its @id (nuget.org pages large packages).
+        const items = Array.isArray(page.items)
+          ? asArray(page.items)
+          : asArray((await getJson(new URL(String(page['@id']), options.url).href))?.items);
         for (const leaf of items) {
           const entry = (leaf.catalogEntry ?? {}) as Record<string, unknown>;
           const leafId = typeof entry.id === 'string' ? entry.id : '';

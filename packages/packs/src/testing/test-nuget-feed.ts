@@ -11,6 +11,8 @@ export interface TestNuGetFeedOptions {
   credentials?: { username: string; password: string };
   /** Packages are answered with a 302 to `<redirectPackagesTo>/<path>` (a CDN, another feed). */
   redirectPackagesTo?: string;
+  /** The v3 index names this search resource instead of its own (nuget.org searches on another host). */
+  searchAt?: string;
 }
 
 export interface TestNuGetFeed {
@@ -164,8 +166,8 @@ export async function startTestNuGetFeed(options: TestNuGetFeedOptions): Promise
         resources: [
           { '@id': `${base}/v3/flatcontainer/`, '@type': 'PackageBaseAddress/3.0.0' },
           { '@id': `${base}/v3/registration/`, '@type': 'RegistrationsBaseUrl/3.6.0' },
-          { '@id': `${base}/v3/search`, '@type': 'SearchQueryService/3.5.0' },
-          { '@id': `${base}/v3/search`, '@type': 'SearchQueryService' },
+          { '@id': options.searchAt ?? `${base}/v3/search`, '@type': 'SearchQueryService/3.5.0' },
+          { '@id': options.searchAt ?? `${base}/v3/search`, '@type': 'SearchQueryService' },
         ],
       });
       return;
