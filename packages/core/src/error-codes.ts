@@ -131,6 +131,10 @@ export const ERROR_CODES = Object.freeze({
       "pwsh described a PowerShell function's dynamic parameters in a way the reader cannot read; the function is not served.",
     exit: 'failure',
   },
+  E_FEED: {
+    meaning: 'A NuGet feed cannot be reached, refused the request or answered something unusable.',
+    exit: 'failure',
+  },
   E_FORBIDDEN: { meaning: 'Registry API: the token may not do this.', exit: 'failure' },
   E_FUNCTION_NAME: {
     meaning: "A tool folder's script does not define the function the tool calls.",
@@ -238,6 +242,10 @@ export const ERROR_CODES = Object.freeze({
     exit: 'failure',
   },
   E_NO_TOOLS: { meaning: 'The project or the given sources serve no tool.', exit: 'failure' },
+  E_NUPKG_NOT_MODULE: {
+    meaning: 'A NuGet package holds no PowerShell module named for its id, so it cannot be a pack.',
+    exit: 'failure',
+  },
   E_OFFLINE: {
     meaning: 'A pack is not in the cache and --offline forbids downloading it.',
     exit: 'failure',

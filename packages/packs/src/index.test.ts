@@ -28,6 +28,7 @@ describe('@toolpack/packs exports', () => {
       'findInterpreterWidening',
       'formatBytes',
       'hashToolDefinition',
+      'inspectNupkg',
       'inspectTarball',
       'installPacks',
       'isHttpUrl',
@@ -37,18 +38,23 @@ describe('@toolpack/packs exports', () => {
       'listProjectPacks',
       'loadProject',
       'normalizeInterpreters',
+      'openNuGetFeed',
       'openRegistry',
       'packInstallDir',
       'parseManifest',
       'parsePackSpecifier',
+      'readLockfile',
       'readManifest',
+      'readNupkgAsPack',
       'readPolicyFile',
       'removePack',
+      'resolveFeed',
       'resolveRegistryLocation',
       'selectVersion',
       'sortVersionsDescending',
       'toFileStem',
       'toPackName',
+      'toPackNameFromNuGetId',
       'toServedToolName',
       'toServerJson',
       'toServerName',
@@ -57,10 +63,14 @@ describe('@toolpack/packs exports', () => {
     ]);
   });
 
-  it('keeps the test registry and the hostile-tarball builder in the testing entry', () => {
+  it('keeps the test registry, the test NuGet feed and the hostile-archive builders in the testing entry', () => {
     expect(Object.keys(testing).sort()).toEqual([
+      'buildModuleNupkg',
       'buildTarball',
+      'buildZip',
+      'nuspecText',
       'packManifestText',
+      'startTestNuGetFeed',
       'startTestRegistry',
     ]);
   });

@@ -16,7 +16,12 @@ export type { ServerNameOptions } from './server-json/server-names.ts';
 export { SERVER_JSON_SCHEMA_URL, toServerJson } from './server-json/server-json.ts';
 export type { ServerJson, ServerJsonOptions } from './server-json/server-json.ts';
 
-export type { EnvRequirement, Manifest, PackManifest } from './manifest/manifest-schema.ts';
+export type {
+  EnvRequirement,
+  FeedSpec,
+  Manifest,
+  PackManifest,
+} from './manifest/manifest-schema.ts';
 export { MANIFEST_FILE, parseManifest, readManifest } from './manifest/parse-manifest.ts';
 export type {
   ManifestResult,
@@ -81,7 +86,18 @@ export type {
 } from './registry/http-registry.ts';
 export { isHttpUrl, openRegistry, resolveRegistryLocation } from './registry/open-registry.ts';
 export type { OpenRegistryOptions, RegistryLocation } from './registry/open-registry.ts';
+export { openNuGetFeed } from './nuget/nuget-feed.ts';
+export type { NuGetFeedClient, NuGetFeedOptions } from './nuget/nuget-feed.ts';
+export type { FeedCredentials } from './nuget/feed-http.ts';
+export { inspectNupkg } from './nuget/read-nupkg.ts';
+export { readNupkgAsPack } from './nuget/nupkg-to-pack.ts';
+export { resolveFeed } from './nuget/resolve-feed.ts';
+export type { ResolvedFeed } from './nuget/resolve-feed.ts';
+export type { OpenSource } from './project/locked-source.ts';
+export { toPackNameFromNuGetId } from './nuget/nuget-names.ts';
 
+export { readLockfile } from './lock/lockfile.ts';
+export type { LockEntry, Lockfile } from './lock/lockfile.ts';
 export { packInstallDir } from './project/project-files.ts';
 export { writePackFiles } from './project/stage-pack.ts';
 export type { DownloadListener } from './project/stage-pack.ts';

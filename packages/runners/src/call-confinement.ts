@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from 'node:path';
+import { delimiter, isAbsolute, resolve } from 'node:path';
 import { buildToolEnvironment } from '@toolpack/containment';
 import type { DiscoveredTool } from '@toolpack/core';
 import type { CallConfinement } from './runner-types.ts';
@@ -30,14 +30,20 @@ export function createConfinementResolver(
     const key = JSON.stringify([root, sandbox.permissions]);
     let found = confined.get(key);
     if (found === undefined) {
+      const environment = buildToolEnvironment({
+        source: process.env,
+        allowList: sandbox.permissions.env,
+        ...(options.values === undefined ? {} : { values: options.values }),
+      });
       found = {
         key,
         sandbox,
-        environment: buildToolEnvironment({
-          source: process.env,
-          allowList: sandbox.permissions.env,
-          ...(options.values === undefined ? {} : { values: options.values }),
-        }),
+        // The confined folder first on PSModulePath: a pack installed from a NuGet feed keeps
+        // its module's RequiredModules beside it, each in its own folder, where pwsh finds them.
+        environment: {
+          ...environment,
+          PSModulePath: [root, environment.PSModulePath].filter(Boolean).join(delimiter),
+        },
       };
       confined.set(key, found);
     }

@@ -100,6 +100,36 @@ describe('toolpack.lock', () => {
     ]);
   });
 
+  it("records a module's feed and its required modules, and refuses a malformed module", () => {
+    const withModules: Lockfile = {
+      lockfileVersion: 1,
+      packs: {
+        echomain: {
+          name: 'echomain',
+          version: '1.0.0',
+          resolved: 'https://feed.example.com/v3/flatcontainer/echomain/1.0.0/echomain.1.0.0.nupkg',
+          integrity,
+          source: 'corp',
+          modules: [
+            {
+              id: 'EchoHelpers',
+              version: '2.0.1',
+              resolved: 'file:../repo/EchoHelpers.2.0.1.nupkg',
+              integrity,
+            },
+          ],
+        },
+      },
+    };
+    const text = serializeLockfile(withModules);
+    expect(parseLockfile(text, 'toolpack.lock')).toEqual({ lock: withModules, diagnostics: [] });
+    const bad = JSON.parse(text) as { packs: { echomain: { modules: { version: string }[] } } };
+    bad.packs.echomain.modules[0]!.version = '2.0.1.0';
+    expect(
+      parseLockfile(JSON.stringify(bad), 'toolpack.lock').diagnostics.map((d) => d.message),
+    ).toEqual(['packs.echomain.modules.0.version: not a valid semver version.']);
+  });
+
   it('reports what is wrong with a damaged one', () => {
     expect(parseLockfile('{', 'toolpack.lock').diagnostics[0]?.message).toMatch(/not valid JSON/);
     const bad = parseLockfile(

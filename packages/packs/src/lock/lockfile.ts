@@ -12,6 +12,7 @@ import {
 } from '@toolpack/core';
 import { isValidIntegrity } from '../integrity/integrity.ts';
 import { isToolHash } from '../pins/tool-hash.ts';
+import type { LockedModule } from '../nuget/resolve-required-modules.ts';
 import {
   isValidAlias,
   isValidPackName,
@@ -46,6 +47,17 @@ export interface LockEntry {
    * a pack that declares some runs its tools with the defaults until an install asks.
    */
   interpreters?: Record<string, string[]>;
+  /**
+   * The NuGet feed a PowerShell module came from (`mcp pack add <id> --source <feed>`): the
+   * name of a `feeds:` entry of toolpack.yaml, a feed URL, or a folder relative to the
+   * project. Absent for a pack from a Toolpack registry. Update and install ask this feed.
+   */
+  source?: string;
+  /**
+   * A module's RequiredModules, resolved from its `source` feed and installed beside it, each
+   * with its own package's hash. Absent when it requires none.
+   */
+  modules?: LockedModule[];
 }
 
 /**
@@ -82,6 +94,19 @@ const lockSchema = z.object({
         .optional(),
       interpreters: z
         .record(z.string().regex(/^\.[A-Za-z0-9]{1,16}$/), z.array(z.string().min(1)).min(1))
+        .optional(),
+      source: z.string().min(1).optional(),
+      modules: z
+        .array(
+          z.object({
+            id: z.string().min(1),
+            version: z.string().refine(isValidVersion, { error: 'not a valid semver version' }),
+            resolved: z.string().min(1),
+            integrity: z
+              .string()
+              .refine(isValidIntegrity, { error: 'not a sha512 integrity (sha512-<base64>)' }),
+          }),
+        )
         .optional(),
     }),
   ),
@@ -180,6 +205,17 @@ export function serializeLockfile(lock: Lockfile): string {
       ...(entry.interpreters === undefined || Object.keys(entry.interpreters).length === 0
         ? {}
         : { interpreters: sortByKey(entry.interpreters) }),
+      ...(entry.source === undefined ? {} : { source: entry.source }),
+      ...(entry.modules === undefined || entry.modules.length === 0
+        ? {}
+        : {
+            modules: entry.modules.map((m) => ({
+              id: m.id,
+              version: m.version,
+              resolved: m.resolved,
+              integrity: m.integrity,
+            })),
+          }),
     };
   }
   return `${JSON.stringify({ lockfileVersion: LOCKFILE_VERSION, packs }, null, 2)}\n`;

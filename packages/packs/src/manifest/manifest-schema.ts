@@ -37,6 +37,21 @@ const tagSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9+#._-]{0,49}$/, {
     `${quote(issue.input)} is not a valid tag: use letters, digits and . _ - + # (at most 50)`,
 });
 
+const envNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+  error: (issue) => `${quote(issue.input)} is not an environment variable name`,
+});
+
+/**
+ * A NuGet feed PowerShell modules are added from (`mcp pack add <id> --source <name>`). Its
+ * credentials are never written here: `passwordEnv` (a token, an Azure Artifacts PAT) and
+ * `usernameEnv` name the variables that hold them.
+ */
+const feedSchema = z.strictObject({
+  url: z.string().min(1, { error: 'a feed needs its url: (or a folder of .nupkg files)' }),
+  usernameEnv: envNameSchema.optional(),
+  passwordEnv: envNameSchema.optional(),
+});
+
 /**
  * `toolpack.yaml`, for a project and for a pack (docs/architecture.md "Projects and packs"). Unknown
  * top-level keys are allowed here and reported as warnings by `parseManifest`, so a newer
@@ -125,6 +140,21 @@ export const manifestSchema = z.looseObject({
     )
     .optional(),
   registry: z.string().min(1).optional(),
+  feeds: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
+        error: (issue) =>
+          `${quote(issue.input)} is not a feed name: use letters, digits and . _ - (at most 64)`,
+      }),
+      z.union([
+        z
+          .string()
+          .min(1)
+          .transform((url) => ({ url })),
+        feedSchema,
+      ]),
+    )
+    .optional(),
 });
 
 export const MANIFEST_KEYS: readonly string[] = Object.keys(manifestSchema.shape);
@@ -183,6 +213,17 @@ export interface Manifest {
   interpreters?: Record<string, string[]>;
   /** The registry URL or folder this project installs from. */
   registry?: string;
+  /** `feeds:`: named NuGet feeds (`--source <name>`); a plain string is `{ url }`. */
+  feeds?: Record<string, FeedSpec>;
+}
+
+/** A named NuGet feed of `feeds:`: a v3 index.json, a v2 URL or a folder (relative to the project). */
+export interface FeedSpec {
+  url: string;
+  /** The variable holding the login's user name (default: any, as token feeds accept). */
+  usernameEnv?: string;
+  /** The variable holding the password or token; without it, no login is sent. */
+  passwordEnv?: string;
 }
 
 /** A pack's manifest: name and version are present. */

@@ -226,6 +226,8 @@ function hintForKey(path: readonly PropertyKey[]): string | undefined {
       return 'An env entry is { name: VAR_NAME, required: true|false, secret: true|false, description: text }.';
     case 'credentials':
       return 'A credentials entry is { parameters: [Credential], tools: [wildcards], username: { env: USER_VAR } or a name, password: { env: SECRET_VAR } or { file: /path/outside/the/project } } (docs/powershell-scripts.md#credentials).';
+    case 'feeds':
+      return 'A feed is `name: URL` (a NuGet v3 index.json, a v2 feed such as https://www.powershellgallery.com/api/v2, or a folder of .nupkg files), or `name: { url: URL, usernameEnv: VAR, passwordEnv: VAR }` for a private feed.';
     case 'packs':
       return 'Each pack entry is `name: range` (e.g. jira: ^1.2.0) or `alias: name@range`.';
     case 'interpreters':

@@ -16,9 +16,10 @@ import {
 } from '../names/pack-names.ts';
 import { fileReferenceToPath } from '../registry/folder-registry.ts';
 import type { HttpRegistryClient } from '../registry/http-registry.ts';
+import type { NuGetFeedClient } from '../nuget/nuget-feed.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
 import type { PackDist } from '../registry/registry-types.ts';
-import { selectVersion } from '../resolve/resolve-version.ts';
+import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import {
   commitProjectChange,
@@ -29,6 +30,7 @@ import {
 } from './project-files.ts';
 import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
 import { assertDocPermissions } from './check-doc-permissions.ts';
+import { resolvePackModules } from './required-modules.ts';
 import { obtainApprovals, reviewPack, type ApprovePack } from './review-pack.ts';
 import { assertNoCollisions, type CheckStagedPacks, type StagedToolCheck } from './staged-tools.ts';
 
@@ -40,6 +42,11 @@ export interface AddPackOptions {
   /** Serve the pack's tools as `<alias>_<tool>` (default: the pack's name without its owner). */
   alias?: string;
   registry: RegistryClient;
+  /**
+   * Recorded in toolpack.lock as the pack's `source` when `registry` is a NuGet feed
+   * (`resolveFeed`'s `source`): the feed update and install ask again.
+   */
+  source?: string;
   cache?: PackCache;
   /**
    * Discovers the unpacked pack next to the project's tools: a name collision refuses the
@@ -120,7 +127,7 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
 
   const pack = await registry.getPack(name);
   const version = selectVersion(pack, options.range);
-  const doc = pack.versions[version] ?? (await registry.getVersion(name, version));
+  const doc = await readVersionDoc(registry, pack, version);
   const range = options.range ?? `^${version}`;
   const tools = doc.tools.map((tool) => toServedToolName(alias, tool.name));
   const checkTools = async (
@@ -163,7 +170,13 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
   const dir = packInstallDir(projectDir, alias);
   const installed = await readInstalledIdentity(dir);
   const resolved = toLockResolved(registry, doc.dist, projectDir);
-  const entry: LockEntry = { name, version, resolved, integrity: doc.dist.integrity };
+  const entry: LockEntry = {
+    name,
+    version,
+    resolved,
+    integrity: doc.dist.integrity,
+    ...(options.source === undefined ? {} : { source: options.source }),
+  };
   const manifestText = setManifestPack(
     state.manifest.text,
     { alias, name, range },
@@ -237,18 +250,33 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
         }),
       ...(options.onDownload ? { onDownload: options.onDownload } : {}),
     });
+    const modules = await resolvePackModules({
+      registry,
+      bytes,
+      name,
+      version,
+      projectDir,
+      ...(options.cache ? { cache: options.cache } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
     const staged = await stagePack({
       projectDir,
       bytes,
       name,
       version,
+      modules: modules.packages,
       ...(options.limits ? { limits: options.limits } : {}),
     });
     stagedDir = staged.dir;
     assertDocPermissions(doc, staged.manifest.permissions, staged.manifest.interpreters);
     const check = await checkTools(staged.dir, staged.manifest);
-    const approved = await approveEntry(entry, staged.manifest, check);
+    const approved = await approveEntry(
+      modules.locked.length === 0 ? entry : { ...entry, modules: modules.locked },
+      staged.manifest,
+      check,
+    );
     await remember();
+    await modules.remember();
     lock.packs[alias] = approved.entry;
     await commitProjectChange(projectDir, {
       packs: [{ alias, from: staged.dir }],
@@ -276,7 +304,8 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
 
 /**
  * What the lockfile records as `resolved`: the tarball's absolute URL, or for a folder
- * registry `file:` and the pack folder relative to the project (so the project can move).
+ * registry `file:` and the pack folder relative to the project (so the project can move); for
+ * a NuGet feed the package's URL, or `file:` the .nupkg in a folder feed.
  * An HTTP registry's `dist.tarball` must be on its own origin (or an allowed one): a hostile
  * registry could otherwise send the client to any host, or record a `data:` or `file:` URL
  * in toolpack.lock. Every add, update and install passes here before anything is written.
@@ -287,6 +316,8 @@ export function toLockResolved(
   projectDir: string,
 ): string {
   if (registry.kind === 'http') return (registry as HttpRegistryClient).resolveTarball(dist);
+  if (registry.kind === 'nuget')
+    return (registry as NuGetFeedClient).resolveDownload(dist, projectDir);
   const relative = path.relative(projectDir, fileReferenceToPath(dist.tarball, registry.location));
   return `file:${relative.split(path.sep).join('/') || '.'}`;
 }

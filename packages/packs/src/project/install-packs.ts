@@ -12,9 +12,13 @@ import {
 import { readManifest } from '../manifest/parse-manifest.ts';
 import type { EnvRequirement } from '../manifest/manifest-schema.ts';
 import type { PackDependency } from '../names/pack-names.ts';
-import { downloadResolved } from '../registry/open-registry.ts';
+import { downloadResolved, isHttpUrl } from '../registry/open-registry.ts';
+import { openLockedSource, type OpenSource } from './locked-source.ts';
+import { fetchLockedModules, resolvePackModules } from './required-modules.ts';
+import type { ModulePackage } from '../nuget/nupkg-to-pack.ts';
+import type { ProgressListener } from '../registry/registry-client.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
-import { selectVersion } from '../resolve/resolve-version.ts';
+import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import { toLockResolved } from './add-pack.ts';
 import {
@@ -26,7 +30,7 @@ import {
   readProjectState,
   removeEmptyPacksDirs,
 } from './project-files.ts';
-import { readPackTarball } from '../tarball/read-tarball.ts';
+import { readPackArchive } from './read-pack-archive.ts';
 import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
 import { findInstalledDifferences } from './verify-installed.ts';
 import { assertDocPermissions } from './check-doc-permissions.ts';
@@ -43,6 +47,11 @@ export interface InstallPacksOptions {
   projectDir: string;
   /** Asked only for packs toolpack.lock does not name yet (never under `frozen`). */
   registry?: () => RegistryClient;
+  /**
+   * Opens the NuGet feed a lock entry's `source` names: its packs are resolved again from it,
+   * and downloaded through it (with the feed's login).
+   */
+  openSource?: OpenSource;
   cache?: PackCache;
   /** Fail when toolpack.yaml and toolpack.lock disagree, instead of resolving the difference. */
   frozen?: boolean;
@@ -131,17 +140,22 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
         'E_USAGE',
         'Packs that toolpack.lock does not name need a registry to resolve them.',
       );
-    const registry = options.registry();
+    let registry: RegistryClient | undefined;
     for (const dependency of toResolve) {
-      const pack = await registry.getPack(dependency.name);
+      const earlier = before.packs[dependency.alias];
+      const source = earlier?.name === dependency.name ? earlier.source : undefined;
+      const from =
+        openLockedSource(source, options.openSource) ?? (registry ??= options.registry());
+      const pack = await from.getPack(dependency.name);
       const version = selectVersion(pack, dependency.range);
-      const doc = pack.versions[version] ?? (await registry.getVersion(dependency.name, version));
+      const doc = await readVersionDoc(from, pack, version);
       docs.set(dependency.alias, doc);
       target.packs[dependency.alias] = {
         name: dependency.name,
         version,
-        resolved: toLockResolved(registry, doc.dist, projectDir),
+        resolved: toLockResolved(from, doc.dist, projectDir),
         integrity: doc.dist.integrity,
+        ...(source === undefined ? {} : { source }),
       };
     }
   }
@@ -168,7 +182,7 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
       let fetched: Awaited<ReturnType<typeof fetchTarball>> | undefined;
       if (installed?.name === entry.name && installed.version === entry.version) {
         // The same name and version is not the same content: compare with the tarball.
-        fetched = await fetchTarball(entry, options).catch((error: unknown) => {
+        fetched = await fetchTarball(entry, options, docs.has(alias)).catch((error: unknown) => {
           if (options.frozen || !isToolpackError(error)) throw error;
           report.unverified.push({ alias, reason: error.message });
           return undefined;
@@ -180,8 +194,10 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
         }
         const differences = await findInstalledDifferences(
           dir,
-          readPackTarball(fetched.bytes, {
-            label: `The tarball of ${entry.name}@${entry.version}`,
+          await readPackArchive(fetched.bytes, {
+            name: entry.name,
+            version: entry.version,
+            modules: fetched.modules,
             ...(options.limits ? { limits: options.limits } : {}),
           }),
         );
@@ -193,12 +209,14 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
         }
         report.repaired.push({ alias, differences });
       }
-      const { bytes, fromCache, remember } = fetched ?? (await fetchTarball(entry, options));
+      const { bytes, modules, fromCache, remember } =
+        fetched ?? (await fetchTarball(entry, options, docs.has(alias)));
       const pack = await stagePack({
         projectDir,
         bytes,
         name: entry.name,
         version: entry.version,
+        modules,
         ...(options.limits ? { limits: options.limits } : {}),
       });
       const doc = docs.get(alias);
@@ -274,7 +292,82 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
   return report;
 }
 
-function fetchTarball(entry: LockEntry, options: InstallPacksOptions) {
+/**
+ * The locked package and its locked required modules, each checked against its integrity.
+ * A pack resolved just now from a NuGet feed (`resolve`) has its required modules resolved
+ * from the feed instead, and recorded in `entry`.
+ */
+async function fetchTarball(
+  entry: LockEntry,
+  options: InstallPacksOptions,
+  resolve = false,
+): Promise<{
+  bytes: Buffer;
+  modules: ModulePackage[];
+  fromCache: boolean;
+  remember: () => Promise<void>;
+}> {
+  const main = await fetchMainTarball(entry, options);
+  const feed = openLockedSource(entry.source, options.openSource);
+  if (resolve && feed !== undefined) {
+    const resolved = await resolvePackModules({
+      registry: feed,
+      bytes: main.bytes,
+      name: entry.name,
+      version: entry.version,
+      projectDir: options.projectDir,
+      ...(options.cache ? { cache: options.cache } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
+    if (resolved.locked.length > 0) entry.modules = resolved.locked;
+    return {
+      ...main,
+      modules: resolved.packages,
+      remember: async () => {
+        await main.remember();
+        await resolved.remember();
+      },
+    };
+  }
+  const modules = await fetchLockedModules(entry, {
+    ...(options.cache ? { cache: options.cache } : {}),
+    ...(options.offline ? { offline: true } : {}),
+    download: (module, onProgress) =>
+      downloadLocked(module.resolved, module.integrity, entry, options, onProgress),
+  });
+  return {
+    ...main,
+    modules: modules.packages,
+    remember: async () => {
+      await main.remember();
+      await modules.remember();
+    },
+  };
+}
+
+/** A locked package: through its feed when it has one (a private feed's login), else as resolved. */
+function downloadLocked(
+  resolved: string,
+  integrity: string,
+  entry: LockEntry,
+  options: InstallPacksOptions,
+  onProgress: ProgressListener | undefined,
+): Promise<Buffer> {
+  const downloadOptions = {
+    ...(onProgress ? { onProgress } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+  };
+  const feed = isHttpUrl(resolved) ? openLockedSource(entry.source, options.openSource) : undefined;
+  return feed !== undefined
+    ? feed.download({ tarball: resolved, integrity, size: 0, fileCount: 0 }, downloadOptions)
+    : downloadResolved(resolved, {
+        projectDir: options.projectDir,
+        ...downloadOptions,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      });
+}
+
+function fetchMainTarball(entry: LockEntry, options: InstallPacksOptions) {
   return fetchVerifiedTarball({
     name: entry.name,
     version: entry.version,
@@ -283,12 +376,7 @@ function fetchTarball(entry: LockEntry, options: InstallPacksOptions) {
     ...(options.offline ? { offline: true } : {}),
     ...(options.onDownload ? { onDownload: options.onDownload } : {}),
     download: (onProgress) =>
-      downloadResolved(entry.resolved, {
-        projectDir: options.projectDir,
-        ...(onProgress ? { onProgress } : {}),
-        ...(options.limits ? { limits: options.limits } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      }),
+      downloadLocked(entry.resolved, entry.integrity, entry, options, onProgress),
   });
 }
 

@@ -7,7 +7,9 @@ import { MANIFEST_FILE, parseManifest } from '../manifest/parse-manifest.ts';
 import type { PackManifest } from '../manifest/manifest-schema.ts';
 import type { ProgressListener } from '../registry/registry-client.ts';
 import type { PackLimits } from '../tarball/limits.ts';
-import { readPackTarball, type TarballFile } from '../tarball/read-tarball.ts';
+import type { ModulePackage } from '../nuget/nupkg-to-pack.ts';
+import type { TarballFile } from '../tarball/read-tarball.ts';
+import { readPackArchive } from './read-pack-archive.ts';
 import { PACKS_DIR } from './project-files.ts';
 
 /** Lets the caller show progress for one download (the CLI does after a second). */
@@ -69,7 +71,7 @@ export interface StagedPack {
 }
 
 /**
- * Checks a verified tarball entirely in memory (paths, types, caps, and that its
+ * Checks a verified tarball (or a module's .nupkg) entirely in memory (paths, types, caps, and that its
  * toolpack.yaml is the pack and version asked for), and only then writes it into a fresh
  * temporary folder next to its destination, ready to be renamed into place.
  */
@@ -78,11 +80,14 @@ export async function stagePack(options: {
   bytes: Uint8Array;
   name: string;
   version: string;
+  /** A module's required modules, checked and installed beside it. */
+  modules?: readonly ModulePackage[];
   limits?: Partial<PackLimits>;
 }): Promise<StagedPack> {
-  const label = `${options.name}@${options.version}`;
-  const files = readPackTarball(options.bytes, {
-    label: `The tarball of ${label}`,
+  const files = await readPackArchive(options.bytes, {
+    name: options.name,
+    version: options.version,
+    ...(options.modules ? { modules: options.modules } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
   });
   const manifest = checkPackedManifest(files, options.name, options.version);

@@ -3,7 +3,9 @@ import { ToolpackError, type PackPermissions } from '@toolpack/core';
 import type { PackCache } from '../cache/pack-cache.ts';
 import { createEmptyLockfile, serializeLockfile, type LockEntry } from '../lock/lockfile.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
-import { selectVersion } from '../resolve/resolve-version.ts';
+import { openLockedSource, type OpenSource } from './locked-source.ts';
+import { resolvePackModules } from './required-modules.ts';
+import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import { toLockResolved } from './add-pack.ts';
 import { commitProjectChange, ensurePacksDir, readProjectState } from './project-files.ts';
@@ -27,6 +29,8 @@ export interface UpdatePacksOptions {
   /** Aliases or pack names; all packs when absent or empty. */
   only?: readonly string[];
   registry: RegistryClient;
+  /** Opens the NuGet feed a lock entry's `source` names; those packs are updated from it. */
+  openSource?: OpenSource;
   cache?: PackCache;
   onDownload?: DownloadListener;
   limits?: Partial<PackLimits>;
@@ -93,14 +97,16 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
   const remembers: (() => Promise<void>)[] = [];
   try {
     for (const dependency of selected) {
-      const pack = await registry.getPack(dependency.name);
-      const version = selectVersion(pack, dependency.range);
       const locked = lock.packs[dependency.alias];
+      const source = locked?.name === dependency.name ? locked.source : undefined;
+      const from = openLockedSource(source, options.openSource) ?? registry;
+      const pack = await from.getPack(dependency.name);
+      const version = selectVersion(pack, dependency.range);
       if (locked?.name === dependency.name && locked.version === version) {
         report.current.push({ alias: dependency.alias, name: dependency.name, version });
         continue;
       }
-      const doc = pack.versions[version] ?? (await registry.getVersion(dependency.name, version));
+      const doc = await readVersionDoc(from, pack, version);
       const { bytes, remember } = await fetchVerifiedTarball({
         name: dependency.name,
         version,
@@ -109,16 +115,26 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         ...(options.cache ? { cache: options.cache } : {}),
         ...(options.onDownload ? { onDownload: options.onDownload } : {}),
         download: (onProgress) =>
-          registry.download(doc.dist, {
+          from.download(doc.dist, {
             ...(onProgress ? { onProgress } : {}),
             ...(options.limits ? { limits: options.limits } : {}),
           }),
+      });
+      const modules = await resolvePackModules({
+        registry: from,
+        bytes,
+        name: dependency.name,
+        version,
+        projectDir,
+        ...(options.cache ? { cache: options.cache } : {}),
+        ...(options.limits ? { limits: options.limits } : {}),
       });
       const stagedPack = await stagePack({
         projectDir,
         bytes,
         name: dependency.name,
         version,
+        modules: modules.packages,
         ...(options.limits ? { limits: options.limits } : {}),
       });
       assertDocPermissions(doc, stagedPack.manifest.permissions, stagedPack.manifest.interpreters);
@@ -131,12 +147,14 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         dir: stagedPack.dir,
         manifest: stagedPack.manifest,
       });
-      remembers.push(remember);
+      remembers.push(remember, modules.remember);
       lock.packs[dependency.alias] = {
         name: dependency.name,
         version,
-        resolved: toLockResolved(registry, doc.dist, projectDir),
+        resolved: toLockResolved(from, doc.dist, projectDir),
         integrity: doc.dist.integrity,
+        ...(source === undefined ? {} : { source }),
+        ...(modules.locked.length === 0 ? {} : { modules: modules.locked }),
       };
       updated.push({
         alias: dependency.alias,

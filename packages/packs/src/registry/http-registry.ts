@@ -352,7 +352,7 @@ function readOrigin(text: string): string {
  * A response body as text, stopped at `maxBytes`: a hostile or broken registry can answer
  * without end, and `response.text()` would hold all of it in memory.
  */
-async function readCappedText(
+export async function readCappedText(
   response: Response,
   options: { maxBytes: number; what: string; timeoutMs: number },
 ): Promise<string> {

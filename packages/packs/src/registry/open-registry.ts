@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ToolpackError } from '@toolpack/core';
@@ -95,7 +96,7 @@ export function openRegistry(options: OpenRegistryOptions): RegistryClient {
 
 /**
  * Fetches what a lockfile's `resolved` names, without asking a registry: an http(s) URL, or
- * `file:` a pack folder (relative to `projectDir`) packed again.
+ * `file:` a pack folder (relative to `projectDir`) packed again, or `file:` a .nupkg.
  */
 export async function downloadResolved(
   resolved: string,
@@ -108,6 +109,12 @@ export async function downloadResolved(
         ? { fetch: (url: string, init: RequestInit) => options.fetch!(url, init) }
         : {}),
     });
+  }
+  if (/^file:.*\.nupkg$/i.test(resolved)) {
+    // A module from a folder feed: the package itself, checked against its integrity.
+    const bytes = await readFile(path.resolve(options.projectDir, resolved.slice('file:'.length)));
+    options.onProgress?.(bytes.length, bytes.length);
+    return bytes;
   }
   if (resolved.startsWith('file:')) {
     const bytes = await downloadFolderTarball(resolved, options.projectDir, options.limits);

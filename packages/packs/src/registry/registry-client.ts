@@ -18,14 +18,21 @@ export interface DownloadOptions {
   limits?: Partial<PackLimits>;
 }
 
-/** What `mcp pack` needs of a registry; an HTTP registry and a folder of packs both provide it. */
+/**
+ * What `mcp pack` needs of a registry; an HTTP registry, a folder of packs and a NuGet feed
+ * (`openNuGetFeed`) all provide it.
+ */
 export interface RegistryClient {
-  readonly kind: 'http' | 'folder';
+  readonly kind: 'http' | 'folder' | 'nuget';
   /** The base URL or the folder's absolute path, for messages. */
   readonly location: string;
   search(query: SearchQuery): Promise<SearchResponse>;
   /** Throws `E_PACK_NOT_FOUND` for an unknown name. */
   getPack(name: string): Promise<PackDoc>;
+  /**
+   * A version's full document. `getPack`'s listing of a version may leave `dist.integrity`
+   * empty (a NuGet feed that does not state hashes): then this gives it.
+   */
   getVersion(name: string, version: string): Promise<VersionDoc>;
   /** The tarball's bytes, unchecked: the caller verifies `dist.integrity` before unpacking. */
   download(dist: PackDist, options?: DownloadOptions): Promise<Buffer>;

@@ -1,6 +1,7 @@
 import { loadSemver } from '../lazy-dependencies.ts';
 import { ToolpackError } from '@toolpack/core';
-import type { PackDoc } from '../registry/registry-types.ts';
+import type { RegistryClient } from '../registry/registry-client.ts';
+import type { PackDoc, VersionDoc } from '../registry/registry-types.ts';
 
 /**
  * The version `range` installs: the highest satisfying version that is not yanked and
@@ -62,4 +63,19 @@ export function findLatestVersion(
 /** Newest first. */
 export function sortVersionsDescending(versions: readonly string[]): string[] {
   return loadSemver().rsort(versions.filter((v) => loadSemver().valid(v) !== null));
+}
+
+/**
+ * The document of `version`: `pack`'s listing of it when that is complete, else the
+ * registry's `getVersion` (a NuGet feed lists versions without a hash it does not state).
+ */
+export async function readVersionDoc(
+  registry: RegistryClient,
+  pack: PackDoc,
+  version: string,
+): Promise<VersionDoc> {
+  const listed = pack.versions[version];
+  return listed !== undefined && listed.dist.integrity !== ''
+    ? listed
+    : registry.getVersion(pack.name, version);
 }

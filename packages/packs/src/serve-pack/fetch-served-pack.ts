@@ -25,7 +25,7 @@ import { describeDifferences, findInstalledDifferences } from '../project/verify
 import { RegistryError } from '../registry/registry-error.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
 import type { VersionDoc } from '../registry/registry-types.ts';
-import { selectVersion } from '../resolve/resolve-version.ts';
+import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import { readPackTarball, type TarballFile } from '../tarball/read-tarball.ts';
 
@@ -124,7 +124,7 @@ export async function fetchServedPack(options: FetchServedPackOptions): Promise<
       range !== undefined && pack.versions[range]?.yanked === true
         ? range
         : selectVersion(pack, range);
-    doc = pack.versions[version] ?? (await registry.getVersion(name, version));
+    doc = await readVersionDoc(registry, pack, version);
   } catch (error) {
     if (!isRegistryDown(error)) throw error;
     return serveOffline({ ...options, root, packFolder, cache, problem: error });

@@ -7,6 +7,7 @@ import {
   describeNameCharacters,
   escapeFileName,
 } from './file-name-characters.ts';
+import { checkEntryPath, findPrefixConflicts } from './archive-paths.ts';
 import { formatBytes, resolveLimits, type PackLimits } from './limits.ts';
 
 /** One file of a pack, read into memory and checked, not yet written anywhere. */
@@ -33,7 +34,6 @@ const ENTRY_PREFIX = 'package/';
 /** The ratio cap applies above this much output: a tiny pack may compress very well. */
 const RATIO_FLOOR_BYTES = 1024 * 1024;
 const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
-const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
 
 /**
  * Reads a pack `.tgz` entirely in memory and checks it before anything is written: gzip
@@ -157,7 +157,10 @@ export function inspectTarball(
       entry.resume();
       return;
     }
-    const relative = checkEntryPath(entryPath, type === 'Directory');
+    const relative = checkEntryPath(entryPath, {
+      isDirectory: type === 'Directory',
+      prefix: ENTRY_PREFIX,
+    });
     if (typeof relative !== 'string') {
       fail('E_TARBALL_PATH', `${JSON.stringify(entryPath)} ${relative.problem}.`, entryPath);
       entry.resume();
@@ -231,52 +234,4 @@ export function readPackTarball(
     );
   }
   return files;
-}
-
-/** The path relative to the pack root, or why the entry's path is refused. */
-function checkEntryPath(entryPath: string, isDirectory: boolean): string | { problem: string } {
-  if (entryPath.includes('\0')) return { problem: 'contains a NUL character' };
-  if (entryPath.includes('\\')) return { problem: 'contains "\\" (a Windows path separator)' };
-  if (entryPath.startsWith('/') || /^[A-Za-z]:/.test(entryPath))
-    return { problem: 'is an absolute path' };
-  const withSlash = isDirectory && !entryPath.endsWith('/') ? `${entryPath}/` : entryPath;
-  if (!withSlash.startsWith(ENTRY_PREFIX)) return { problem: `is not under ${ENTRY_PREFIX}` };
-  const segments = withSlash.slice(ENTRY_PREFIX.length).split('/');
-  if (segments.at(-1) === '') segments.pop();
-  const kept: string[] = [];
-  for (const segment of segments) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') return { problem: 'climbs out of the pack with ".."' };
-    if ([...segment].some((char) => char.charCodeAt(0) < 0x20) || /[<>:"|?*]/.test(segment))
-      return { problem: 'has a character that is not allowed in file names (control, <>:"|?*)' };
-    if (/[. ]$/.test(segment)) return { problem: 'has a name ending in "." or a space' };
-    if (WINDOWS_RESERVED.test(segment))
-      return { problem: 'uses a reserved device name (CON, NUL, COM1 ...)' };
-    if (Buffer.byteLength(segment) > 255) return { problem: 'has a name longer than 255 bytes' };
-    kept.push(segment);
-  }
-  if (kept.length > 32) return { problem: 'is nested more than 32 folders deep' };
-  if (!isDirectory && kept.length === 0) return { problem: 'names no file' };
-  return kept.join('/');
-}
-
-/** A file `a` and a file `a/b` cannot both be written. */
-function findPrefixConflicts(
-  seen: Map<string, string>,
-  fail: (code: Diagnostic['code'], message: string, entry?: string) => void,
-): void {
-  const folders = new Map<string, string>();
-  for (const [key, original] of seen) {
-    const parts = key.split('/');
-    for (let i = 1; i < parts.length; i += 1) folders.set(parts.slice(0, i).join('/'), original);
-  }
-  for (const [key, original] of seen) {
-    const inside = folders.get(key);
-    if (!original.endsWith('/') && inside !== undefined)
-      fail(
-        'E_TARBALL_DUPLICATE',
-        `${original} is a file and also the folder of ${inside}.`,
-        original,
-      );
-  }
 }

@@ -1,8 +1,14 @@
+import { ToolpackError } from '@toolpack/core';
 import {
   createPackCache,
+  openNuGetFeed,
   openRegistry,
+  parsePackSpecifier,
   readManifest,
+  resolveFeed,
   resolveRegistryLocation,
+  toPackNameFromNuGetId,
+  type OpenSource,
   type PackCache,
   type RegistryClient,
 } from '@toolpack/packs';
@@ -41,4 +47,54 @@ export async function openCommandRegistry(
 /** The content-addressed tarball cache ($TOOLPACK_CACHE_DIR, else ~/.cache/toolpack). */
 export function createCommandCache(context: CommandContext): PackCache {
   return createPackCache({ env: context.env });
+}
+
+/**
+ * The NuGet feed `--source` names (a `feeds:` name in toolpack.yaml, a URL or a folder), and
+ * what toolpack.lock records as its `source`.
+ */
+export async function openCommandSource(
+  context: CommandContext,
+  source: string,
+): Promise<{ registry: RegistryClient; source: string }> {
+  return createSourceOpener(context).then((open) => open.withSource(source));
+}
+
+/** Opens the feeds lock entries name (`source`), for install and update. */
+export async function createSourceOpener(context: CommandContext): Promise<{
+  open: OpenSource;
+  withSource: (source: string) => { registry: RegistryClient; source: string };
+}> {
+  const manifest = await readManifest(context.cwd);
+  const withSource = (source: string) => {
+    const feed = resolveFeed({
+      source,
+      feeds: manifest.manifest?.feeds,
+      env: context.env,
+      cwd: context.cwd,
+      projectDir: context.cwd,
+    });
+    return { registry: openNuGetFeed(feed), source: feed.source };
+  };
+  return { open: (source) => withSource(source).registry, withSource };
+}
+
+/**
+ * What the user typed with `--source` (`EchoTools`, `EchoTools@^1.2`) as a pack specifier: a
+ * NuGet id in any case is the pack of its lower-case name (`echotools`).
+ */
+export function parseFeedSpecifier(specifier: string): { name: string; range?: string } {
+  const at = specifier.indexOf('@');
+  const id = at === -1 ? specifier : specifier.slice(0, at);
+  const name = toPackNameFromNuGetId(id);
+  if (name === undefined) {
+    throw new ToolpackError(
+      'E_USAGE',
+      `The NuGet id ${JSON.stringify(id)} cannot be a pack name: pack names are letters, digits and hyphens (at most 64), so ids with "." or "_" are not supported yet.`,
+      {
+        hint: 'Ask the module author for an id of letters, digits and hyphens, or copy the module into your project as a module: source.',
+      },
+    );
+  }
+  return parsePackSpecifier(`${name}${at === -1 ? '' : specifier.slice(at)}`);
 }

@@ -7,3 +7,11 @@ const REGISTRY_HELP =
 export function addRegistryOption(command: Command): Command {
   return command.addOption(new Option('--registry <url|dir>', REGISTRY_HELP));
 }
+
+const SOURCE_HELP =
+  'a NuGet feed of PowerShell modules: the name of a feed in toolpack.yaml (feeds:), a v3 index.json URL, a v2 URL (https://www.powershellgallery.com/api/v2), or a folder of .nupkg files';
+
+/** `--source`: a NuGet feed instead of the Toolpack registry. */
+export function addSourceOption(command: Command): Command {
+  return command.addOption(new Option('--source <feed>', SOURCE_HELP).conflicts('registry'));
+}

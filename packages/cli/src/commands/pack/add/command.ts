@@ -4,7 +4,7 @@ import { createPainter, type CliIo } from '../../../io.ts';
 import { displayPath } from '../../../tool-view.ts';
 import { withDownloadProgress } from '../download-progress.ts';
 import { addApprovalOptions, createCommandApprover } from '../approval-options.ts';
-import { addRegistryOption } from '../registry-option.ts';
+import { addRegistryOption, addSourceOption } from '../registry-option.ts';
 import { plural } from '../render-pack-output.ts';
 import { addProjectPack } from './index.ts';
 
@@ -17,6 +17,7 @@ export function createAddCommand(io: CliIo, done: (code: number) => void): Comma
     )
     .option('--as <alias>', "serve the pack's tools as <alias>_<tool> (default: the pack's name)");
   addRegistryOption(command);
+  addSourceOption(command);
   addApprovalOptions(command);
   command.addHelpText(
     'after',
@@ -27,6 +28,8 @@ Examples:
   mcp pack add json --registry ~/my-packs
   mcp pack add jira --allow network,env:JIRA_BASE_URL,env:JIRA_EMAIL,env:JIRA_API_TOKEN
   mcp pack add json --yes                   # no terminal (CI, scripts): approve what it asks
+  mcp pack add EchoTools --source https://www.powershellgallery.com/api/v2   # a PowerShell module
+  mcp pack add EchoTools --source corp      # from the feed corp: in toolpack.yaml (feeds:)
 
 Prints what the pack's tools may touch (files, network, environment, programs) before
 anything is installed and asks you to approve it; without a terminal it needs --yes, or
@@ -41,7 +44,7 @@ to ask (no terminal, no --yes or --allow).`,
   command.action(
     async (
       specifier: string,
-      flags: { as?: string; registry?: string; yes?: boolean; allow?: string },
+      flags: { as?: string; registry?: string; source?: string; yes?: boolean; allow?: string },
     ) => {
       const approve = createCommandApprover(io, flags);
       const report = await withDownloadProgress(io, (onDownload) =>
@@ -51,6 +54,7 @@ to ask (no terminal, no --yes or --allow).`,
           specifier,
           ...(flags.as === undefined ? {} : { as: flags.as }),
           ...(flags.registry === undefined ? {} : { registry: flags.registry }),
+          ...(flags.source === undefined ? {} : { source: flags.source }),
           onDownload,
           ...(approve === undefined ? {} : { approve }),
         }),

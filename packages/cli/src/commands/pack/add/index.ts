@@ -7,7 +7,12 @@ import {
 } from '@toolpack/packs';
 import type { CommandContext } from '../../../io.ts';
 import { createStagedPackCheck } from '../check-staged-packs.ts';
-import { createCommandCache, openCommandRegistry } from '../project-registry.ts';
+import {
+  createCommandCache,
+  openCommandRegistry,
+  openCommandSource,
+  parseFeedSpecifier,
+} from '../project-registry.ts';
 import { withPackNameSuggestion } from '../suggest-pack-name.ts';
 
 export interface AddProjectPackOptions extends CommandContext {
@@ -17,6 +22,8 @@ export interface AddProjectPackOptions extends CommandContext {
   as?: string;
   /** A registry URL or a folder of packs (default: as `resolveRegistryLocation` documents). */
   registry?: string;
+  /** A NuGet feed of PowerShell modules instead of the registry (`--source`). */
+  source?: string;
   onDownload?: DownloadListener;
   /** Asked before anything is installed; without it a pack that needs approval is refused. */
   approve?: ApprovePack;
@@ -27,14 +34,19 @@ export interface AddProjectPackOptions extends CommandContext {
  * collide with the project's; nothing changes when anything fails.
  */
 export async function addProjectPack(options: AddProjectPackOptions): Promise<InstalledPackReport> {
-  const { name, range } = parsePackSpecifier(options.specifier);
-  const registry = await openCommandRegistry(options, options.registry);
+  const { name, range } =
+    options.source === undefined
+      ? parsePackSpecifier(options.specifier)
+      : parseFeedSpecifier(options.specifier);
+  const feed =
+    options.source === undefined ? undefined : await openCommandSource(options, options.source);
+  const registry = feed?.registry ?? (await openCommandRegistry(options, options.registry));
   return withPackNameSuggestion(
     {
       registry,
       name,
       retry: (closest) =>
-        `mcp pack add ${closest}${range === undefined ? '' : `@${range}`}${options.as === undefined ? '' : ` --as ${options.as}`}`,
+        `mcp pack add ${closest}${range === undefined ? '' : `@${range}`}${options.as === undefined ? '' : ` --as ${options.as}`}${options.source === undefined ? '' : ` --source ${options.source}`}`,
     },
     () =>
       addPack({
@@ -43,6 +55,7 @@ export async function addProjectPack(options: AddProjectPackOptions): Promise<In
         ...(range === undefined ? {} : { range }),
         ...(options.as === undefined ? {} : { alias: options.as }),
         registry,
+        ...(feed === undefined ? {} : { source: feed.source }),
         cache: createCommandCache(options),
         checkTools: createStagedPackCheck(options),
         ...(options.onDownload === undefined ? {} : { onDownload: options.onDownload }),

@@ -1,13 +1,14 @@
 import { ToolpackError } from '@toolpack/core';
 import {
   parsePackSpecifier,
+  readLockfile,
   selectVersion,
   sortVersionsDescending,
   type PackDoc,
   type VersionDoc,
 } from '@toolpack/packs';
 import type { CommandContext } from '../../../io.ts';
-import { openCommandRegistry } from '../project-registry.ts';
+import { openCommandRegistry, openCommandSource, parseFeedSpecifier } from '../project-registry.ts';
 import { withPackNameSuggestion } from '../suggest-pack-name.ts';
 
 export interface GetPackInfoOptions extends CommandContext {
@@ -15,18 +16,29 @@ export interface GetPackInfoOptions extends CommandContext {
   specifier: string;
   /** A registry URL or a folder of packs (default: as `resolveRegistryLocation` documents). */
   registry?: string;
+  /** A NuGet feed of PowerShell modules instead of the registry (`--source`). */
+  source?: string;
 }
 
 /** What `mcp pack info --json` prints. */
 export interface PackInfo {
   pack: PackDoc;
   version: VersionDoc;
+  /** Where it was looked up: the registry, or the NuGet feed (`--source`) with its `source`. */
+  from: { location: string; kind: 'registry' | 'nuget'; source?: string };
+  /** This project's installs of the pack: where each came from, as toolpack.lock records it. */
+  installed: { alias: string; version: string; resolved: string; source?: string }[];
 }
 
 /** A pack as the registry describes it, and the one version the specifier picks. */
 export async function getPackInfo(options: GetPackInfoOptions): Promise<PackInfo> {
-  const { name, range } = parsePackSpecifier(options.specifier);
-  const registry = await openCommandRegistry(options, options.registry);
+  const { name, range } =
+    options.source === undefined
+      ? parsePackSpecifier(options.specifier)
+      : parseFeedSpecifier(options.specifier);
+  const feed =
+    options.source === undefined ? undefined : await openCommandSource(options, options.source);
+  const registry = feed?.registry ?? (await openCommandRegistry(options, options.registry));
   const pack = await withPackNameSuggestion(
     { registry, name, retry: (closest) => `mcp pack info ${closest}` },
     () => registry.getPack(name),
@@ -40,5 +52,23 @@ export async function getPackInfo(options: GetPackInfoOptions): Promise<PackInfo
         : selectVersion(pack, range);
   if (chosen === undefined) throw new ToolpackError('E_PACK_NOT_FOUND', `${name} has no versions.`);
   const version = pack.versions[chosen] ?? (await registry.getVersion(name, chosen));
-  return { pack, version };
+  const lock = (await readLockfile(options.cwd)).lock;
+  const installed = Object.entries(lock?.packs ?? {})
+    .filter(([, entry]) => entry.name === name)
+    .map(([alias, entry]) => ({
+      alias,
+      version: entry.version,
+      resolved: entry.resolved,
+      ...(entry.source === undefined ? {} : { source: entry.source }),
+    }));
+  return {
+    pack,
+    version,
+    from: {
+      location: registry.location,
+      kind: feed === undefined ? 'registry' : 'nuget',
+      ...(feed === undefined ? {} : { source: feed.source }),
+    },
+    installed,
+  };
 }

@@ -7,7 +7,11 @@ import {
 } from '@toolpack/packs';
 import type { CommandContext } from '../../../io.ts';
 import { createStagedPackCheck } from '../check-staged-packs.ts';
-import { createCommandCache, openCommandRegistry } from '../project-registry.ts';
+import {
+  createCommandCache,
+  createSourceOpener,
+  openCommandRegistry,
+} from '../project-registry.ts';
 
 export interface InstallProjectPacksOptions extends CommandContext {
   /** Fail when toolpack.lock does not match toolpack.yaml (for CI). */
@@ -35,6 +39,8 @@ export async function installProjectPacks(
     checkTools: createStagedPackCheck(options, { collisions: false }),
     ...(options.approve === undefined ? {} : { approve: options.approve }),
     ...(await registryFor(options)),
+    // A module from a NuGet feed is resolved and downloaded through that feed (its login).
+    openSource: (await createSourceOpener(options)).open,
   });
 }
 

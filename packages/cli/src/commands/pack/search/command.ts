@@ -3,7 +3,7 @@ import { EXIT_OK } from '../../../exit-codes.ts';
 import type { CliIo } from '../../../io.ts';
 import { collect } from '../../../option-parsers.ts';
 import { renderTable } from '../../../render-table.ts';
-import { addRegistryOption } from '../registry-option.ts';
+import { addRegistryOption, addSourceOption } from '../registry-option.ts';
 import { plural } from '../render-pack-output.ts';
 import { searchRegistry } from './index.ts';
 
@@ -26,6 +26,7 @@ export function createSearchCommand(io: CliIo, done: (code: number) => void): Co
     .option('--limit <n>', 'at most this many packs (default 20)', parseLimit)
     .option('--json', 'print the registry\'s answer: {"packs": [...], "metadata": {...}}');
   addRegistryOption(command);
+  addSourceOption(command);
   command.addHelpText(
     'after',
     `
@@ -33,21 +34,29 @@ Examples:
   mcp pack search --tag MCPTools
   mcp pack search jira issues --registry ~/my-packs
   mcp pack search --tag MCPTools --tag jira --json
+  mcp pack search --tag MCPTools --source https://www.powershellgallery.com/api/v2
 
 Exit codes: 0 the registry answered (matches or not), 1 it could not be reached.`,
   );
   command.action(
     async (
       words: string[],
-      flags: { tag?: string[]; limit?: number; json?: boolean; registry?: string },
+      flags: {
+        tag?: string[];
+        limit?: number;
+        json?: boolean;
+        registry?: string;
+        source?: string;
+      },
     ) => {
-      const { response, location } = await searchRegistry({
+      const { response, location, source } = await searchRegistry({
         cwd: io.cwd,
         env: io.env,
         words,
         tags: flags.tag ?? [],
         ...(flags.limit === undefined ? {} : { limit: flags.limit }),
         ...(flags.registry === undefined ? {} : { registry: flags.registry }),
+        ...(flags.source === undefined ? {} : { source: flags.source }),
       });
       if (flags.json) {
         io.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
@@ -71,7 +80,8 @@ Exit codes: 0 the registry answered (matches or not), 1 it could not be reached.
           response.packs.map((pack) => [
             pack.name,
             pack.version,
-            String(pack.toolCount),
+            // A feed lists modules, not tools: those are discovered once one is added.
+            source === undefined ? String(pack.toolCount) : '-',
             pack.tags.join(', '),
             pack.description,
           ]),
@@ -82,6 +92,8 @@ Exit codes: 0 the registry answered (matches or not), 1 it could not be reached.
         ? ' (more match: add words or tags, or raise --limit)'
         : '';
       io.stdout.write(`\n${plural(response.packs.length, 'pack')} from ${location}${more}\n`);
+      if (source !== undefined)
+        io.stdout.write(`add one with: mcp pack add <name> --source ${source}\n`);
       done(EXIT_OK);
     },
   );

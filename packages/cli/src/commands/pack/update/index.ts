@@ -6,7 +6,11 @@ import {
 } from '@toolpack/packs';
 import type { CommandContext } from '../../../io.ts';
 import { createStagedPackCheck } from '../check-staged-packs.ts';
-import { createCommandCache, openCommandRegistry } from '../project-registry.ts';
+import {
+  createCommandCache,
+  createSourceOpener,
+  openCommandRegistry,
+} from '../project-registry.ts';
 
 export interface UpdateProjectPacksOptions extends CommandContext {
   /** Aliases or names; empty updates every pack. */
@@ -27,6 +31,8 @@ export async function updateProjectPacks(
     projectDir: options.cwd,
     only: options.names,
     registry,
+    // A module from a NuGet feed is updated from that feed.
+    openSource: (await createSourceOpener(options)).open,
     cache: createCommandCache(options),
     ...(options.onDownload === undefined ? {} : { onDownload: options.onDownload }),
     checkTools: createStagedPackCheck(options),

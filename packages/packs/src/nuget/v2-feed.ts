@@ -1,0 +1,107 @@
+import { loadXmlParser, textOf } from './parse-nuspec.ts';
+import type { FeedHttp } from './feed-http.ts';
+import { matchesSearch, type FeedEntry, type FeedProtocol } from './feed-entry.ts';
+
+/** Pages followed for one listing: a feed that links on forever is cut off here. */
+const MAX_PAGES = 20;
+
+/**
+ * A NuGet v2 feed, the OData (Atom) API the PowerShell Gallery serves at `/api/v2`:
+ * `FindPackagesById()?id='<id>'` lists an id's versions, `Search()` with a `$filter` of
+ * `substringof('<tag>', Tags)` finds by tag, and each entry's `<content src>` is its package. Both follow `<link rel="next">`.
+ */
+export function createV2Feed(options: { url: string; http: FeedHttp }): FeedProtocol {
+  const base = options.url.replace(/\/+$/, '');
+  const list = async (first: string): Promise<FeedEntry[]> => {
+    const entries: FeedEntry[] = [];
+    let url: string | undefined = first;
+    for (let page = 0; url !== undefined && page < MAX_PAGES; page++) {
+      const text = await options.http.getText(url);
+      if (text === undefined) break;
+      const read = readAtomFeed(text, url);
+      entries.push(...read.entries);
+      url = read.next;
+    }
+    return entries;
+  };
+  return {
+    kind: 'v2',
+    listVersions(id) {
+      return list(`${base}/FindPackagesById()?id=${encodeURIComponent(quoteOData(id))}`);
+    },
+    async search(query) {
+      // The gallery's own shape of a tag search (what PSResourceGet sends): OData's
+      // substringof on Tags, matched exactly below.
+      const filter = [
+        'IsLatestVersion',
+        ...query.tags.map((tag) => `substringof(${quoteOData(tag)}, Tags) eq true`),
+      ].join(' and ');
+      const words =
+        query.words.length === 0
+          ? ''
+          : `&searchTerm=${encodeURIComponent(quoteOData(query.words.join(' ')))}`;
+      const url = `${base}/Search()?$filter=${encodeURIComponent(filter)}${words}&$skip=0&$top=${query.limit}`;
+      return (await list(url)).filter((entry) => matchesSearch(entry, query));
+    },
+  };
+}
+
+/** An OData string literal: quoted, with `'` doubled. */
+function quoteOData(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+function readAtomFeed(text: string, url: string): { entries: FeedEntry[]; next?: string } {
+  const parser = new (loadXmlParser().XMLParser)({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    removeNSPrefix: true,
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: true,
+    isArray: (name) => name === 'entry' || name === 'link',
+  });
+  let document: Record<string, unknown>;
+  try {
+    document = parser.parse(text, true) as Record<string, unknown>;
+  } catch {
+    return { entries: [] };
+  }
+  const feed = (document.feed ?? {}) as {
+    entry?: Record<string, unknown>[];
+    link?: Record<string, unknown>[];
+  };
+  const entries: FeedEntry[] = [];
+  for (const entry of feed.entry ?? []) {
+    const properties = (entry.properties ?? {}) as Record<string, unknown>;
+    const id = textOf(properties.Id) || textOf(entry.title);
+    const version = textOf(properties.NormalizedVersion) || textOf(properties.Version);
+    const src = textOf((entry.content as Record<string, unknown> | undefined)?.['@_src']);
+    if (id === '' || version === '' || src === '') continue;
+    const hash = textOf(properties.PackageHash);
+    const algorithm = textOf(properties.PackageHashAlgorithm).toUpperCase();
+    let download: string;
+    try {
+      download = new URL(src, url).href;
+    } catch {
+      continue;
+    }
+    entries.push({
+      id,
+      version,
+      description: textOf(properties.Description),
+      tags: textOf(properties.Tags).split(/\s+/).filter(Boolean),
+      download,
+      ...(hash !== '' && algorithm === 'SHA512' ? { integrity: `sha512-${hash}` } : {}),
+      // The gallery marks an unlisted version by publishing it in 1900.
+      listed:
+        textOf(properties.IsListed) !== 'false' &&
+        !textOf(properties.Published).startsWith('1900-'),
+    });
+  }
+  const next = (feed.link ?? []).find((link) => link['@_rel'] === 'next')?.['@_href'];
+  return {
+    entries,
+    ...(typeof next === 'string' && next !== '' ? { next: new URL(next, url).href } : {}),
+  };
+}

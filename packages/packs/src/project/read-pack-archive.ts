@@ -1,0 +1,29 @@
+import { isZipArchive, readNupkgAsPack, type ModulePackage } from '../nuget/nupkg-to-pack.ts';
+import type { PackLimits } from '../tarball/limits.ts';
+import { readPackTarball, type TarballFile } from '../tarball/read-tarball.ts';
+
+/**
+ * The checked files of a pack's downloaded archive, whichever it is: a pack `.tgz`, or a
+ * PowerShell module's `.nupkg` from a NuGet feed (read as a pack by `readNupkgAsPack`). Both
+ * throw `E_TARBALL_UNSAFE` with every problem before anything is written.
+ */
+export async function readPackArchive(
+  bytes: Uint8Array,
+  options: {
+    name: string;
+    version: string;
+    /** A module's required modules (toolpack.lock's `modules`), installed beside it. */
+    modules?: readonly ModulePackage[];
+    limits?: Partial<PackLimits>;
+  },
+): Promise<TarballFile[]> {
+  const label = `${options.name}@${options.version}`;
+  if (isZipArchive(bytes)) {
+    const pack = await readNupkgAsPack(bytes, { ...options, label: `The package of ${label}` });
+    return pack.files;
+  }
+  return readPackTarball(bytes, {
+    label: `The tarball of ${label}`,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+}
