@@ -291,6 +291,29 @@ describe.skipIf(skipReason !== undefined)(
       expect(existsSync(path.join(versionDir, 'pack', 'toolpack.yaml'))).toBe(true);
     });
 
+    it('mcp pack add --source the gallery feed installs the pack the .nupkg wraps, with its tools', async () => {
+      const project = mkdtempSync(path.join(temp, 'project-'));
+      writeFileSync(path.join(project, 'toolpack.yaml'), 'sources: []\n');
+      const added = await startMcp(
+        ['pack', 'add', 'sysinfo', '--source', `${baseUrl}/nuget/v2`, '--yes'],
+        { cwd: project, env: cleanEnv() },
+      );
+      expect(added.code, added.stderr).toBe(0);
+      // Read as a bare module, the wrapper gave "0 tools" and E_MODULE_NO_TOOLS.
+      expect(added.stdout + added.stderr).toMatch(/added sysinfo@1\.1\.0 .*: 4 tools/);
+      const listed = await startMcp(['list', '--json'], { cwd: project, env: cleanEnv() });
+      expect(listed.code, listed.stderr).toBe(0);
+      const names = (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools
+        .map((tool) => tool.name)
+        .filter((name) => name.startsWith('sysinfo_'));
+      expect(names.sort()).toEqual([
+        'sysinfo_Get_CpuInfo',
+        'sysinfo_Get_DiskInfo',
+        'sysinfo_Get_MemoryInfo',
+        'sysinfo_Get_OsInfo',
+      ]);
+    });
+
     it('publishes a module with Publish-PSResource as a pack that mcp pack search finds by MCPTools', async () => {
       const modulePath = path.join(nugetFixtures, 'modules', 'Clocks');
       const refusedKey = await runPwsh(

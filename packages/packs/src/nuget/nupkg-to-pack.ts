@@ -11,6 +11,8 @@ import { inspectNupkg } from './read-nupkg.ts';
 const PACKAGING_FILE =
   /^(\[Content_Types\]\.xml|_rels\/.*|package\/.*|\.signature\.p7s|[^/]+\.nuspec)$/i;
 const TAG = /^[A-Za-z0-9][A-Za-z0-9+#._-]{0,49}$/;
+/** Where a Toolpack gallery's `.nupkg` of a module pack keeps the pack itself. */
+const EMBEDDED_PACK_FOLDER = 'pack';
 
 export interface NupkgPack {
   /** The pack's files: its generated toolpack.yaml, and the module under `<Id>/`. */
@@ -57,6 +59,8 @@ export async function readNupkgAsPack(
     ...(options.limits ? { limits: options.limits } : {}),
   });
   const { nuspec } = main;
+  const embedded = readEmbeddedPack(main, options, label);
+  if (embedded !== undefined) return embedded;
   const files = [...main.files];
   const folders = new Set([nuspec.id.toLowerCase()]);
   for (const module of options.modules ?? []) {
@@ -82,6 +86,41 @@ export async function readNupkgAsPack(
   return {
     files: [{ path: MANIFEST_FILE, data: Buffer.from(loadYaml().stringify(manifest)) }, ...files],
     nuspec,
+  };
+}
+
+/**
+ * A Toolpack gallery serves a module pack to PowerShell users as a `.nupkg` whose module
+ * wraps the pack, with the pack itself unchanged under `pack/`. Read as a plain module it
+ * gives no tools (its functions are made when it is imported), so the pack under `pack/` is
+ * taken as it is: its own toolpack.yaml, with the permissions it declares shown at approval
+ * like any pack's. Its name must be the one asked for, as a tarball's must.
+ */
+function readEmbeddedPack(
+  main: NupkgPack,
+  options: { name: string; version: string },
+  label: string,
+): NupkgPack | undefined {
+  const prefix = `${main.nuspec.id}/${EMBEDDED_PACK_FOLDER}/`;
+  const manifest = main.files.find((file) => file.path === `${prefix}${MANIFEST_FILE}`);
+  if (manifest === undefined) return undefined;
+  const written = loadYaml().parse(manifest.data.toString('utf8')) as unknown;
+  const stated =
+    typeof written === 'object' && written !== null
+      ? (written as { name?: unknown; version?: unknown })
+      : {};
+  if (stated.name !== options.name || stated.version !== options.version) {
+    throw new ToolpackError(
+      'E_TARBALL_MISMATCH',
+      `${label} holds a pack under ${EMBEDDED_PACK_FOLDER}/ that calls itself ${String(stated.name)}@${String(stated.version)}, not ${options.name}@${options.version}; nothing was installed.`,
+      { hint: 'The feed served another package than it listed; tell its owner.' },
+    );
+  }
+  return {
+    files: main.files
+      .filter((file) => file.path.startsWith(prefix))
+      .map((file) => ({ path: file.path.slice(prefix.length), data: file.data })),
+    nuspec: main.nuspec,
   };
 }
 
