@@ -8,6 +8,8 @@ export function loadXmlParser(): typeof FastXmlParser {
   return (xml ??= require('fast-xml-parser') as typeof FastXmlParser);
 }
 
+const DECLARATION = /<!DOCTYPE|<!ENTITY/i;
+
 export interface NuspecDependency {
   id: string;
   /** A NuGet version range (`[1.0.0, )`, `1.0.0`), or undefined for any version. */
@@ -25,8 +27,13 @@ export interface Nuspec {
   dependencies: NuspecDependency[];
 }
 
-/** Parses a `.nuspec`; undefined when it has no `<metadata>` with an `<id>` and `<version>`. */
+/**
+ * Parses a `.nuspec`; undefined when it has no `<metadata>` with an `<id>` and `<version>`, or
+ * declares a DOCTYPE or entities: a package never needs one, and refusing it before parsing
+ * means no entity but XML's five predefined ones is ever expanded.
+ */
 export function parseNuspec(text: string): Nuspec | undefined {
+  if (DECLARATION.test(text)) return undefined;
   const parser = new (loadXmlParser().XMLParser)({
     ignoreAttributes: false,
     attributeNamePrefix: '@_',
@@ -70,7 +77,10 @@ export function parseNuspec(text: string): Nuspec | undefined {
     id,
     version,
     description: textOf(metadata.description),
-    tags: textOf(metadata.tags).split(/\s+/).filter(Boolean),
+    // NuGet separates tags with spaces; some packers write commas.
+    tags: textOf(metadata.tags)
+      .split(/[\s,]+/)
+      .filter(Boolean),
     dependencies,
   };
 }
