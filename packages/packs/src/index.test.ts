@@ -46,6 +46,7 @@ describe('@toolpack/packs exports', () => {
       'readLockfile',
       'readManifest',
       'readNupkgAsPack',
+      'readNupkgContent',
       'readPolicyFile',
       'removePack',
       'resolveFeed',

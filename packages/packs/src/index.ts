@@ -89,7 +89,9 @@ export type { OpenRegistryOptions, RegistryLocation } from './registry/open-regi
 export { openNuGetFeed } from './nuget/nuget-feed.ts';
 export type { NuGetFeedClient, NuGetFeedOptions } from './nuget/nuget-feed.ts';
 export type { FeedCredentials } from './nuget/feed-http.ts';
-export { inspectNupkg } from './nuget/read-nupkg.ts';
+export { inspectNupkg, readNupkgContent } from './nuget/read-nupkg.ts';
+export type { NupkgContent, NupkgContentResult } from './nuget/read-nupkg.ts';
+export type { Nuspec } from './nuget/parse-nuspec.ts';
 export { readNupkgAsPack } from './nuget/nupkg-to-pack.ts';
 export { resolveFeed } from './nuget/resolve-feed.ts';
 export type { ResolvedFeed } from './nuget/resolve-feed.ts';

@@ -4,8 +4,7 @@ import { ToolpackError } from '@toolpack/core';
 import { computeIntegrity } from '../integrity/integrity.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import { matchesSearch, type FeedEntry, type FeedProtocol } from './feed-entry.ts';
-import { parseNuspec } from './parse-nuspec.ts';
-import { inspectNupkg } from './read-nupkg.ts';
+import { readNupkgContent } from './read-nupkg.ts';
 
 /**
  * A folder of `.nupkg` files, as a PSResourceGet local repository (`Register-PSResourceRepository
@@ -35,13 +34,12 @@ export function createFolderFeed(options: {
     for (const name of names) {
       const file = path.join(options.dir, name);
       const bytes = await readFile(file);
-      const inspected = await inspectNupkg(bytes, {
+      const read = await readNupkgContent(bytes, {
         label: file,
         ...(options.limits ? { limits: options.limits } : {}),
       });
-      const nuspecFile = inspected.files?.find((f) => /^[^/]+\.nuspec$/i.test(f.path));
-      const nuspec = nuspecFile && parseNuspec(nuspecFile.data.toString('utf8'));
-      if (nuspec === undefined) continue;
+      if (read.content === undefined) continue;
+      const { nuspec } = read.content;
       entries.push({
         id: nuspec.id,
         version: nuspec.version,

@@ -4,12 +4,9 @@ import { MANIFEST_FILE } from '../manifest/parse-manifest.ts';
 import type { PackLimits } from '../tarball/limits.ts';
 import type { TarballFile } from '../tarball/read-tarball.ts';
 import { toPackNameFromNuGetId, toSemverFromNuGetVersion } from './nuget-names.ts';
-import { parseNuspec, type Nuspec } from './parse-nuspec.ts';
-import { inspectNupkg } from './read-nupkg.ts';
+import type { Nuspec } from './parse-nuspec.ts';
+import { readNupkgContent } from './read-nupkg.ts';
 
-/** What NuGet adds around a package's content; none of it is the module. */
-const PACKAGING_FILE =
-  /^(\[Content_Types\]\.xml|_rels\/.*|package\/.*|\.signature\.p7s|[^/]+\.nuspec)$/i;
 const TAG = /^[A-Za-z0-9][A-Za-z0-9+#._-]{0,49}$/;
 /** Where a Toolpack gallery's `.nupkg` of a module pack keeps the pack itself. */
 const EMBEDDED_PACK_FOLDER = 'pack';
@@ -125,7 +122,7 @@ function readEmbeddedPack(
 }
 
 /**
- * One module's package, checked (`inspectNupkg`, then its .nuspec against what was asked, a
+ * One module's package, checked (`readNupkgContent`, then its .nuspec against what was asked, a
  * `<Id>.psd1` at its root, and the ModuleVersion that states against the .nuspec's), as files
  * under `<Id>/` without NuGet's packaging files.
  */
@@ -141,25 +138,18 @@ export async function readNupkgAsModule(
   },
 ): Promise<NupkgPack> {
   const { label } = options;
-  const inspected = await inspectNupkg(bytes, {
+  const read = await readNupkgContent(bytes, {
     label,
     ...(options.limits ? { limits: options.limits } : {}),
   });
-  if (inspected.files === undefined) {
+  if (read.content === undefined) {
     throw new ToolpackError(
       'E_TARBALL_UNSAFE',
-      `${label} was refused and nothing was installed:\n${inspected.problems.map((p) => `  - ${p.message}`).join('\n')}`,
+      `${label} was refused and nothing was installed:\n${read.problems.map((p) => `  - ${p.message}`).join('\n')}`,
       { hint: 'Tell the module author or the feed owner; do not unpack it by hand.' },
     );
   }
-  const nuspecs = inspected.files.filter((file) => /^[^/]+\.nuspec$/i.test(file.path));
-  const nuspec = nuspecs.length === 1 ? parseNuspec(nuspecs[0]!.data.toString('utf8')) : undefined;
-  if (nuspec === undefined) {
-    throw new ToolpackError(
-      'E_TARBALL_UNSAFE',
-      `${label} has ${nuspecs.length === 1 ? 'an unreadable' : nuspecs.length === 0 ? 'no' : 'more than one'} .nuspec at its root; it is not a NuGet package. Nothing was installed.`,
-    );
-  }
+  const { nuspec, files: content } = read.content;
   if (!options.matches(nuspec.id) || toSemverFromNuGetVersion(nuspec.version) !== options.version) {
     throw new ToolpackError(
       'E_TARBALL_MISMATCH',
@@ -167,7 +157,6 @@ export async function readNupkgAsModule(
       { hint: 'The feed served another package than it listed; tell its owner.' },
     );
   }
-  const content = inspected.files.filter((file) => !PACKAGING_FILE.test(file.path));
   if (!content.some((file) => file.path === `${nuspec.id}.psd1`)) {
     throw new ToolpackError(
       'E_NUPKG_NOT_MODULE',

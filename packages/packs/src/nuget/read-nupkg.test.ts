@@ -12,8 +12,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import { buildModuleNupkg, buildZip, type RawZipEntry } from '../testing/build-nupkg.ts';
-import { inspectNupkg } from './read-nupkg.ts';
+import {
+  buildModuleNupkg,
+  buildZip,
+  nuspecText,
+  type RawZipEntry,
+} from '../testing/build-nupkg.ts';
+import { inspectNupkg, readNupkgContent } from './read-nupkg.ts';
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -211,5 +216,39 @@ describe('inspectNupkg refuses hostile packages before anything is written', () 
     ]);
     const result = await inspectNupkg(Buffer.from('PK\u0003\u0004 not really'), { label: 'x' });
     expect(result.problems.map((p) => p.code)).toEqual(['E_TARBALL_FORMAT']);
+  });
+});
+
+describe('readNupkgContent', () => {
+  it("gives the real package's .nuspec and its own files, NuGet's packaging files left out", async () => {
+    const bytes = await readFile(path.join(import.meta.dirname, 'fixtures/EchoTools.1.2.0.nupkg'));
+    const read = await readNupkgContent(bytes);
+    expect(read.problems).toEqual([]);
+    expect(read.content?.nuspec).toMatchObject({ id: 'EchoTools', version: '1.2.0' });
+    expect(read.content?.files.map((f) => f.path).sort()).toEqual([
+      'EchoTools.psd1',
+      'EchoTools.psm1',
+    ]);
+  });
+
+  it('refuses a package with no .nuspec, two, or one declaring a DOCTYPE', async () => {
+    const module = { path: 'Clocks.psd1', data: '@{}' };
+    const spec = nuspecText({ id: 'Clocks', version: '1.0.0' });
+    const bomb = spec.replace('<package', '<!DOCTYPE package [<!ENTITY a "aaaa">]><package');
+    const cases: [RawZipEntry[], RegExp][] = [
+      [[module], /has no \.nuspec at its root/],
+      [
+        [module, { path: 'Clocks.nuspec', data: spec }, { path: 'Other.nuspec', data: spec }],
+        /has more than one \.nuspec/,
+      ],
+      [[module, { path: 'Clocks.nuspec', data: bomb }], /Clocks\.nuspec\) .*declares a DOCTYPE/],
+    ];
+    for (const [entries, message] of cases) {
+      const read = await readNupkgContent(await buildZip(entries), { label: 'x.nupkg' });
+      expect(read.content).toBeUndefined();
+      expect(read.problems.map((p) => `${p.code} ${p.message}`)).toEqual([
+        expect.stringMatching(message),
+      ]);
+    }
   });
 });

@@ -9,6 +9,7 @@ import {
 } from '../tarball/file-name-characters.ts';
 import { formatBytes, resolveLimits, type PackLimits } from '../tarball/limits.ts';
 import type { TarballFile } from '../tarball/read-tarball.ts';
+import { parseNuspec, type Nuspec } from './parse-nuspec.ts';
 
 // Loaded on first use, like tar: most commands never open a .nupkg.
 const require = createRequire(import.meta.url);
@@ -20,6 +21,20 @@ export interface NupkgInspection {
   files: TarballFile[] | undefined;
   problems: Diagnostic[];
 }
+
+/** A package's own files and its parsed `.nuspec`; undefined when anything was refused. */
+export interface NupkgContent {
+  nuspec: Nuspec;
+  /** Paths relative to the package root, without NuGet's packaging files. */
+  files: TarballFile[];
+}
+
+export type NupkgContentResult =
+  { content: NupkgContent; problems: [] } | { content: undefined; problems: Diagnostic[] };
+
+/** What NuGet adds around a package's content; none of it is the module. */
+const PACKAGING_FILE =
+  /^(\[Content_Types\]\.xml|_rels\/.*|package\/.*|\.signature\.p7s|[^/]+\.nuspec)$/i;
 
 /** The ratio cap applies above this much output, as for a tarball. */
 const RATIO_FLOOR_BYTES = 1024 * 1024;
@@ -168,6 +183,45 @@ export async function inspectNupkg(
   } finally {
     zip.close();
   }
+}
+
+/**
+ * A `.nupkg` checked by `inspectNupkg`, its one root `.nuspec` parsed (`parseNuspec`), and
+ * its content without what NuGet's packing adds: what both `mcp pack add` and a gallery
+ * receiving an upload read of a package.
+ */
+export async function readNupkgContent(
+  bytes: Uint8Array,
+  options: { limits?: Partial<PackLimits>; label?: string } = {},
+): Promise<NupkgContentResult> {
+  const inspected = await inspectNupkg(bytes, options);
+  if (inspected.files === undefined) return { content: undefined, problems: inspected.problems };
+  const label = options.label ?? 'The package';
+  const nuspecs = inspected.files.filter((file) => /^[^/]+\.nuspec$/i.test(file.path));
+  const nuspec = nuspecs.length === 1 ? parseNuspec(nuspecs[0]!.data.toString('utf8')) : undefined;
+  if (nuspec === undefined) {
+    const which =
+      nuspecs.length === 0
+        ? 'has no .nuspec at its root'
+        : nuspecs.length > 1
+          ? 'has more than one .nuspec at its root'
+          : `has a .nuspec (${nuspecs[0]!.path}) that is not well-formed XML, declares a DOCTYPE or entities, or has no <metadata> with an <id> and a <version>`;
+    return {
+      content: undefined,
+      problems: [
+        createDiagnostic(
+          'error',
+          'E_TARBALL_UNSAFE',
+          `${label} ${which}; it is not a NuGet package.`,
+          { path: nuspecs.length === 1 ? `${label}:${nuspecs[0]!.path}` : label },
+        ),
+      ],
+    };
+  }
+  return {
+    content: { nuspec, files: inspected.files.filter((file) => !PACKAGING_FILE.test(file.path)) },
+    problems: [],
+  };
 }
 
 function openZip(buffer: Buffer): Promise<Yauzl.ZipFile> {
