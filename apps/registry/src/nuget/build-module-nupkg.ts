@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ZipFile } from 'yazl';
 import type { TarballFile, VersionDoc } from '@toolpack/packs';
 import type { PowerShellModule } from './nuget-ids.ts';
-import { renderNuspec } from './nuspec.ts';
+import { renderNuspec } from './render-nuspec.ts';
 import { formatPowerShellArray, quotePowerShellString } from './powershell-data.ts';
 
 /** The folder of the package that holds the pack's own files, untouched. */

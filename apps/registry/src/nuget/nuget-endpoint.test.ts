@@ -387,7 +387,7 @@ describe('hostile .nupkg uploads', () => {
     expect(refused.status).toBe(422);
     expect(
       ((await refused.json()) as { problems: { message: string }[] }).problems[0]?.message,
-    ).toMatch(/could not be read: invalid relative path/);
+    ).toMatch(/"\.\.\/evil\.ps1" climbs out of the pack/);
   });
 
   it('refuses a link entry, which an unzip keeping modes would make a symlink', async () => {
@@ -399,7 +399,9 @@ describe('hostile .nupkg uploads', () => {
     expect(await readRawModes(body)).toContain(0o120777);
     const refused = await push(body, token);
     expect(refused.status).toBe(422);
-    expect(refused.statusText).toBe('secret.txt is a link; a package holds only files.');
+    expect(refused.statusText).toBe(
+      'secret.txt is a symbolic link; packs hold only files and folders.',
+    );
   });
 
   it('refuses an entry over the file size cap before unpacking it', async () => {
@@ -410,9 +412,7 @@ describe('hostile .nupkg uploads', () => {
     ]);
     const refused = await push(body, token);
     expect(refused.status).toBe(422);
-    expect(refused.statusText).toMatch(
-      /big\.txt is 64\.0 KB unpacked, over the 64\.0 KB a file may be/,
-    );
+    expect(refused.statusText).toMatch(/big\.txt is 64\.0 KB; one file may be at most 64\.0 KB/);
     expect((await fetch(`${registry.url}/v0/packs/clocks/versions/3.0.2`)).status).toBe(404);
   });
 
@@ -431,7 +431,7 @@ describe('hostile .nupkg uploads', () => {
     expect(unchecked.actual).toBe(big.length);
     const refused = await push(body, token);
     expect(refused.status).toBe(422);
-    expect(refused.statusText).toMatch(/could not be read: too many bytes in the stream/);
+    expect(refused.statusText).toMatch(/lie\.txt cannot be read: too many bytes in the stream/);
   });
 
   it('refuses names that would overwrite each other, which fail the unpacking without the check', async () => {
@@ -457,7 +457,7 @@ describe('hostile .nupkg uploads', () => {
       ['notes.TXT', 'b'],
     ]);
     expect((await push(folded, token)).statusText).toBe(
-      'notes.TXT and Notes.txt would be one name on a file system that folds case (macOS, Windows).',
+      'notes.TXT and Notes.txt differ only in case or Unicode normalisation; they would overwrite each other on macOS and Windows.',
     );
     const fileAndFolder = await makeZip([
       ['Clocks.nuspec', nuspec('Clocks', '3.0.7')],
@@ -466,7 +466,7 @@ describe('hostile .nupkg uploads', () => {
       ['lib/inner.ps1', 'x'],
     ]);
     expect((await push(fileAndFolder, token)).statusText).toBe(
-      'lib is a file, and lib/inner.ps1 puts a file inside it.',
+      'lib is a file and also the folder of lib/inner.ps1.',
     );
   });
 

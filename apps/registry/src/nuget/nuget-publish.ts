@@ -1,11 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readNupkgContent } from '@toolpack/packs';
 import { readBearerToken } from '../auth/tokens.ts';
 import { authenticate, readPublishUpload, sendClosing } from '../http/api-routes.ts';
 import { sendError, sendJson } from '../http/http-io.ts';
 import type { RegistryContext } from '../http/registry-context.ts';
 import { publishPack } from '../publish/publish-pack.ts';
 import { convertNupkgToPack } from './nupkg-to-pack.ts';
-import { readNupkg } from './read-nupkg.ts';
+
+const PUBLISH_HINT =
+  'Publish the module folder with Publish-PSResource, or pack it with nuget pack.';
 
 /**
  * `PUT /nuget/v3/package` (NuGet's PackagePublish, what `Publish-PSResource` and
@@ -28,13 +31,18 @@ export async function handleNugetPublish(
   const bytes = await readPublishUpload(context, request, response);
   if (bytes === undefined) return;
 
-  const read = await readNupkg(bytes, context.limits);
-  const converted = read.ok
-    ? await convertNupkgToPack(read.content, {
-        workDir: context.publish.workDir,
-        limits: context.limits,
-      })
-    : read;
+  // Read as `mcp pack add --source` reads a feed's package: one reader of the format.
+  const read = await readNupkgContent(bytes, { limits: context.limits, label: 'package.nupkg' });
+  const converted =
+    read.content === undefined
+      ? {
+          ok: false as const,
+          problems: read.problems.map((problem) => ({ ...problem, hint: PUBLISH_HINT })),
+        }
+      : await convertNupkgToPack(read.content, {
+          workDir: context.publish.workDir,
+          limits: context.limits,
+        });
   if (!converted.ok) {
     const first = converted.problems[0]?.message ?? 'The package was refused.';
     setStatusMessage(response, first);

@@ -8,7 +8,7 @@ import { findLatestVersion } from '../storage/pack-versions.ts';
 import { handleNugetPublish } from './nuget-publish.ts';
 import { describeForNuget, findPack, getPackPageUrl, sendPackNupkg } from './nuget-routes.ts';
 import type { NugetIdentity } from './nuget-ids.ts';
-import { escapeXml as xml } from './nuspec.ts';
+import { escapeXml as xml } from './render-nuspec.ts';
 import { readNugetIdentity } from './read-stored-pack.ts';
 
 /**

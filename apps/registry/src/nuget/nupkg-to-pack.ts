@@ -2,9 +2,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
 import { createDiagnostic, type Diagnostic } from '@toolpack/core';
-import { MANIFEST_FILE, createPackTarball, writePackFiles, type PackLimits } from '@toolpack/packs';
+import {
+  MANIFEST_FILE,
+  createPackTarball,
+  writePackFiles,
+  type NupkgContent,
+  type PackLimits,
+} from '@toolpack/packs';
 import { toPackName } from './nuget-ids.ts';
-import type { NupkgContent } from './read-nupkg.ts';
 
 /** Tags PowerShellGet and PSResourceGet add on their own (kinds of package and command lists). */
 const DERIVED_TAG =
