@@ -1,12 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as Yauzl from 'yauzl';
 import { createDiagnostic, type Diagnostic } from '@toolpack/core';
-import { checkEntryPath, findPrefixConflicts } from '../tarball/archive-paths.ts';
-import {
-  NAME_CHARACTERS_RULE,
-  describeNameCharacters,
-  escapeFileName,
-} from '../tarball/file-name-characters.ts';
+import { checkEntryName, collectProblems, findPrefixConflicts } from '../tarball/archive-paths.ts';
 import { formatBytes, resolveLimits, type PackLimits } from '../tarball/limits.ts';
 import type { TarballFile } from '../tarball/read-tarball.ts';
 import { parseNuspec, type Nuspec } from './parse-nuspec.ts';
@@ -60,14 +55,7 @@ export async function inspectNupkg(
 ): Promise<NupkgInspection> {
   const limits = resolveLimits(options.limits);
   const label = options.label ?? 'The package';
-  const problems: Diagnostic[] = [];
-  const fail = (code: Diagnostic['code'], message: string, entry?: string) => {
-    problems.push(
-      createDiagnostic('error', code, message, {
-        path: entry === undefined ? label : `${label}:${entry}`,
-      }),
-    );
-  };
+  const { problems, fail } = collectProblems(label);
   const stop = (code: Diagnostic['code'], message: string): NupkgInspection => {
     fail(code, message);
     return { files: undefined, problems };
@@ -120,31 +108,8 @@ export async function inspectNupkg(
         fail('E_TARBALL_FORMAT', `${name} is encrypted; a package is read as it is.`, name);
         continue;
       }
-      const deceptive = describeNameCharacters(name);
-      if (deceptive !== undefined) {
-        const shown = escapeFileName(name);
-        fail('E_TARBALL_PATH_CHARACTER', `${shown} ${deceptive}: ${NAME_CHARACTERS_RULE}`, shown);
-        continue;
-      }
-      const relative = checkEntryPath(name, { isDirectory, prefix: '' });
-      if (typeof relative !== 'string') {
-        fail('E_TARBALL_PATH', `${JSON.stringify(name)} ${relative.problem}.`, name);
-        continue;
-      }
-      if (relative !== '') {
-        const key = relative.normalize('NFC').toLowerCase();
-        const earlier = seen.get(key);
-        if (earlier !== undefined) {
-          fail(
-            'E_TARBALL_DUPLICATE',
-            earlier === relative || earlier === `${relative}/`
-              ? `${relative} appears twice.`
-              : `${relative} and ${earlier} differ only in case or Unicode normalisation; they would overwrite each other on macOS and Windows.`,
-            name,
-          );
-        }
-        seen.set(key, isDirectory ? `${relative}/` : relative);
-      }
+      const relative = checkEntryName(name, { isDirectory, prefix: '', seen, fail });
+      if (relative === undefined) continue;
       if (isDirectory) continue;
       if (entry.uncompressedSize > limits.maxFileBytes) {
         fail(

@@ -1,4 +1,9 @@
-import type { Diagnostic } from '@toolpack/core';
+import { createDiagnostic, type Diagnostic } from '@toolpack/core';
+import {
+  NAME_CHARACTERS_RULE,
+  describeNameCharacters,
+  escapeFileName,
+} from './file-name-characters.ts';
 
 /**
  * The path rules every pack archive (a pack's .tgz, a NuGet .nupkg) is held to, so that what
@@ -38,11 +43,67 @@ export function checkEntryPath(
   return kept.join('/');
 }
 
+export type ReportProblem = (code: Diagnostic['code'], message: string, entry?: string) => void;
+
+/** Where an archive's problems gather, each naming the archive (`label`) and the entry. */
+export function collectProblems(label: string): {
+  problems: Diagnostic[];
+  fail: ReportProblem;
+} {
+  const problems: Diagnostic[] = [];
+  const fail: ReportProblem = (code, message, entry) => {
+    problems.push(
+      createDiagnostic('error', code, message, {
+        path: entry === undefined ? label : `${label}:${entry}`,
+      }),
+    );
+  };
+  return { problems, fail };
+}
+
+/**
+ * An entry's name held to the rules of every pack archive: no character that means another
+ * on Windows or looks like another name, a safe relative path (`checkEntryPath`), and unique
+ * ignoring case and Unicode normalisation (macOS folds both, Windows case), recorded in
+ * `seen` (folded name to the name, a folder's with `/`) for `findPrefixConflicts`. The path
+ * relative to the pack root, or undefined when the name was refused; a clash is reported and
+ * the path still given, so every clash is listed.
+ */
+export function checkEntryName(
+  name: string,
+  options: { isDirectory: boolean; prefix: string; seen: Map<string, string>; fail: ReportProblem },
+): string | undefined {
+  const { isDirectory, seen, fail } = options;
+  const deceptive = describeNameCharacters(name);
+  if (deceptive !== undefined) {
+    const shown = escapeFileName(name);
+    fail('E_TARBALL_PATH_CHARACTER', `${shown} ${deceptive}: ${NAME_CHARACTERS_RULE}`, shown);
+    return undefined;
+  }
+  const relative = checkEntryPath(name, { isDirectory, prefix: options.prefix });
+  if (typeof relative !== 'string') {
+    fail('E_TARBALL_PATH', `${JSON.stringify(name)} ${relative.problem}.`, name);
+    return undefined;
+  }
+  if (relative === '') return relative;
+  const key = relative.normalize('NFC').toLowerCase();
+  const earlier = seen.get(key);
+  if (earlier !== undefined) {
+    const sameCase = relative.toLowerCase() === earlier.replace(/\/$/, '').toLowerCase();
+    fail(
+      'E_TARBALL_DUPLICATE',
+      earlier === relative || earlier === `${relative}/`
+        ? `${relative} appears twice.`
+        : `${relative} and ${earlier} differ only in ${sameCase ? 'case' : 'Unicode normalisation (composed or decomposed letters)'}; they would overwrite each other on macOS${sameCase ? ' and Windows' : ''}.`,
+      name,
+    );
+  }
+  seen.set(key, isDirectory ? `${relative}/` : relative);
+  return relative;
+}
+
 /** A file `a` and a file `a/b` cannot both be written. */
-export function findPrefixConflicts(
-  seen: Map<string, string>,
-  fail: (code: Diagnostic['code'], message: string, entry?: string) => void,
-): void {
+export function findPrefixConflicts(seen: Map<string, string>, fail: ReportProblem): void {
   const folders = new Map<string, string>();
   for (const [key, original] of seen) {
     const parts = key.split('/');

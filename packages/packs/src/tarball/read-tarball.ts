@@ -1,13 +1,8 @@
 import { gunzipSync } from 'node:zlib';
 import type { ReadEntry } from 'tar';
 import { loadTar } from '../lazy-dependencies.ts';
-import { createDiagnostic, ToolpackError, type Diagnostic } from '@toolpack/core';
-import {
-  NAME_CHARACTERS_RULE,
-  describeNameCharacters,
-  escapeFileName,
-} from './file-name-characters.ts';
-import { checkEntryPath, findPrefixConflicts } from './archive-paths.ts';
+import { ToolpackError, type Diagnostic } from '@toolpack/core';
+import { checkEntryName, collectProblems, findPrefixConflicts } from './archive-paths.ts';
 import { formatBytes, resolveLimits, type PackLimits } from './limits.ts';
 
 /** One file of a pack, read into memory and checked, not yet written anywhere. */
@@ -49,14 +44,7 @@ export function inspectTarball(
 ): TarballInspection {
   const limits = resolveLimits(options.limits);
   const label = options.label ?? 'The tarball';
-  const problems: Diagnostic[] = [];
-  const fail = (code: Diagnostic['code'], message: string, entry?: string) => {
-    problems.push(
-      createDiagnostic('error', code, message, {
-        path: entry === undefined ? label : `${label}:${entry}`,
-      }),
-    );
-  };
+  const { problems, fail } = collectProblems(label);
   const stop = (code: Diagnostic['code'], message: string): TarballInspection => {
     fail(code, message);
     return { files: undefined, problems };
@@ -150,36 +138,15 @@ export function inspectTarball(
       entry.resume();
       return;
     }
-    const deceptive = describeNameCharacters(entryPath);
-    if (deceptive !== undefined) {
-      const shown = escapeFileName(entryPath);
-      fail('E_TARBALL_PATH_CHARACTER', `${shown} ${deceptive}: ${NAME_CHARACTERS_RULE}`, shown);
-      entry.resume();
-      return;
-    }
-    const relative = checkEntryPath(entryPath, {
+    const relative = checkEntryName(entryPath, {
       isDirectory: type === 'Directory',
       prefix: ENTRY_PREFIX,
+      seen,
+      fail,
     });
-    if (typeof relative !== 'string') {
-      fail('E_TARBALL_PATH', `${JSON.stringify(entryPath)} ${relative.problem}.`, entryPath);
+    if (relative === undefined) {
       entry.resume();
       return;
-    }
-    if (relative !== '') {
-      // macOS folds case and Unicode normalisation; Windows folds case.
-      const key = relative.normalize('NFC').toLowerCase();
-      const earlier = seen.get(key);
-      if (earlier !== undefined) {
-        fail(
-          'E_TARBALL_DUPLICATE',
-          earlier === relative
-            ? `${relative} appears twice.`
-            : `${relative} and ${earlier} differ only in ${relative.toLowerCase() === earlier.toLowerCase() ? 'case' : 'Unicode normalisation (composed or decomposed letters)'}; they would overwrite each other on macOS${relative.toLowerCase() === earlier.toLowerCase() ? ' and Windows' : ''}.`,
-          entryPath,
-        );
-      }
-      seen.set(key, type === 'Directory' ? `${relative}/` : relative);
     }
     if (type === 'Directory') {
       entry.resume();
