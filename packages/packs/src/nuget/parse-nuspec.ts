@@ -2,13 +2,35 @@ import { createRequire } from 'node:module';
 import type * as FastXmlParser from 'fast-xml-parser';
 
 const require = createRequire(import.meta.url);
-let xml: typeof FastXmlParser | undefined;
-/** fast-xml-parser, loaded on first use; also what reads a v2 feed's Atom answers. */
-export function loadXmlParser(): typeof FastXmlParser {
-  return (xml ??= require('fast-xml-parser') as typeof FastXmlParser);
-}
-
 const DECLARATION = /<!DOCTYPE|<!ENTITY/i;
+let xml: typeof FastXmlParser | undefined;
+const loadXmlParser = (): typeof FastXmlParser =>
+  (xml ??= require('fast-xml-parser') as typeof FastXmlParser);
+
+/**
+ * A NuGet XML document (a `.nuspec`, a v2 feed's Atom answer) as fast-xml-parser gives it:
+ * attributes as `@_name`, namespace prefixes dropped, every value text, the elements named in
+ * `arrays` always arrays. Undefined when it is not well-formed or declares a DOCTYPE or
+ * entities: NuGet never needs one, and refusing it before parsing means no entity but XML's
+ * five predefined ones is ever expanded.
+ */
+export function parseNuGetXml(text: string, arrays: readonly string[]): unknown {
+  if (DECLARATION.test(text)) return undefined;
+  const parser = new (loadXmlParser().XMLParser)({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    removeNSPrefix: true,
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: true,
+    isArray: (name) => arrays.includes(name),
+  });
+  try {
+    return parser.parse(text.replace(/^\uFEFF/, ''), true) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface NuspecDependency {
   id: string;
@@ -29,26 +51,11 @@ export interface Nuspec {
 
 /**
  * Parses a `.nuspec`; undefined when it has no `<metadata>` with an `<id>` and `<version>`, or
- * declares a DOCTYPE or entities: a package never needs one, and refusing it before parsing
- * means no entity but XML's five predefined ones is ever expanded.
+ * `parseNuGetXml` refuses it (not well-formed, a DOCTYPE).
  */
 export function parseNuspec(text: string): Nuspec | undefined {
-  if (DECLARATION.test(text)) return undefined;
-  const parser = new (loadXmlParser().XMLParser)({
-    ignoreAttributes: false,
-    attributeNamePrefix: '@_',
-    removeNSPrefix: true,
-    parseTagValue: false,
-    parseAttributeValue: false,
-    trimValues: true,
-    isArray: (name) => name === 'dependency' || name === 'group',
-  });
-  let document: unknown;
-  try {
-    document = parser.parse(text.replace(/^\uFEFF/, ''), true);
-  } catch {
-    return undefined;
-  }
+  const document = parseNuGetXml(text, ['dependency', 'group']);
+  if (document === undefined) return undefined;
   const metadata = (document as { package?: { metadata?: Record<string, unknown> } }).package
     ?.metadata;
   if (metadata === undefined || typeof metadata !== 'object') return undefined;

@@ -1,4 +1,4 @@
-import { loadXmlParser, textOf } from './parse-nuspec.ts';
+import { parseNuGetXml, textOf } from './parse-nuspec.ts';
 import type { FeedHttp } from './feed-http.ts';
 import { matchesSearch, type FeedEntry, type FeedProtocol } from './feed-entry.ts';
 
@@ -52,21 +52,9 @@ function quoteOData(text: string): string {
 }
 
 function readAtomFeed(text: string, url: string): { entries: FeedEntry[]; next?: string } {
-  const parser = new (loadXmlParser().XMLParser)({
-    ignoreAttributes: false,
-    attributeNamePrefix: '@_',
-    removeNSPrefix: true,
-    parseTagValue: false,
-    parseAttributeValue: false,
-    trimValues: true,
-    isArray: (name) => name === 'entry' || name === 'link',
-  });
-  let document: Record<string, unknown>;
-  try {
-    document = parser.parse(text, true) as Record<string, unknown>;
-  } catch {
-    return { entries: [] };
-  }
+  const document = parseNuGetXml(text, ['entry', 'link']) as
+    { feed?: Record<string, unknown> } | undefined;
+  if (document === undefined) return { entries: [] };
   const feed = (document.feed ?? {}) as {
     entry?: Record<string, unknown>[];
     link?: Record<string, unknown>[];
