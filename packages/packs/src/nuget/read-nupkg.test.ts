@@ -231,6 +231,18 @@ describe('readNupkgContent', () => {
     ]);
   });
 
+  it("keeps a module's own folder named package, leaving out only NuGet's metadata in it", async () => {
+    const read = await readNupkgContent(
+      await buildZip([
+        { path: 'Clocks.nuspec', data: nuspecText({ id: 'Clocks', version: '1.0.0' }) },
+        { path: 'Clocks.psd1', data: '@{}' },
+        { path: 'package/helper.ps1', data: 'x' },
+        { path: 'package/services/metadata/core-properties/1.psmdcp', data: '<x/>' },
+      ]),
+    );
+    expect(read.content?.files.map((f) => f.path)).toEqual(['Clocks.psd1', 'package/helper.ps1']);
+  });
+
   it('refuses a package with no .nuspec, two, or one declaring a DOCTYPE', async () => {
     const module = { path: 'Clocks.psd1', data: '@{}' };
     const spec = nuspecText({ id: 'Clocks', version: '1.0.0' });

@@ -27,9 +27,12 @@ export interface NupkgContent {
 export type NupkgContentResult =
   { content: NupkgContent; problems: [] } | { content: undefined; problems: Diagnostic[] };
 
-/** What NuGet adds around a package's content; none of it is the module. */
+/**
+ * What NuGet adds around a package's content; none of it is the module. Only `package/`'s
+ * `services/metadata/` is NuGet's: a module may have a folder named `package` of its own.
+ */
 const PACKAGING_FILE =
-  /^(\[Content_Types\]\.xml|_rels\/.*|package\/.*|\.signature\.p7s|[^/]+\.nuspec)$/i;
+  /^(\[Content_Types\]\.xml|_rels\/.*|package\/services\/metadata\/.*|\.signature\.p7s|[^/]+\.nuspec)$/i;
 
 /** The ratio cap applies above this much output, as for a tarball. */
 const RATIO_FLOOR_BYTES = 1024 * 1024;
