@@ -26,6 +26,16 @@ export interface ModulePackage {
   bytes: Uint8Array;
 }
 
+export interface ReadNupkgAsPackOptions {
+  /** The pack asked for, and its semver. */
+  name: string;
+  version: string;
+  /** A module's required modules (toolpack.lock's `modules`), installed beside it. */
+  modules?: readonly ModulePackage[];
+  limits?: Partial<PackLimits>;
+  label?: string;
+}
+
 /**
  * A PowerShell module's `.nupkg` as the files of a pack, checked like a tarball first
  * (`inspectNupkg`), then held to what was asked: its `.nuspec` must name the id (any case)
@@ -39,13 +49,7 @@ export interface ModulePackage {
  */
 export async function readNupkgAsPack(
   bytes: Uint8Array,
-  options: {
-    name: string;
-    version: string;
-    modules?: readonly ModulePackage[];
-    limits?: Partial<PackLimits>;
-    label?: string;
-  },
+  options: ReadNupkgAsPackOptions,
 ): Promise<NupkgPack> {
   const label = options.label ?? `The package of ${options.name}@${options.version}`;
   const main = await readNupkgAsModule(bytes, {

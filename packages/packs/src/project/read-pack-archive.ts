@@ -1,5 +1,8 @@
-import { isZipArchive, readNupkgAsPack, type ModulePackage } from '../nuget/nupkg-to-pack.ts';
-import type { PackLimits } from '../tarball/limits.ts';
+import {
+  isZipArchive,
+  readNupkgAsPack,
+  type ReadNupkgAsPackOptions,
+} from '../nuget/nupkg-to-pack.ts';
 import { readPackTarball, type TarballFile } from '../tarball/read-tarball.ts';
 
 /**
@@ -9,13 +12,7 @@ import { readPackTarball, type TarballFile } from '../tarball/read-tarball.ts';
  */
 export async function readPackArchive(
   bytes: Uint8Array,
-  options: {
-    name: string;
-    version: string;
-    /** A module's required modules (toolpack.lock's `modules`), installed beside it. */
-    modules?: readonly ModulePackage[];
-    limits?: Partial<PackLimits>;
-  },
+  options: Omit<ReadNupkgAsPackOptions, 'label'>,
 ): Promise<TarballFile[]> {
   const label = `${options.name}@${options.version}`;
   if (isZipArchive(bytes)) {
