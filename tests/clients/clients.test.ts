@@ -43,9 +43,17 @@ const stdioTarget: Target = {
 };
 
 const CLIENTS: { name: string; connect: (target: Target) => Promise<ConnectedClient> }[] = [
-  { name: 'MCP Inspector CLI 2.12.0', connect: connectInspector },
+  { name: 'MCP Inspector CLI 2.12.0', connect: (target) => connectInspector(target) },
   { name: 'TypeScript SDK v1 1.32.2', connect: connectSdkV1 },
-  { name: 'TypeScript SDK v2 2.4.0', connect: connectSdkV2 },
+  {
+    name: 'MCP Inspector CLI 2.12.0 (protocol era modern, 2026-07-28)',
+    connect: (target) => connectInspector(target, { protocolEra: 'modern' }),
+  },
+  { name: 'TypeScript SDK v2 2.4.0', connect: (target) => connectSdkV2(target) },
+  {
+    name: 'TypeScript SDK v2 2.4.0 (pinned to 2026-07-28)',
+    connect: (target) => connectSdkV2(target, { pin: '2026-07-28' }),
+  },
   { name: 'AI SDK MCP 2.0.99', connect: connectAiSdk },
   { name: 'LangChain MCP adapters 1.1.4', connect: connectLangChain },
   { name: 'Mastra MCP 2.0.0', connect: connectMastra },
@@ -94,7 +102,7 @@ for (const { name, connect } of CLIENTS) {
 
       it('lists the tools', async () => {
         expect((await client!.listToolNames()).sort()).toEqual(
-          expect.arrayContaining(['Find_Widget', 'read_limits', 'shout']),
+          expect.arrayContaining(['Find_Widget', 'Get_Limits', 'read_limits', 'shout']),
         );
       });
 
@@ -120,12 +128,25 @@ for (const { name, connect } of CLIENTS) {
         const outcome = await client!.callTool('read_limits', {});
         expect(outcome.isError).toBe(true);
         expect(outcome.text).not.toContain('E_OUTPUT_MISMATCH');
-        expect(outcome.text).toMatch(
-          /^Tool "read_limits" failed|returned an error: Tool "read_limits" failed/,
-        );
+        expect(outcome.text).toMatch(/(^|: )Tool "read_limits" failed: /);
         expect(outcome.text).toContain('cat: scripts/limits.json: No such file or directory');
         expect(MACHINE_PATHS.filter((found) => outcome.text.includes(found))).toEqual([]);
       });
+
+      it.skipIf(!hasPwsh)(
+        `${PWSH_TEST_TAG} is told PowerShell's own error first, not an output mismatch`,
+        async () => {
+          const outcome = await client!.callTool('Get_Limits', {});
+          expect(outcome.isError).toBe(true);
+          expect(outcome.text).not.toContain('E_OUTPUT_MISMATCH');
+          // The client's own prefix (LangChain's "MCP tool … returned an error: ") may come first.
+          expect(outcome.text).toMatch(
+            /(^|: )PowerShell tool "Get_Limits" failed: Cannot find path 'scripts\/limits\.json' because it does not exist\. \(at scripts\/Get-Limits\.ps1:9\)/,
+          );
+          expect(MACHINE_PATHS.filter((found) => outcome.text.includes(found))).toEqual([]);
+        },
+        60_000,
+      );
     });
   }
 }

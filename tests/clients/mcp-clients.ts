@@ -73,8 +73,15 @@ export async function connectSdkV1(target: Target): Promise<ConnectedClient> {
   };
 }
 
-export async function connectSdkV2(target: Target): Promise<ConnectedClient> {
-  const client = new ClientV2({ name: 'toolpack-clients-v2', version: '1.0.0' });
+/** SDK v2 negotiates a 2025 version by default; `pin` makes it speak only that one. */
+export async function connectSdkV2(
+  target: Target,
+  options: { pin?: string } = {},
+): Promise<ConnectedClient> {
+  const client = new ClientV2(
+    { name: 'toolpack-clients-v2', version: '1.0.0' },
+    options.pin === undefined ? {} : { versionNegotiation: { mode: { pin: options.pin } } },
+  );
   await client.connect(
     target.kind === 'stdio' ? new StdioV2({ ...target, stderr: 'ignore' }) : new HttpV2(target.url),
   );
@@ -172,7 +179,11 @@ export async function connectMastra(target: Target): Promise<ConnectedClient> {
 const inspectorBin = path.join(import.meta.dirname, 'node_modules', '.bin', 'mcp-inspector');
 
 /** The Inspector CLI runs one request per process, as a script or CI job uses it. */
-function runInspector(target: Target, request: string[]): Record<string, unknown> {
+function runInspector(
+  target: Target,
+  request: string[],
+  protocolEra: string | undefined,
+): Record<string, unknown> {
   const home = mkdtempSync(path.join(os.tmpdir(), 'toolpack-clients-inspector-'));
   try {
     const output = path.join(home, 'result.json');
@@ -181,7 +192,9 @@ function runInspector(target: Target, request: string[]): Record<string, unknown
         ? ['--cwd', target.cwd, target.command, ...target.args]
         : [target.url.href, '--transport', 'http'];
     const env = target.kind === 'stdio' ? { ...target.env } : { ...process.env, NODE_OPTIONS: '' };
-    const run = spawnSync(inspectorBin, ['--cli', ...server, ...request, '--output', output], {
+    const era = protocolEra === undefined ? [] : ['--protocol-era', protocolEra];
+    const args = ['--cli', ...era, ...server, ...request, '--output', output];
+    const run = spawnSync(inspectorBin, args, {
       env: { ...env, HOME: home, USERPROFILE: home, APPDATA: home },
       encoding: 'utf8',
       timeout: 60_000,
@@ -198,24 +211,25 @@ function runInspector(target: Target, request: string[]): Record<string, unknown
   }
 }
 
-export async function connectInspector(target: Target): Promise<ConnectedClient> {
+/** `protocolEra` is the Inspector's `--protocol-era`: legacy (2025), auto (its default) or modern (2026-07-28). */
+export async function connectInspector(
+  target: Target,
+  options: { protocolEra?: string } = {},
+): Promise<ConnectedClient> {
   return {
     listToolNames: async () => {
-      const listed = runInspector(target, ['--method', 'tools/list']) as {
+      const listed = runInspector(target, ['--method', 'tools/list'], options.protocolEra) as {
         tools?: { name: string }[];
       };
       return (listed.tools ?? []).map((tool) => tool.name);
     },
     callTool: async (name, args) =>
       outcomeOf(
-        runInspector(target, [
-          '--method',
-          'tools/call',
-          '--tool-name',
-          name,
-          '--tool-args-json',
-          JSON.stringify(args),
-        ]),
+        runInspector(
+          target,
+          ['--method', 'tools/call', '--tool-name', name, '--tool-args-json', JSON.stringify(args)],
+          options.protocolEra,
+        ),
       ),
     close: async () => undefined,
   };
