@@ -87,7 +87,7 @@ afterAll(() => {
 
 for (const { name, connect } of CLIENTS) {
   for (const transport of ['stdio', 'http'] as const) {
-    describe.skipIf(!hasBuiltMcp)(`${name} over ${transport} [built mcp]`, () => {
+    describe.skipIf(!hasBuiltMcp).concurrent(`${name} over ${transport} [built mcp]`, () => {
       let client: ConnectedClient | undefined;
 
       beforeAll(async () => {
