@@ -23,6 +23,9 @@ import {
 const project = path.join(import.meta.dirname, 'fixtures', 'project');
 const builtMcp = path.join(repo, 'packages', 'cli', 'bin', 'mcp.js');
 const hasBuiltMcp = existsSync(path.join(repo, 'packages', 'cli', 'dist', 'bin.mjs'));
+// The Inspector starts a client (and over stdio a server) per request, and each client's
+// checks run side by side: generous, so a loaded CI machine fails only what is broken.
+const CALL_TIMEOUT_MS = 60_000;
 const MACHINE_PATHS = [project, repo, os.tmpdir(), os.homedir(), 'file://'];
 
 /** This process's environment without the source condition: the bundle resolves as installed. */
@@ -100,16 +103,27 @@ for (const { name, connect } of CLIENTS) {
         await client?.close().catch(() => undefined);
       });
 
-      it('lists the tools', async () => {
-        expect((await client!.listToolNames()).sort()).toEqual(
-          expect.arrayContaining(['Find_Widget', 'Get_Limits', 'read_limits', 'shout']),
-        );
-      });
+      it(
+        'lists the tools',
+        async () => {
+          expect((await client!.listToolNames()).sort()).toEqual(
+            expect.arrayContaining(['Find_Widget', 'Get_Limits', 'read_limits', 'shout']),
+          );
+        },
+        CALL_TIMEOUT_MS,
+      );
 
-      it('calls the bash tool', async () => {
-        const outcome = await client!.callTool('shout', { text: 'quiet please' });
-        expect(outcome).toEqual({ isError: false, text: expect.stringContaining('QUIET PLEASE') });
-      });
+      it(
+        'calls the bash tool',
+        async () => {
+          const outcome = await client!.callTool('shout', { text: 'quiet please' });
+          expect(outcome).toEqual({
+            isError: false,
+            text: expect.stringContaining('QUIET PLEASE'),
+          });
+        },
+        CALL_TIMEOUT_MS,
+      );
 
       it.skipIf(!hasPwsh)(
         `${PWSH_TEST_TAG} binds each parameter set`,
@@ -121,17 +135,21 @@ for (const { name, connect } of CLIENTS) {
           expect(JSON.parse(byName.text)).toEqual({ ParameterSet: 'ByName', Key: 'gear' });
           expect(JSON.parse(byId.text)).toEqual({ ParameterSet: 'ById', Key: '7' });
         },
-        60_000,
+        CALL_TIMEOUT_MS,
       );
 
-      it('is told the real cause of a failure first, with no path of the server machine', async () => {
-        const outcome = await client!.callTool('read_limits', {});
-        expect(outcome.isError).toBe(true);
-        expect(outcome.text).not.toContain('E_OUTPUT_MISMATCH');
-        expect(outcome.text).toMatch(/(^|: )Tool "read_limits" failed: /);
-        expect(outcome.text).toContain('cat: scripts/limits.json: No such file or directory');
-        expect(MACHINE_PATHS.filter((found) => outcome.text.includes(found))).toEqual([]);
-      });
+      it(
+        'is told the real cause of a failure first, with no path of the server machine',
+        async () => {
+          const outcome = await client!.callTool('read_limits', {});
+          expect(outcome.isError).toBe(true);
+          expect(outcome.text).not.toContain('E_OUTPUT_MISMATCH');
+          expect(outcome.text).toMatch(/(^|: )Tool "read_limits" failed: /);
+          expect(outcome.text).toContain('cat: scripts/limits.json: No such file or directory');
+          expect(MACHINE_PATHS.filter((found) => outcome.text.includes(found))).toEqual([]);
+        },
+        CALL_TIMEOUT_MS,
+      );
 
       it.skipIf(!hasPwsh)(
         `${PWSH_TEST_TAG} is told PowerShell's own error first, not an output mismatch`,
@@ -145,7 +163,7 @@ for (const { name, connect } of CLIENTS) {
           );
           expect(MACHINE_PATHS.filter((found) => outcome.text.includes(found))).toEqual([]);
         },
-        60_000,
+        CALL_TIMEOUT_MS,
       );
     });
   }

@@ -1,7 +1,7 @@
 // Each headless MCP client from npm, driven the way its users drive it, behind one small shape
 // so the test asks every client the same questions. A call answers with the text the client
 // hands its caller (the model): the result's text, or the message of what the client threw.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -179,11 +179,11 @@ export async function connectMastra(target: Target): Promise<ConnectedClient> {
 const inspectorBin = path.join(import.meta.dirname, 'node_modules', '.bin', 'mcp-inspector');
 
 /** The Inspector CLI runs one request per process, as a script or CI job uses it. */
-function runInspector(
+async function runInspector(
   target: Target,
   request: string[],
   protocolEra: string | undefined,
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const home = mkdtempSync(path.join(os.tmpdir(), 'toolpack-clients-inspector-'));
   try {
     const output = path.join(home, 'result.json');
@@ -194,16 +194,22 @@ function runInspector(
     const env = target.kind === 'stdio' ? { ...target.env } : { ...process.env, NODE_OPTIONS: '' };
     const era = protocolEra === undefined ? [] : ['--protocol-era', protocolEra];
     const args = ['--cli', ...era, ...server, ...request, '--output', output];
-    const run = spawnSync(inspectorBin, args, {
-      env: { ...env, HOME: home, USERPROFILE: home, APPDATA: home },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    // Not spawnSync: that would hold the test process, and every other client's calls, still.
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (resolve) =>
+        execFile(
+          inspectorBin,
+          args,
+          { env: { ...env, HOME: home, USERPROFILE: home, APPDATA: home }, timeout: 60_000 },
+          (error, stdout, stderr) =>
+            resolve({ code: error === null ? 0 : (error.code as number | null), stdout, stderr }),
+        ),
+    );
     try {
       return JSON.parse(readFileSync(output, 'utf8')) as Record<string, unknown>;
     } catch {
       throw new Error(
-        `The Inspector wrote no result (exit ${run.status}):\n${run.stdout}\n${run.stderr}`,
+        `The Inspector wrote no result (exit ${run.code}):\n${run.stdout}\n${run.stderr}`,
       );
     }
   } finally {
@@ -218,14 +224,18 @@ export async function connectInspector(
 ): Promise<ConnectedClient> {
   return {
     listToolNames: async () => {
-      const listed = runInspector(target, ['--method', 'tools/list'], options.protocolEra) as {
+      const listed = (await runInspector(
+        target,
+        ['--method', 'tools/list'],
+        options.protocolEra,
+      )) as {
         tools?: { name: string }[];
       };
       return (listed.tools ?? []).map((tool) => tool.name);
     },
     callTool: async (name, args) =>
       outcomeOf(
-        runInspector(
+        await runInspector(
           target,
           ['--method', 'tools/call', '--tool-name', name, '--tool-args-json', JSON.stringify(args)],
           options.protocolEra,
