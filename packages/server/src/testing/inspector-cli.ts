@@ -24,7 +24,7 @@ export interface RunInspectorCliOptions {
   method: string[];
   /** Flags for `mcp serve` after `--no-cache --no-watch`. */
   serveArgs?: string[];
-  /** The Inspector's `--protocol-era` (2025-11-25, 2026-07-28). */
+  /** The Inspector's `--protocol-era`: legacy (2025), auto (its default) or modern (2026-07-28). */
   protocolEra?: string;
 }
 
