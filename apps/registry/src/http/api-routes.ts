@@ -199,7 +199,7 @@ async function handleVersionAction(
   const body = await readBody(request, MAX_ACTION_BODY_BYTES);
   if (!body.ok) {
     if (body.reason === 'too-large') {
-      discardBody(request, MAX_ACTION_BODY_BYTES * 4);
+      void discardBody(request, MAX_ACTION_BODY_BYTES * 4);
       sendError(
         response,
         413,
@@ -311,7 +311,7 @@ export async function authenticate(
         : `token:${token.id}`;
     const decision = context.publishLimiter.take(key);
     if (!decision.allowed) {
-      discardBody(request, context.limits.maxTarballBytes + MULTIPART_OVERHEAD_BYTES);
+      await discardBody(request, context.limits.maxTarballBytes + MULTIPART_OVERHEAD_BYTES);
       sendError(
         response,
         429,
@@ -325,7 +325,9 @@ export async function authenticate(
     }
   }
   if (token === undefined) {
-    discardBody(request, context.limits.maxTarballBytes + MULTIPART_OVERHEAD_BYTES);
+    // Answered once the upload is read (up to the cap): closing the connection while the
+    // client still writes its package makes it see EPIPE or a reset, not this 401.
+    await discardBody(request, context.limits.maxTarballBytes + MULTIPART_OVERHEAD_BYTES);
     sendError(
       response,
       401,
@@ -348,7 +350,7 @@ function sendTooLarge(
   request: IncomingMessage,
   response: ServerResponse,
 ): void {
-  discardBody(request, (context.limits.maxTarballBytes + MULTIPART_OVERHEAD_BYTES) * 4);
+  void discardBody(request, (context.limits.maxTarballBytes + MULTIPART_OVERHEAD_BYTES) * 4);
   sendError(
     response,
     413,

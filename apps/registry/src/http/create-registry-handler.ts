@@ -136,7 +136,7 @@ export function createRegistryHandler(options: RegistryHandlerOptions): Registry
   return (request, response) => {
     if (drain?.isDraining() === true) {
       // A small body is drained so the client hears the answer; a large one is cut off.
-      discardBody(request, CLOSING_DISCARD_BYTES);
+      void discardBody(request, CLOSING_DISCARD_BYTES);
       sendError(
         response,
         503,

@@ -58,17 +58,23 @@ export function readBody(
 
 /**
  * Throws away the rest of a body we will not read, up to a bound; a client still sending
- * past it is cut off. Answers carry `Connection: close` so the socket is not reused.
+ * past it is cut off. Answers carry `Connection: close` so the socket is not reused. It
+ * settles once the body has ended or was cut off: an answer that must reach a client still
+ * writing waits for it.
  */
-export function discardBody(request: IncomingMessage, maxBytes: number): void {
-  if (request.readableEnded) return;
-  let drained = 0;
-  request.on('data', (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > maxBytes) request.destroy();
+export function discardBody(request: IncomingMessage, maxBytes: number): Promise<void> {
+  if (request.readableEnded) return Promise.resolve();
+  return new Promise((resolve) => {
+    let drained = 0;
+    request.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > maxBytes) request.destroy();
+    });
+    request.on('error', () => {});
+    request.once('end', resolve);
+    request.once('close', resolve);
+    request.resume();
   });
-  request.on('error', () => {});
-  request.resume();
 }
 
 export interface ErrorBody {
