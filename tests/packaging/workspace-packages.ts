@@ -65,6 +65,13 @@ export const WORKSPACE_PACKAGES: readonly WorkspacePackage[] = [
 export function createPlainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
+    // pnpm's npm_* variables describe the run that started the tests, not the install a user
+    // makes; the global npmrc is the user's own, where the machine's CA file is set (.ci/run
+    // names it because npm run by another Node than the system's would look elsewhere).
+    if (key === 'npm_config_globalconfig') {
+      env[key] = value;
+      continue;
+    }
     if (key === 'NODE_OPTIONS' || key.startsWith('npm_') || key.startsWith('VITEST')) continue;
     if (key === 'NODE_ENV' || key === 'TEST') continue;
     env[key] = value;
