@@ -1,4 +1,5 @@
 import { parseNumberLiteral } from './constant-value.ts';
+import { STATEMENT_KEYWORDS } from './powershell-keywords.ts';
 import type { ParseProblem, Token } from './tokenizer.ts';
 
 /**
@@ -22,38 +23,6 @@ export function findHashLiteralErrors(tokens: readonly Token[]): ParseProblem[] 
   });
   return problems;
 }
-
-/** Keywords that open a statement whose parts may sit on later lines (`if`...`else`). */
-const STATEMENT_KEYWORDS = new Set([
-  'if',
-  'elseif',
-  'else',
-  'switch',
-  'foreach',
-  'for',
-  'while',
-  'do',
-  'until',
-  'try',
-  'catch',
-  'finally',
-  'trap',
-  'function',
-  'filter',
-  'workflow',
-  'configuration',
-  'data',
-  'class',
-  'enum',
-  'param',
-  'begin',
-  'process',
-  'end',
-  'dynamicparam',
-  'parallel',
-  'sequence',
-  'inlinescript',
-]);
 
 const NAME = /^[\p{L}_][\p{L}\p{N}_]*$/u;
 /**

@@ -1,6 +1,7 @@
 import { evaluateConstant, parseNumberLiteral } from './constant-value.ts';
 import type { ConstantResult } from './constant-value.ts';
 import { findHashLiteralErrors } from './check-hash-literals.ts';
+import { CONTROL_KEYWORDS, FUNCTION_KEYWORDS } from './powershell-keywords.ts';
 import { tokenizePowerShell } from './tokenizer.ts';
 import type { ParseProblem, Token } from './tokenizer.ts';
 
@@ -123,21 +124,6 @@ export interface PowerShellDocument {
   enums: PsEnum[];
 }
 
-const CONTROL_KEYWORDS = new Set([
-  'if',
-  'elseif',
-  'else',
-  'switch',
-  'foreach',
-  'for',
-  'while',
-  'do',
-  'until',
-  'try',
-  'catch',
-  'finally',
-]);
-const FUNCTION_KEYWORDS = new Set(['function', 'filter', 'workflow']);
 const NAMED_BLOCKS = new Set(['begin', 'process', 'end', 'dynamicparam', 'clean']);
 const DASHES = /^[-\u2013\u2014\u2015]/;
 
