@@ -15,6 +15,7 @@ import {
 } from '@toolpack/packs';
 import type { CommandContext } from '../../io.ts';
 import { readTarballOrigins } from '../pack/project-registry.ts';
+import { withPackNameSuggestion } from '../pack/suggest-pack-name.ts';
 import {
   diagnoseWithheldEnv,
   type ResolvedSources,
@@ -63,13 +64,22 @@ export async function resolveServedPacks(
 
   const served: ServedPack[] = [];
   for (const spec of specs) {
-    const pack = await fetchServedPack({
-      name: spec.name,
-      ...(spec.range === undefined ? {} : { range: spec.range }),
-      registry,
-      projectDir: context.cwd,
-      env: context.env,
-    });
+    const pack = await withPackNameSuggestion(
+      {
+        registry,
+        name: spec.name,
+        retry: (closest) =>
+          `mcp serve --pack ${closest}${spec.range === undefined ? '' : `@${spec.range}`}`,
+      },
+      () =>
+        fetchServedPack({
+          name: spec.name,
+          ...(spec.range === undefined ? {} : { range: spec.range }),
+          registry,
+          projectDir: context.cwd,
+          env: context.env,
+        }),
+    );
     const twin = served.find((other) => other.alias === pack.alias);
     if (twin !== undefined) {
       throw new ToolpackError(
