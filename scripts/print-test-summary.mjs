@@ -3,29 +3,79 @@
 //
 // Why a test is skipped is written in its title (or an enclosing describe's), as the
 // condition it needs: `[needs python3]`, `[needs /proc]`. A test that starts PowerShell
-// carries PWSH_TEST_TAG instead, and is skipped only when no pwsh is on PATH.
-import { readFileSync } from 'node:fs';
+// carries PWSH_TEST_TAG instead, and is skipped only when no pwsh is on PATH. A label says
+// what a test needs, not what was missing: the summary names only the needs this machine
+// lacks, so a test skipped on a machine that has everything its labels name says so instead
+// of blaming bubblewrap or PowerShell.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PWSH_TEST_TAG, pwshEngine } from '@toolpack/pwsh-probe';
 
 const NEEDS = /\[needs ([^\]]+)\]/g;
+const POWERSHELL = 'PowerShell';
 
-function readNeeds(title, pwshDescription) {
-  const needs = [...title.matchAll(NEEDS)].map((match) => match[1].trim());
-  if (title.includes(PWSH_TEST_TAG))
-    needs.unshift(`PowerShell (${pwshDescription ?? 'none on PATH'})`);
+function hasCommand(name) {
+  return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
+}
+
+// The needs this summary can check, by the words labels use; any other need is kept as the
+// label says (the summary cannot tell whether it was met).
+const NEED_CHECKS = [
+  [/^(bubblewrap|bwrap)$/i, () => hasCommand('bwrap')],
+  [/^(python3|zsh|git|git on PATH)$/i, (need) => hasCommand(need.split(' ')[0])],
+  [
+    /^postgresql$/i,
+    () => hasCommand('initdb') || hasCommand('pg_ctl') || existsSync('/usr/lib/postgresql'),
+  ],
+  [/^\/proc$/, () => existsSync('/proc/self')],
+  [/^\/proc\/self\/fd$/, () => existsSync('/proc/self/fd')],
+  [/^linux$/i, () => process.platform === 'linux'],
+  [/^(POSIX|a POSIX system|a POSIX shell)$/i, () => process.platform !== 'win32'],
+];
+
+/** Whether this machine meets a need: true, false, or undefined when it cannot tell. */
+export function isNeedMet(need, pwshDescription) {
+  if (need === POWERSHELL) return pwshDescription !== undefined;
+  for (const [pattern, check] of NEED_CHECKS) if (pattern.test(need)) return check(need);
+  return undefined;
+}
+
+// "Linux and bubblewrap" names two needs; "bwrap: <why>" one need with its reason.
+function splitNeeds(label) {
+  return label
+    .split(/\s+and\s+|,\s*/)
+    .map((need) => need.trim())
+    .filter(Boolean);
+}
+
+function readNeeds(title) {
+  const needs = [...title.matchAll(NEEDS)].flatMap((match) => splitNeeds(match[1]));
+  if (title.includes(PWSH_TEST_TAG)) needs.unshift(POWERSHELL);
   return needs;
+}
+
+function nameNeed(need, pwshDescription) {
+  return need === POWERSHELL ? `${POWERSHELL} (${pwshDescription ?? 'none on PATH'})` : need;
 }
 
 /**
  * The reason a skipped test's title gives, else the one its describes give (a test that
  * needs pwsh inside a suite that needs the Inspector was skipped for pwsh when it has the
- * Inspector), or undefined when none does.
+ * Inspector), or undefined when none does. Only the needs this machine lacks (or that cannot
+ * be checked) are named; when it has them all, the reason says so.
  */
 export function describeSkipReason(test, pwshDescription) {
-  let needs = readNeeds(test.title, pwshDescription);
-  if (needs.length === 0) needs = readNeeds(test.ancestorTitles.join(' '), pwshDescription);
-  return needs.length === 0 ? undefined : `needs ${[...new Set(needs)].join(' and ')}`;
+  let needs = readNeeds(test.title);
+  if (needs.length === 0) needs = readNeeds(test.ancestorTitles.join(' '));
+  if (needs.length === 0) return undefined;
+  needs = [...new Set(needs)];
+  const unmet = needs.filter((need) => isNeedMet(need, pwshDescription) !== true);
+  if (unmet.length === 0)
+    return `skipped by the test's own condition: this machine has ${needs
+      .map((need) => nameNeed(need, pwshDescription))
+      .join(' and ')}`;
+  return `needs ${unmet.map((need) => nameNeed(need, pwshDescription)).join(' and ')}`;
 }
 
 /** The skipped tests' lines, grouped by reason (the most common first). */
