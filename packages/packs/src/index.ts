@@ -23,6 +23,8 @@ export type {
   PackManifest,
 } from './manifest/manifest-schema.ts';
 export { MANIFEST_FILE, parseManifest, readManifest } from './manifest/parse-manifest.ts';
+export { addManifestSource } from './manifest/edit-manifest.ts';
+export type { ManifestSourceEntry } from './manifest/edit-manifest.ts';
 export type {
   ManifestResult,
   ParseManifestOptions,

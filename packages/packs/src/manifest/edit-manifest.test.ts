@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { removeManifestPack, setManifestPack } from './edit-manifest.ts';
+import { addManifestSource, removeManifestPack, setManifestPack } from './edit-manifest.ts';
 import { parseManifest } from './parse-manifest.ts';
 
 const commented = readFileSync(
@@ -64,5 +64,66 @@ describe('removeManifestPack', () => {
     const created = setManifestPack(undefined, { alias: 'jira', name: 'jira', range: '^1.0.0' });
     expect(removeManifestPack(created, 'jira').empty).toBe(true);
     expect(removeManifestPack('# keep me\npacks:\n  jira: ^1.0.0\n', 'jira').empty).toBe(false);
+  });
+});
+
+describe('addManifestSource', () => {
+  it('creates a manifest holding only the source when there is none', () => {
+    const text = addManifestSource(undefined, { key: 'scripts', path: '.' });
+    expect(text).toBe('sources:\n  - scripts: .\n');
+    expect(parseManifest(text, { path: 'x' }).manifest?.sources).toEqual([{ scripts: '.' }]);
+  });
+
+  it('adds a line under the last entry, keeping comments, order and layout byte for byte', () => {
+    const text = addManifestSource(commented, { key: 'tools', path: 'systems/mcp/tools' });
+    expect(text).toBe(
+      commented.replace(
+        '  - scripts: scripts   # our scripts\n',
+        '  - scripts: scripts   # our scripts\n  - tools: systems/mcp/tools\n',
+      ),
+    );
+    expect(parseManifest(text, { path: 'x' }).manifest?.sources).toEqual([
+      { scripts: 'scripts' },
+      { tools: 'systems/mcp/tools' },
+    ]);
+  });
+
+  it('adds after an entry of several lines, at the entries’ own indent', () => {
+    const text = 'sources:\n- module: W.psd1\n  prefix: true # mine\nmaxTools: 9\n';
+    expect(addManifestSource(text, { key: 'scripts', path: 'scripts' })).toBe(
+      'sources:\n- module: W.psd1\n  prefix: true # mine\n- scripts: scripts\nmaxTools: 9\n',
+    );
+  });
+
+  it('adds sources: to a file without it, and fills an empty or flow list', () => {
+    expect(addManifestSource('# mine\npacks:\n  jira: ^1.0.0', { key: 'scripts', path: '.' })).toBe(
+      '# mine\npacks:\n  jira: ^1.0.0\nsources:\n  - scripts: .\n',
+    );
+    expect(addManifestSource('# mine\nsources: []\n', { key: 'scripts', path: '.' })).toBe(
+      '# mine\nsources:\n  - scripts: .\n',
+    );
+    expect(addManifestSource('sources:\n', { key: 'tools', path: 'tools' })).toBe(
+      'sources:\n  - tools: tools\n',
+    );
+    const flow = addManifestSource('sources: [{ tools: tools }] # both\n', {
+      key: 'module',
+      path: 'src/add-numbers.ts',
+    });
+    expect(flow).toContain('# both');
+    expect(parseManifest(flow, { path: 'x' }).manifest?.sources).toEqual([
+      { tools: 'tools' },
+      { module: 'src/add-numbers.ts' },
+    ]);
+  });
+
+  it('quotes a path YAML would read as something else', () => {
+    const text = addManifestSource(undefined, { key: 'scripts', path: 'yes' });
+    expect(parseManifest(text, { path: 'x' }).manifest?.sources).toEqual([{ scripts: 'yes' }]);
+  });
+
+  it('refuses to rewrite a file that is not valid YAML', () => {
+    expect(() => addManifestSource('sources: [\n', { key: 'scripts', path: '.' })).toThrow(
+      /not valid YAML/,
+    );
   });
 });

@@ -82,6 +82,59 @@ export function removeManifestPack(text: string, key: string): { text: string; e
   return { text: result, empty: onlyPacks && packsEmpty && !hasComments };
 }
 
+/** A source `mcp new` registers: `{ scripts: scripts }`, `{ tools: . }`, `{ module: src/x.ts }`. */
+export interface ManifestSourceEntry {
+  key: 'tools' | 'scripts' | 'module';
+  /** Relative to the manifest's folder, with `/` separators. */
+  path: string;
+}
+
+/**
+ * Returns `text` with `source` appended to `sources:`, edited as `setManifestPack` edits
+ * `packs:`: a new line under the last block entry (same indent, so comments and layout stay
+ * byte for byte), `sources:` appended when absent, and yaml's Document API only for a flow
+ * or empty list. A missing file becomes `sources:\n  - <key>: <path>\n`.
+ */
+export function addManifestSource(text: string | undefined, source: ManifestSourceEntry): string {
+  const entry = { [source.key]: source.path };
+  if (text === undefined || text.trim() === '') return loadYaml().stringify({ sources: [entry] });
+  const document = parseEditable(text);
+  const sources = document.get('sources', true) as unknown;
+  if (sources === undefined) {
+    const separator = text.endsWith('\n') ? '' : '\n';
+    return `${text}${separator}${loadYaml().stringify({ sources: [entry] })}`;
+  }
+  const yaml = loadYaml();
+  const addWithDocument = (): string => {
+    if (yaml.isSeq(sources) && sources.items.length > 0) sources.add(document.createNode(entry));
+    else document.set('sources', document.createNode([entry]));
+    return document.toString();
+  };
+  if (!yaml.isSeq(sources) || sources.flow === true || sources.items.length === 0)
+    return addWithDocument();
+  const first = (sources.items[0] as Node | null)?.range?.[0];
+  const lastEnd = findContentEnd(sources.items.at(-1) as Node | null);
+  if (first === undefined || lastEnd === undefined) return addWithDocument();
+  // The first entry's line up to its content: `  - ` (the dash and the indent around it).
+  const prefix = text.slice(lineStart(text, first), first);
+  if (!/^[ \t]*-[ \t]+$/.test(prefix)) return addWithDocument();
+  const at = lineEnd(text, lastEnd);
+  return `${text.slice(0, at)}\n${prefix}${formatScalar(source.key)}: ${formatScalar(source.path)}${text.slice(at)}`;
+}
+
+/**
+ * Where a node's own text ends. A block collection's range runs on over the blank lines and
+ * comments after it (they may introduce the next key), so it ends where its last value does.
+ */
+function findContentEnd(node: Node | null | undefined): number | undefined {
+  const yaml = loadYaml();
+  if ((yaml.isMap(node) || yaml.isSeq(node)) && node.flow !== true && node.items.length > 0) {
+    const last = node.items.at(-1) as Pair<Node, Node | null> | Node | null;
+    return yaml.isPair(last) ? findContentEnd(last.value ?? last.key) : findContentEnd(last);
+  }
+  return node?.range?.[1];
+}
+
 function parseEditable(text: string): Document.Parsed {
   const document = loadYaml().parseDocument(text);
   if (document.errors.length > 0) {
