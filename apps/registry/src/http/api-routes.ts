@@ -287,9 +287,20 @@ export async function handleBlob(
     response.end();
     return;
   }
+  countDownload(context, key);
   const stream = blob.stream();
   stream.on('error', () => response.destroy());
   stream.pipe(response);
+}
+
+/**
+ * Counts a download for the gallery without holding up the bytes; a count the store fails
+ * to record is logged and lost rather than failing the download.
+ */
+export function countDownload(context: RegistryContext, blobKey: string): void {
+  context.store.recordDownload(blobKey).catch((error: unknown) => {
+    context.log(`could not count a download of ${blobKey}: ${String(error)}`);
+  });
 }
 
 /**

@@ -3,7 +3,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describePermissions } from '@toolpack/core';
 import type { StoredPack, StoredVersion } from '../storage/metadata-store.ts';
 import { compareVersions } from '../storage/pack-versions.ts';
-import { sendMethodNotAllowed, sendSeeding, takeSearchToken } from '../http/api-routes.ts';
+import {
+  countDownload,
+  sendMethodNotAllowed,
+  sendSeeding,
+  takeSearchToken,
+} from '../http/api-routes.ts';
 import { sendError, sendJson } from '../http/http-io.ts';
 import type { RegistryContext } from '../http/registry-context.ts';
 import { MAX_PAGE_SIZE } from '../http/search-params.ts';
@@ -360,6 +365,7 @@ export async function sendPackNupkg(
     return;
   }
   response.writeHead(200, { ...headers, 'content-length': String(bytes.length) });
+  if (request.method !== 'HEAD') countDownload(context, stored.blobKey);
   response.end(request.method === 'HEAD' ? undefined : bytes);
 }
 

@@ -427,6 +427,84 @@ export function describeMetadataStoreContract(
       });
     });
 
+    describe('downloads and sorting', () => {
+      const key = (c: string) => `sha512/${c.repeat(128)}`;
+      const publishThree = async () => {
+        await store.addVersion(
+          makeRecord(makeDoc('beta', '1.0.0', { description: 'Beta tools.' }), 'acme', {
+            blobKey: key('1'),
+            publishedAt: '2026-01-03T00:00:00.000Z',
+          }),
+        );
+        await store.addVersion(
+          makeRecord(makeDoc('beta', '1.1.0', { description: 'Beta tools.' }), 'acme', {
+            blobKey: key('2'),
+            publishedAt: '2026-01-04T00:00:00.000Z',
+          }),
+        );
+        await store.addVersion(
+          makeRecord(makeDoc('alpha', '1.0.0', { description: 'Alpha tools.' }), 'acme', {
+            blobKey: key('3'),
+            publishedAt: '2026-01-05T00:00:00.000Z',
+          }),
+        );
+        await store.addVersion(
+          makeRecord(makeDoc('gamma', '1.0.0', { description: 'Gamma tools.' }), 'acme', {
+            blobKey: key('4'),
+            publishedAt: '2026-01-01T00:00:00.000Z',
+          }),
+        );
+      };
+      const sorted = async (sort: 'relevance' | 'downloads' | 'updated' | 'name', words = '') => {
+        const page = await store.search({
+          words: words === '' ? [] : words.split(' '),
+          tags: [],
+          sort,
+          offset: 0,
+          limit: 2,
+        });
+        return { names: page.packs.map((p) => p.name), total: page.total, more: page.hasMore };
+      };
+
+      it('counts downloads per version, durably across instances, and ignores unknown blobs', async () => {
+        await publishThree();
+        await store.recordDownload(key('1'));
+        await store.recordDownload(key('2'));
+        await store.recordDownload(key('2'));
+        await store.recordDownload(key('f'));
+        const other = await openAnother();
+        await other.recordDownload(key('3'));
+        const counts = await other.countDownloads(['beta', 'alpha', 'gamma', 'nope']);
+        expect(counts.get('beta')).toEqual({ total: 3, versions: { '1.0.0': 1, '1.1.0': 2 } });
+        expect(counts.get('alpha')).toEqual({ total: 1, versions: { '1.0.0': 1 } });
+        expect(counts.has('gamma')).toBe(false);
+        expect(counts.has('nope')).toBe(false);
+      });
+
+      it('sorts by downloads, latest publish and name, with the total of all pages', async () => {
+        await publishThree();
+        await store.recordDownload(key('4'));
+        await store.recordDownload(key('4'));
+        await store.recordDownload(key('1'));
+        expect(await sorted('downloads')).toEqual({
+          names: ['gamma', 'beta'],
+          total: 3,
+          more: true,
+        });
+        expect((await sorted('updated')).names).toEqual(['alpha', 'beta']);
+        expect((await sorted('name')).names).toEqual(['alpha', 'beta']);
+        expect((await sorted('relevance')).names).toEqual(['alpha', 'beta']);
+        // Words filter first, then the sort orders what matched.
+        expect(await sorted('downloads', 'tools')).toEqual({
+          names: ['gamma', 'beta'],
+          total: 3,
+          more: true,
+        });
+        expect(await sorted('updated', 'beta')).toEqual({ names: ['beta'], total: 1, more: false });
+        expect((await sorted('relevance', 'nothing-matches')).total).toBe(0);
+      });
+    });
+
     describe('listVersions', () => {
       const page = async (query: Parameters<MetadataStore['listVersions']>[0]) => {
         const result = await store.listVersions(query);

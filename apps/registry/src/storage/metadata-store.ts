@@ -25,6 +25,13 @@ export interface MetadataStore {
   ): Promise<StoredVersion | undefined>;
   search(query: StoreSearchQuery): Promise<StoreSearchPage>;
   /**
+   * Counts one download of the version whose tarball is `blobKey` (its `.tgz`, or the
+   * `.nupkg` made from it). A key no version holds counts nothing.
+   */
+  recordDownload(blobKey: string): Promise<void>;
+  /** Downloads so far of each named pack (a pack never downloaded, or unknown, is absent). */
+  countDownloads(names: readonly string[]): Promise<Map<string, DownloadCounts>>;
+  /**
    * Versions one page at a time, for the official MCP Registry API (`GET /v0.1/servers`):
    * ordered by pack name, then version, both compared as bytes (a stable order for cursors,
    * not semver order), yanked versions and unlisted packs included.
@@ -121,6 +128,20 @@ export interface VersionChange {
   yanked?: boolean;
 }
 
+export interface DownloadCounts {
+  total: number;
+  /** By version; a version never downloaded is absent. */
+  versions: Record<string, number>;
+}
+
+/**
+ * The order of search results: `relevance` (the default: an exact name first, then by rank;
+ * by name without words), `downloads` (most first), `updated` (the latest publish first) or
+ * `name`. Ties go by name.
+ */
+export const SEARCH_SORTS = ['relevance', 'downloads', 'updated', 'name'] as const;
+export type SearchSort = (typeof SEARCH_SORTS)[number];
+
 export interface StoreSearchQuery {
   /** Words as the user typed them; the store decides how to match them safely. */
   words: readonly string[];
@@ -128,6 +149,7 @@ export interface StoreSearchQuery {
   tags: readonly string[];
   /** The whole query, trimmed and lowercased: a pack with exactly this name ranks first. */
   exactName?: string;
+  sort?: SearchSort;
   offset: number;
   limit: number;
 }
@@ -135,6 +157,8 @@ export interface StoreSearchQuery {
 export interface StoreSearchPage {
   packs: PackSummary[];
   hasMore: boolean;
+  /** How many packs match in all pages. */
+  total: number;
 }
 
 export interface VersionListQuery {

@@ -106,4 +106,17 @@ CREATE TABLE tokens (
 CREATE INDEX tokens_owner ON tokens (owner, created_at, id);
 `,
   },
+  {
+    // The gallery's download counts (a .tgz or .nupkg served) and its sort by downloads. Kept
+    // out of versions, whose rows are immutable once published.
+    version: 2,
+    sql: `
+CREATE TABLE version_downloads (
+  pack_id bigint NOT NULL REFERENCES packs (id),
+  version text COLLATE "C" NOT NULL,
+  count bigint NOT NULL,
+  PRIMARY KEY (pack_id, version)
+);
+`,
+  },
 ];

@@ -17,6 +17,7 @@ import {
 } from './metadata-store-contract.ts';
 import type { MetadataStore } from './metadata-store.ts';
 import { openPostgresPool } from './postgres-database.ts';
+import { METADATA_MIGRATIONS } from './postgres-metadata-migrations.ts';
 import { createPostgresMetadataStore } from './postgres-metadata-store.ts';
 import {
   buildPrefixVector,
@@ -88,7 +89,7 @@ describe.skipIf(!hasPostgres())(`the PostgreSQL metadata store ${NEEDS_POSTGRES}
         expect(
           (await client.query(`SELECT version FROM toolpack_schema WHERE component = 'metadata'`))
             .rows,
-        ).toEqual([{ version: 1 }]);
+        ).toEqual([{ version: METADATA_MIGRATIONS.length }]);
         await client.query(`UPDATE toolpack_schema SET version = 99 WHERE component = 'metadata'`);
       } finally {
         await client.end();

@@ -6,7 +6,9 @@ import type {
   BlobClaim,
   BlobClaimResult,
   MetadataStore,
+  DownloadCounts,
   NewVersionRecord,
+  SearchSort,
   StoreSearchPage,
   StoreSearchQuery,
   StoredPack,
@@ -37,6 +39,14 @@ const BLOB_LOCK_SPACE = 0x626c6f62; // 'blob'
 // The database's clock, not the replica's: every replica stamps changes with the same clock,
 // so `updated_since` polling does not miss a change stamped by a replica whose clock lags.
 const NOW_ISO = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The ORDER BY of each non-relevance sort (of packs rows); ties go by name. */
+const SORT_ORDER: Record<Exclude<SearchSort, 'relevance'>, string> = {
+  downloads:
+    '(SELECT coalesce(sum(d.count), 0) FROM version_downloads d WHERE d.pack_id = packs.id) DESC, name',
+  updated: '(SELECT max(v.published_at) FROM versions v WHERE v.pack_id = packs.id) DESC, name',
+  name: 'name',
+};
 
 const VERSION_COLUMNS =
   'v.version, v.doc, v.blob_key, v.deprecated, v.yanked, v.published_at, v.published_by, v.updated_at';
@@ -304,7 +314,7 @@ export async function createPostgresMetadataStore(
       // Words with nothing searchable in them (`"*()`) match nothing rather than everything,
       // and no pack carries a tag PostgreSQL cannot even hold.
       if ((hasWords && tsquery === undefined) || tags.some((tag) => tag.includes('\0')))
-        return { packs: [], hasMore: false };
+        return { packs: [], hasMore: false, total: 0 };
       const { limit, offset } = query_;
       // Each statement numbers its own parameters; `where` adds the filters every one has.
       const statement = () => {
@@ -318,13 +328,31 @@ export async function createPostgresMetadataStore(
         return { params, param, where };
       };
       const columns = 'name, head_version, summary';
+      const sort = query_.sort ?? 'relevance';
+      // A pack matches when a word is in its name or anywhere else (the two phases below).
+      const matching = (of: ReturnType<typeof statement>): string[] => {
+        if (tsquery === undefined) return of.where;
+        const match = `${of.param(tsquery.exact)}::tsquery`;
+        return [...of.where, `(prefixes @@ ${match} OR name_prefixes @@ ${match})`];
+      };
+      const counted = statement();
+      const total = Number(
+        (
+          await query(
+            `SELECT count(*) AS n FROM packs WHERE ${matching(counted).join(' AND ')}`,
+            counted.params,
+          )
+        ).rows[0]?.n,
+      );
       let rows: Row[];
-      if (tsquery === undefined) {
-        const { params, param, where } = statement();
+      if (tsquery === undefined || sort !== 'relevance') {
+        const sorted = statement();
+        const where = matching(sorted);
         ({ rows } = await query(
           `SELECT ${columns} FROM packs WHERE ${where.join(' AND ')}
-           ORDER BY name LIMIT ${param(limit + 1)} OFFSET ${param(offset)}`,
-          params,
+           ORDER BY ${sort === 'relevance' ? 'name' : SORT_ORDER[sort]}
+           LIMIT ${sorted.param(limit + 1)} OFFSET ${sorted.param(offset)}`,
+          sorted.params,
         ));
       } else {
         // Packs with every word in their name come first: the pack of exactly that name, then
@@ -382,7 +410,35 @@ export async function createPostgresMetadataStore(
           toolCount: summary.toolCount,
         };
       });
-      return { packs, hasMore: rows.length > limit };
+      return { packs, hasMore: rows.length > limit, total };
+    },
+
+    async recordDownload(blobKey) {
+      await query(
+        `INSERT INTO version_downloads (pack_id, version, count)
+         SELECT pack_id, version, 1 FROM versions WHERE blob_key = $1
+         ON CONFLICT (pack_id, version) DO UPDATE SET count = version_downloads.count + 1`,
+        [blobKey],
+      );
+    },
+
+    async countDownloads(names) {
+      const counts = new Map<string, DownloadCounts>();
+      const unique = [...new Set(names)].filter((name) => !name.includes('\0'));
+      if (unique.length === 0) return counts;
+      const { rows } = await query(
+        `SELECT p.name, d.version, d.count FROM version_downloads d JOIN packs p ON p.id = d.pack_id
+         WHERE p.name = ANY($1::text[])`,
+        [unique],
+      );
+      for (const row of rows) {
+        const name = String(row.name);
+        const entry = counts.get(name) ?? { total: 0, versions: {} };
+        entry.versions[String(row.version)] = Number(row.count);
+        entry.total += Number(row.count);
+        counts.set(name, entry);
+      }
+      return counts;
     },
 
     async listVersions(list: VersionListQuery): Promise<VersionListPage> {

@@ -10,6 +10,8 @@ import type {
   BlobClaimResult,
   MetadataStore,
   NewVersionRecord,
+  DownloadCounts,
+  SearchSort,
   StoreSearchPage,
   StoreSearchQuery,
   StoredPack,
@@ -26,10 +28,19 @@ import { compareVersions, findListedVersion } from './pack-versions.ts';
 // without claiming blobs, and a sweep could remove a blob it is about to commit.
 // 3 added versions.updated_at (the official API's `updated_since`); older rows take their
 // publish time.
-const SCHEMA_VERSION = 3;
+// 4 added version_downloads (the gallery's download counts and its sort by downloads).
+const SCHEMA_VERSION = 4;
 
 // bm25 weights per FTS column: a word in the name counts most, then tags, tool names, description.
 const RANK = 'bm25(packs_fts, 10.0, 1.0, 4.0, 3.0)';
+
+/** The ORDER BY of each non-relevance sort (`p` is the packs row); ties go by name. */
+const SORT_ORDER: Record<Exclude<SearchSort, 'relevance'>, string> = {
+  downloads:
+    '(SELECT coalesce(sum(d.count), 0) FROM version_downloads d WHERE d.pack_id = p.id) DESC, p.name',
+  updated: '(SELECT max(v.published_at) FROM versions v WHERE v.pack_id = p.id) DESC, p.name',
+  name: 'p.name',
+};
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS packs (
@@ -77,6 +88,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS packs_fts USING fts5 (
   tokenize = 'unicode61 remove_diacritics 2',
   prefix = '2 3'
 );
+CREATE TABLE IF NOT EXISTS version_downloads (
+  pack_id INTEGER NOT NULL REFERENCES packs (id),
+  version TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (pack_id, version)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tokens (
   id TEXT PRIMARY KEY,
   owner TEXT NOT NULL,
@@ -176,6 +193,14 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
     ),
     deleteClaim: db.prepare('DELETE FROM blob_claims WHERE key = ? AND id = ?'),
     pruneClaims: db.prepare('DELETE FROM blob_claims WHERE expires_at <= ?'),
+    recordDownload: db.prepare(
+      `INSERT INTO version_downloads (pack_id, version, count)
+       SELECT pack_id, version, 1 FROM versions WHERE blob_key = ?
+       ON CONFLICT (pack_id, version) DO UPDATE SET count = count + 1`,
+    ),
+    downloadsOf: db.prepare(
+      'SELECT d.version, d.count FROM version_downloads d JOIN packs p ON p.id = d.pack_id WHERE p.name = ?',
+    ),
   };
 
   const inTransaction = <T>(work: () => T): T => {
@@ -326,7 +351,7 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
       const match = buildFtsQuery(query.words);
       const hasWords = query.words.some((word) => word.trim() !== '');
       // Words with nothing searchable in them (`"*()`) match nothing rather than everything.
-      if (hasWords && match === undefined) return { packs: [], hasMore: false };
+      if (hasWords && match === undefined) return { packs: [], hasMore: false, total: 0 };
       const tags = [...new Set(query.tags.map((tag) => tag.toLowerCase()))];
       const params: SQLInputValue[] = [];
       const where = ['p.listed = 1'];
@@ -336,20 +361,31 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
         );
         params.push(...tags, tags.length);
       }
+      const from =
+        match === undefined ? 'packs p' : 'packs_fts JOIN packs p ON p.id = packs_fts.rowid';
+      if (match !== undefined) {
+        where.unshift('packs_fts MATCH ?');
+        params.unshift(match);
+      }
+      const filter = `FROM ${from} WHERE ${where.join(' AND ')}`;
+      const total = Number((db.prepare(`SELECT count(*) AS n ${filter}`).get(...params) as Row).n);
+      const sort = query.sort ?? 'relevance';
       const columns = 'p.name, p.head_version, p.description, p.tags, p.tool_count';
-      let sql: string;
-      if (match === undefined) {
-        sql = `SELECT ${columns} FROM packs p WHERE ${where.join(' AND ')} ORDER BY p.name LIMIT ? OFFSET ?`;
+      const pageParams = [...params];
+      let order: string;
+      if (sort !== 'relevance') {
+        order = SORT_ORDER[sort];
+      } else if (match === undefined) {
+        order = 'p.name';
       } else {
         const exact = query.exactName ?? '';
-        sql = `SELECT ${columns} FROM packs_fts JOIN packs p ON p.id = packs_fts.rowid
-          WHERE packs_fts MATCH ? AND ${where.join(' AND ')}
-          ORDER BY p.name = ? DESC, p.short_name = ? DESC, ${RANK}, p.name LIMIT ? OFFSET ?`;
-        params.unshift(match);
-        params.push(exact, exact);
+        order = `p.name = ? DESC, p.short_name = ? DESC, ${RANK}, p.name`;
+        pageParams.push(exact, exact);
       }
-      params.push(query.limit + 1, query.offset);
-      const rows = db.prepare(sql).all(...params) as Row[];
+      pageParams.push(query.limit + 1, query.offset);
+      const rows = db
+        .prepare(`SELECT ${columns} ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`)
+        .all(...pageParams) as Row[];
       const packs = rows.slice(0, query.limit).map((row): PackSummary => ({
         name: String(row.name),
         version: String(row.head_version),
@@ -357,7 +393,24 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
         tags: JSON.parse(String(row.tags)) as string[],
         toolCount: Number(row.tool_count),
       }));
-      return { packs, hasMore: rows.length > query.limit };
+      return { packs, hasMore: rows.length > query.limit, total };
+    },
+
+    async recordDownload(blobKey) {
+      statements.recordDownload.run(blobKey);
+    },
+
+    async countDownloads(names) {
+      const counts = new Map<string, DownloadCounts>();
+      for (const name of new Set(names)) {
+        const rows = statements.downloadsOf.all(name) as Row[];
+        if (rows.length === 0) continue;
+        const versions: Record<string, number> = {};
+        for (const row of rows) versions[String(row.version)] = Number(row.count);
+        const total = Object.values(versions).reduce((sum, n) => sum + n, 0);
+        counts.set(name, { total, versions });
+      }
+      return counts;
     },
 
     async listVersions(query: VersionListQuery): Promise<VersionListPage> {
