@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { parseDocument } from 'yaml';
 import { parseLocatedYaml } from './located-yaml.ts';
 
 describe('parseLocatedYaml', () => {
@@ -36,6 +37,27 @@ describe('parseLocatedYaml', () => {
     expect(located.problems).toEqual([
       { kind: 'syntax', message: expect.stringMatching(/unique/i) as unknown, line: 2 },
     ]);
+  });
+
+  it('refuses a key that is a mapping or a list, with its line and without a process warning', () => {
+    // A JSON object with one quote missing, read as YAML, makes a mapping a key like this one.
+    const text = 'name: x\nlist:\n  ? [a, b]\n  : 1\n';
+    // Captured, not printed: yaml warns through process.emitWarning.
+    const emitWarning = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      // yaml alone turns the key into a string and prints a warning on the user's terminal.
+      expect(parseDocument(text).toJS()).toEqual({ name: 'x', list: { '[ a, b ]': 1 } });
+      expect(emitWarning).toHaveBeenCalledTimes(1);
+      emitWarning.mockClear();
+      const located = parseLocatedYaml(text);
+      expect(located.value).toBeUndefined();
+      expect(located.problems).toEqual([
+        { kind: 'syntax', message: expect.stringMatching(/plain text/) as unknown, line: 3 },
+      ]);
+      expect(emitWarning).not.toHaveBeenCalled();
+    } finally {
+      emitWarning.mockRestore();
+    }
   });
 
   it('refuses a document whose aliases would expand without end', () => {

@@ -107,6 +107,19 @@ export function parseLocatedYaml(text: string): LocatedYaml {
     );
     return { kind: 'syntax', message, line };
   });
+  // A key that is itself a mapping or a list (`? [a, b]: x`, or a JSON object missing a quote
+  // read as YAML) has no plain-object form: yaml would stringify it and print a process warning
+  // on the user's terminal. It is refused here, with its line, like any other syntax error.
+  loadYaml().visit(document, {
+    Pair(_, pair) {
+      if (loadYaml().isCollection(pair.key))
+        problems.push({
+          kind: 'syntax',
+          message: 'A mapping key is itself a mapping or a list; keys must be plain text',
+          line: lineAt(pair.key),
+        });
+    },
+  });
   if (problems.length > 0) return { value: undefined, problems, lineOf, keysOf };
   try {
     return { value: document.toJS({ maxAliasCount: 100 }), problems, lineOf, keysOf };
