@@ -41,10 +41,11 @@ export function isNeedMet(need, pwshDescription) {
   return undefined;
 }
 
-// "Linux and bubblewrap" names two needs; "bwrap: <why>" one need with its reason.
+// "Linux and bubblewrap" names two needs; "bwrap: <why>" and "TOOLPACK_SOAK=1, opt-in" one
+// need each, with what the label adds.
 function splitNeeds(label) {
   return label
-    .split(/\s+and\s+|,\s*/)
+    .split(/\s+and\s+/)
     .map((need) => need.trim())
     .filter(Boolean);
 }
