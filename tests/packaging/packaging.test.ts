@@ -443,6 +443,9 @@ describe('the CLI installed from its tarball', () => {
         cwd: project,
         env,
         encoding: 'utf8',
+        // execFileSync passes the child's stderr through unless told otherwise; its notes
+        // ("Add this to ...") are for a terminal, not the test log.
+        stdio: ['ignore', 'pipe', 'pipe'],
         timeout: 60_000,
       });
     expect(run(['--version']).trim()).toBe('0.1.0');
