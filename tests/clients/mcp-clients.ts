@@ -152,7 +152,13 @@ export async function connectMastra(target: Target): Promise<ConnectedClient> {
     servers: {
       toolpack:
         target.kind === 'stdio'
-          ? { command: target.command, args: target.args, cwd: target.cwd, env: target.env }
+          ? {
+              command: target.command,
+              args: target.args,
+              cwd: target.cwd,
+              env: target.env,
+              stderr: 'ignore',
+            }
           : { url: target.url },
     },
   });
