@@ -159,6 +159,9 @@ export const manifestSchema = z.looseObject({
 
 export const MANIFEST_KEYS: readonly string[] = Object.keys(manifestSchema.shape);
 
+/** The keys a `sources:` entry may have (`scripts:`, `include:` ...). */
+export const SOURCE_KEYS: readonly string[] = Object.keys(sourceSpecSchema.shape);
+
 export interface EnvRequirement {
   name: string;
   required: boolean;

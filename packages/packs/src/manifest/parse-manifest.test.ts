@@ -222,6 +222,24 @@ describe('typos in a project manifest', () => {
     ]);
   });
 
+  it("a misspelt key of a source is suggested at its line (script: -> scripts:), and the source's location line is kept", () => {
+    const typo = parseManifest('sources:\n  - scripts: a\n  - script: b\n', {
+      path: 'toolpack.yaml',
+    });
+    expect(typo.diagnostics[0]).toMatchObject({
+      line: 3,
+      message: expect.stringMatching(/^sources\.1: unknown key "script"/),
+      hint: expect.stringMatching(/^Did you mean scripts:\? Each source is one of/),
+    });
+    // A key nothing is close to keeps the plain list of keys.
+    const far = parseManifest('sources:\n  - whatever: b\n', { path: 'toolpack.yaml' });
+    expect(far.diagnostics[0]?.hint).toMatch(/^Each source is one of/);
+    const fine = parseManifest('# project\nsources:\n  - scripts: a\n  - { module: m.ts }\n', {
+      path: 'toolpack.yaml',
+    });
+    expect(fine.sourceLines).toEqual([3, 4]);
+  });
+
   it('a policy typo gets the hint about policies, not the one about sources', () => {
     const { diagnostics } = parseManifest('policy:\n  alow: ["*"]\n', { path: 'toolpack.yaml' });
     expect(diagnostics).toHaveLength(1);

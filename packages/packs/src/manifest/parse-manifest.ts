@@ -18,6 +18,7 @@ import {
 import { readPackDependency, type PackDependency } from '../names/pack-names.ts';
 import {
   MANIFEST_KEYS,
+  SOURCE_KEYS,
   manifestSchema,
   type Manifest,
   type PackManifest,
@@ -39,6 +40,11 @@ export interface ManifestResult<M extends Manifest = Manifest> {
   diagnostics: Diagnostic[];
   /** The line of `policy:`, when there is one: a denial names it as the policy's origin. */
   policyLine?: number;
+  /**
+   * The line of each source's location (`scripts: DIR`), in the order of `sources:`, for
+   * problems only found on disk later (a folder that does not exist).
+   */
+  sourceLines?: (number | undefined)[];
 }
 
 /** Parses and validates `toolpack.yaml` text. Never throws: problems are diagnostics. */
@@ -91,7 +97,12 @@ export function parseManifest(text: string, options: ParseManifestOptions): Mani
         // An unknown key points at its own line, not at its parent's.
         locate: (issuePath, issue) =>
           at(issue.code === 'unrecognized_keys' ? [...issuePath, issue.keys[0] ?? ''] : issuePath),
-        hint: (issuePath) => hintForKey(issuePath),
+        hint: (issuePath, issue) => {
+          const closest =
+            issue.code === 'unrecognized_keys' ? suggestKnownKey(issuePath, issue.keys) : undefined;
+          const hint = hintForKey(issuePath);
+          return closest === undefined ? hint : `Did you mean ${closest}:? ${hint ?? ''}`.trim();
+        },
         describe: (issue, issuePath) => {
           const message =
             issue.code === 'unrecognized_keys'
@@ -149,6 +160,9 @@ export function parseManifest(text: string, options: ParseManifestOptions): Mani
     manifest: failed ? undefined : manifest,
     diagnostics,
     ...(policyLine === undefined ? {} : { policyLine }),
+    sourceLines: manifest.sources.map((source, index) =>
+      located.lineOf(['sources', index, getSourceLocation(source).key]),
+    ),
   };
 }
 
@@ -211,6 +225,18 @@ function describeKnownKeys(path: readonly PropertyKey[]): string {
     return ' (a credentials entry has parameters:, tools:, username:, password:)';
   if (path[0] === 'policy') return ' (a policy has allow:, deny:, readOnly:)';
   return '';
+}
+
+/**
+ * The key a misspelt one of a source was meant to be (`script:` -> `scripts`): sources are
+ * where a typo drops tools, and their keys are few and known.
+ */
+function suggestKnownKey(
+  path: readonly PropertyKey[],
+  keys: readonly string[],
+): string | undefined {
+  if (path[0] !== 'sources' || path.length !== 2 || keys.length !== 1) return undefined;
+  return findClosestName(keys[0] ?? '', SOURCE_KEYS);
 }
 
 /** How to fix a problem under the top-level key `path[0]`, so a policy typo is not told about sources. */

@@ -1,6 +1,7 @@
 import type { Diagnostic, SourceSpec, ToolPolicy } from '@toolpack/core';
 import { MANIFEST_FILE, readManifest } from '../manifest/parse-manifest.ts';
 import type { Manifest } from '../manifest/manifest-schema.ts';
+import { findMissingSources } from './find-missing-sources.ts';
 import { readInstalledPacks, type InstalledPack } from './project-packs.ts';
 
 /** A project's `toolpack.yaml` with its installed packs: everything a command serves from. */
@@ -31,7 +32,10 @@ export interface Project {
 
 export type LoadProjectResult =
   | { status: 'missing'; file: string }
-  /** The manifest has errors: every one, each with its line. Nothing else was read. */
+  /**
+   * The manifest has errors, or names a source folder that does not exist: every one, each
+   * with its line. Nothing else was read.
+   */
   | { status: 'invalid'; file: string; diagnostics: Diagnostic[] }
   | { status: 'loaded'; project: Project };
 
@@ -48,6 +52,13 @@ export async function loadProject(dir: string): Promise<LoadProjectResult> {
     return { status: 'invalid', file: read.file, diagnostics: errors };
   }
   const { manifest } = read;
+  const missing = await findMissingSources({
+    dir,
+    file: read.file,
+    sources: manifest.sources,
+    ...(read.sourceLines === undefined ? {} : { lines: read.sourceLines }),
+  });
+  if (missing.length > 0) return { status: 'invalid', file: read.file, diagnostics: missing };
   const installed = await readInstalledPacks({
     projectDir: dir,
     manifest,
