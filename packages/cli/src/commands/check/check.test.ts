@@ -53,6 +53,18 @@ describe('checkProject', () => {
     ]);
   });
 
+  it('E_NO_TOOLS points at a module that failed to import, not at the paths and patterns', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'tools.mjs'), "throw new Error('boom at import');\n");
+    writeFileSync(path.join(dir, 'toolpack.yaml'), 'sources:\n  - module: tools.mjs\n');
+    const report = await checkProject({ cwd: dir, env: process.env, sources: [], flags: {} });
+    const errors = report.diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.map((d) => d.code)).toEqual(['E_MODULE_LOAD', 'E_NO_TOOLS']);
+    expect(errors[1]?.hint).toBe(
+      'tools.mjs could not be imported (E_MODULE_LOAD above), so it gave no tool: fix that error first.',
+    );
+  });
+
   it('passes a good project with its tools and no errors', async () => {
     const report = await checkProject({
       cwd: path.join(examples, 'scripts'),

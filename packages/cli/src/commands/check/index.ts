@@ -17,6 +17,12 @@ export interface CheckReport {
 }
 
 /**
+ * A module that could not be imported: its tools are unknown, so an empty result is its
+ * fault, not the paths' or the patterns'.
+ */
+const IMPORT_FAILURES: ReadonlySet<string> = new Set(['E_MODULE_LOAD', 'E_MODULE_IMPORT']);
+
+/**
  * What `mcp check` reports: discovery's problems plus the ones only a check looks for, which
  * would otherwise pass with nothing served (no project, a manifest typo, no tools at all).
  */
@@ -61,6 +67,7 @@ export async function checkProject(options: CheckProjectOptions): Promise<CheckR
       resolved.origin === 'project' &&
       resolved.options.sources.length === 0 &&
       resolved.packs.length === 0;
+    const importFailure = diagnostics.find((d) => IMPORT_FAILURES.has(d.code));
     extra.unshift(
       createDiagnostic(
         'error',
@@ -71,7 +78,9 @@ export async function checkProject(options: CheckProjectOptions): Promise<CheckR
         { path: resolved.origin === 'project' ? path.join(cwd, MANIFEST_FILE) : cwd },
         emptyProject
           ? `Add sources: to ${MANIFEST_FILE} (e.g. \`sources: [{ scripts: scripts }]\`) or a pack (mcp pack add NAME); mcp new tool NAME creates a first tool.`
-          : 'Check the source paths and the include:/exclude: patterns; mcp list shows what each source gives.',
+          : importFailure === undefined
+            ? 'Check the source paths and the include:/exclude: patterns; mcp list shows what each source gives.'
+            : `${importFailure.path} could not be imported (${importFailure.code} above), so it gave no tool: fix that error first.`,
       ),
     );
   }
