@@ -72,6 +72,24 @@ export const manifestSchema = z.looseObject({
     })
     .optional(),
   description: z.string().trim().min(1, { error: 'the description is empty' }).optional(),
+  // An SPDX licence expression (MIT, Apache-2.0, MIT OR Apache-2.0): shown by the gallery.
+  license: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9.+-]+(?: (?:AND|OR|WITH) [A-Za-z0-9.+-]+)*$/, {
+      error: (issue) =>
+        `${quote(issue.input)} is not an SPDX licence expression such as MIT or Apache-2.0`,
+    })
+    .max(100)
+    .optional(),
+  // Where the pack's source lives: the gallery links to it, so only http(s) is accepted.
+  repository: z
+    .url({
+      protocol: /^https?$/,
+      error: (issue) => `${quote(issue.input)} is not an http(s) URL of the pack's repository`,
+    })
+    .max(500)
+    .optional(),
   tags: z
     .array(tagSchema)
     .max(20, { error: 'at most 20 tags' })
@@ -174,6 +192,10 @@ export interface Manifest {
   name?: string;
   version?: string;
   description?: string;
+  /** An SPDX licence expression. */
+  license?: string;
+  /** An http(s) URL of the pack's source. */
+  repository?: string;
   /** Exact, case-insensitively unique, in the author's spelling. */
   tags: string[];
   /** As written: never with `pack:` (only an installed pack's sources get one). */

@@ -107,6 +107,24 @@ describe('parseManifest', () => {
     ]);
   });
 
+  it('reads license: and repository: (the gallery shows them), refusing markup and non-web links at their lines', () => {
+    expect(
+      parseManifest('license: MIT OR Apache-2.0\nrepository: https://example.com/acme/jira\n', {
+        path: 'toolpack.yaml',
+      }).manifest,
+    ).toMatchObject({ license: 'MIT OR Apache-2.0', repository: 'https://example.com/acme/jira' });
+    const { manifest, diagnostics } = parseManifest(
+      'license: "<img src=x onerror=alert(1)>"\nrepository: javascript:alert(1)\n',
+      { path: 'toolpack.yaml' },
+    );
+    expect(manifest).toBeUndefined();
+    expect(diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['E_MANIFEST_FIELD', 1],
+      ['E_MANIFEST_FIELD', 2],
+    ]);
+    expect(diagnostics[1]?.message).toContain('is not an http(s) URL');
+  });
+
   it('reads progressTimeoutCap: as a duration, and refuses one under a second at its line', () => {
     const read = (text: string) => parseManifest(text, { path: 'toolpack.yaml' }).manifest;
     expect(read('progressTimeoutCap: 2h\n')).toMatchObject({ progressTimeoutCap: 7_200_000 });

@@ -47,6 +47,10 @@ export interface VersionDoc {
    * tools, so the gallery shows them beside the permissions and `mcp pack add` asks about them.
    */
   interpreters?: Record<string, string[]>;
+  /** The SPDX licence expression its toolpack.yaml gives, when it gives one. */
+  license?: string;
+  /** The http(s) URL of its source its toolpack.yaml gives, when it gives one. */
+  repository?: string;
   dist: PackDist;
   /** The deprecation message, when the version is deprecated. */
   deprecated?: string;
@@ -108,6 +112,8 @@ export const versionDocSchema = z.looseObject({
   // Strict like a manifest's: a grant this client cannot read must not pass for no grant.
   permissions: packPermissionsSchema.optional(),
   interpreters: z.record(z.string(), z.array(z.string())).optional(),
+  license: z.string().optional(),
+  repository: z.string().optional(),
   dist: z.looseObject({
     tarball: z.string().min(1),
     integrity: z.string().min(1),

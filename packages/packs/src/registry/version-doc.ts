@@ -35,6 +35,8 @@ export function buildVersionDoc(input: BuildVersionDocInput): VersionDoc {
     Object.keys(input.manifest.interpreters).length === 0
       ? {}
       : { interpreters: normalizeInterpreters(input.manifest.interpreters) }),
+    ...(input.manifest.license === undefined ? {} : { license: input.manifest.license }),
+    ...(input.manifest.repository === undefined ? {} : { repository: input.manifest.repository }),
     dist: {
       tarball: input.tarball,
       integrity: input.integrity,
