@@ -17,7 +17,10 @@ export function createListCommand(io: CliIo, done: (code: number) => void): Comm
   const sources: SourceSpec[] = [];
   const command = new Command('list')
     .description('List the tools a client would get, with why any were refused or renamed')
-    .option('--json', 'print {"tools": [...], "diagnostics": [...]} instead of a table')
+    .option(
+      '--json',
+      'print {"tools": [...], "diagnostics": [...], "cannotRunHere": [...]} instead of a table',
+    )
     .option(
       '--schema-dialect <dialect>',
       'show input schemas as tools/list sends them in this dialect (portable, exact, openai-strict); default: each tool’s own',
@@ -34,8 +37,9 @@ Examples:
   mcp list --json --schema-dialect portable   # input schemas as tools/list sends them
 
 Tools this machine cannot run (pwsh missing, no interpreter for .bas, a pack's required
-env variable unset) are named after the table, with the fix; --json leaves them out, so
-the listing is the same on every machine (mcp check --json has them as cannotRunHere).
+env variable unset) are named after the table, with the fix; --json has them apart, as
+cannotRunHere ({tool, path, line, reason, fix} each), so tools and diagnostics are the
+same on every machine.
 
 Exit codes: 0 the sources were read (refused tools or not), 1 a source that promises tools
 yields none (E_MODULE_NO_TOOLS), a module pwsh cannot import (E_MODULE_IMPORT) or whose
@@ -52,8 +56,8 @@ exports need a pwsh this machine lacks (E_MODULE_NEEDS_PWSH), 2 bad flags or a m
         ...(flags.schemaDialect === undefined ? {} : { schemaDialect: flags.schemaDialect }),
       });
       if (flags.json) {
-        const { tools, diagnostics } = report;
-        io.stdout.write(`${JSON.stringify({ tools, diagnostics }, null, 2)}\n`);
+        const { tools, diagnostics, cannotRunHere } = report;
+        io.stdout.write(`${JSON.stringify({ tools, diagnostics, cannotRunHere }, null, 2)}\n`);
       } else {
         io.stdout.write(renderListReport(report, io));
         const paint = createPainter(io.stdout, io.env);

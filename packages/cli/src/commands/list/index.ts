@@ -8,7 +8,7 @@ export type ListToolsOptions = SourcesReportOptions;
 export interface ListToolsReport {
   tools: ToolView[];
   diagnostics: Diagnostic[];
-  /** Left out of `--json`, so the listing is the same on every machine. */
+  /** Apart from the tools in `--json`, which stay the same on every machine: this is about the machine. */
   cannotRunHere: UnrunnableTool[];
 }
 

@@ -74,6 +74,51 @@ describe('listTools', () => {
     expect(report.cannotRunHere.map((entry) => entry.tool)).toEqual(['New_Greeting']);
   });
 
+  it('--json carries the tools this machine cannot run as cannotRunHere, beside the same tools', async () => {
+    const list = async (env: NodeJS.ProcessEnv) => {
+      let stdout = '';
+      const code = await runCli(
+        [
+          'list',
+          '--json',
+          '--no-cache',
+          '--script-root',
+          'powershell-scripts',
+          '--include',
+          'New_*',
+        ],
+        {
+          stdout: { write: (text: string) => (stdout += text) },
+          stderr: { write: () => undefined },
+          cwd: examples,
+          env: { ...env, NO_COLOR: '1' },
+        },
+      );
+      expect(code).toBe(0);
+      return JSON.parse(stdout) as { tools: unknown[]; cannotRunHere: unknown[] };
+    };
+    const withoutPwsh = await list({ ...process.env, PATH: '' });
+    expect(withoutPwsh.cannotRunHere).toEqual([
+      {
+        tool: 'New_Greeting',
+        path: 'powershell-scripts/New-Greeting.ps1',
+        line: 7,
+        reason: 'PowerShell 7 (pwsh) is not on PATH',
+        fix: expect.stringMatching(/^Install PowerShell 7\.2\+ .* and put pwsh on PATH\.$/),
+      },
+    ]);
+    // A PATH with a pwsh on it (a stand-in file is enough to be found) runs it: nothing to say.
+    const bin = mkdtempSync(path.join(os.tmpdir(), 'toolpack-list-pwsh-'));
+    try {
+      writeFileSync(path.join(bin, 'pwsh'), '#!/bin/sh\n', { mode: 0o755 });
+      const withPwsh = await list({ ...process.env, PATH: bin });
+      expect(withPwsh.cannotRunHere).toEqual([]);
+      expect(withPwsh.tools).toEqual(withoutPwsh.tools);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
   it('exits 1 when a module exports functions but none becomes a tool, and 0 once one does', async () => {
     const project = mkdtempSync(path.join(os.tmpdir(), 'toolpack-list-empty-'));
     try {
