@@ -98,7 +98,11 @@ export { readNupkgAsPack } from './nuget/nupkg-to-pack.ts';
 export { resolveFeed } from './nuget/resolve-feed.ts';
 export type { ResolvedFeed } from './nuget/resolve-feed.ts';
 export type { OpenSource } from './project/locked-source.ts';
-export { toPackNameFromNuGetId } from './nuget/nuget-names.ts';
+export {
+  toNuGetIdFromPackName,
+  toPackNameFromNuGetId,
+  toSemverFromNuGetVersion,
+} from './nuget/nuget-names.ts';
 
 export { readLockfile } from './lock/lockfile.ts';
 export type { LockEntry, Lockfile } from './lock/lockfile.ts';

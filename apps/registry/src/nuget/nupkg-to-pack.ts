@@ -1,12 +1,12 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import semver from 'semver';
 import { createDiagnostic, type Diagnostic } from '@toolpack/core';
 import {
   MANIFEST_FILE,
   createPackTarball,
   writePackFiles,
   type NupkgContent,
+  toSemverFromNuGetVersion,
   type PackLimits,
 } from '@toolpack/packs';
 import { toPackName } from './nuget-ids.ts';
@@ -46,7 +46,7 @@ export async function convertNupkgToPack(
       'Rename the module (its .psd1 file and folder).',
     );
   }
-  const version = toSemver(nuspec.version);
+  const version = toSemverFromNuGetVersion(nuspec.version);
   if (version === undefined) {
     return problem(
       `The version "${nuspec.version}" cannot be a pack version: a pack needs major.minor.patch (a fourth part only when it is 0).`,
@@ -98,21 +98,4 @@ export async function convertNupkgToPack(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-/**
- * A NuGet version as semver, as NuGet normalises it: `1.0` is `1.0.0`, a fourth part of 0 is
- * dropped, build metadata is no part of it. Undefined for one semver cannot spell (`1.0.0.1`).
- */
-function toSemver(version: string): string | undefined {
-  const withoutBuild = version.trim().split('+')[0] ?? '';
-  const dash = withoutBuild.indexOf('-');
-  const core = dash === -1 ? withoutBuild : withoutBuild.slice(0, dash);
-  const prerelease = dash === -1 ? '' : withoutBuild.slice(dash);
-  const parts = core.split('.');
-  if (parts.length === 4 && /^0+$/.test(parts[3] ?? '')) parts.pop();
-  while (parts.length < 3) parts.push('0');
-  if (parts.length !== 3 || parts.some((part) => !/^\d{1,9}$/.test(part))) return undefined;
-  const candidate = `${parts.map(Number).join('.')}${prerelease}`;
-  return semver.valid(candidate) === candidate ? candidate : undefined;
 }

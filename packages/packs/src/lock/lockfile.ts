@@ -54,6 +54,11 @@ export interface LockEntry {
    */
   source?: string;
   /**
+   * The module's NuGet id as its `source` feed spells it (`Az.Accounts` of the pack
+   * `az--accounts`): the pack name keeps neither its case nor its dots.
+   */
+  id?: string;
+  /**
    * A module's RequiredModules, resolved from its `source` feed and installed beside it, each
    * with its own package's hash. Absent when it requires none.
    */
@@ -96,6 +101,7 @@ const lockSchema = z.object({
         .record(z.string().regex(/^\.[A-Za-z0-9]{1,16}$/), z.array(z.string().min(1)).min(1))
         .optional(),
       source: z.string().min(1).optional(),
+      id: z.string().min(1).max(100).optional(),
       modules: z
         .array(
           z.object({
@@ -206,6 +212,7 @@ export function serializeLockfile(lock: Lockfile): string {
         ? {}
         : { interpreters: sortByKey(entry.interpreters) }),
       ...(entry.source === undefined ? {} : { source: entry.source }),
+      ...(entry.id === undefined ? {} : { id: entry.id }),
       ...(entry.modules === undefined || entry.modules.length === 0
         ? {}
         : {

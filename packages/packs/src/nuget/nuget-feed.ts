@@ -17,7 +17,11 @@ import type { PackLimits } from '../tarball/limits.ts';
 import { createFeedHttp, type FeedCredentials } from './feed-http.ts';
 import type { FeedEntry, FeedProtocol } from './feed-entry.ts';
 import { createFolderFeed } from './folder-feed.ts';
-import { toPackNameFromNuGetId, toSemverFromNuGetVersion } from './nuget-names.ts';
+import {
+  toNuGetIdFromPackName,
+  toPackNameFromNuGetId,
+  toSemverFromNuGetVersion,
+} from './nuget-names.ts';
 import { createV2Feed } from './v2-feed.ts';
 import { createV3Feed } from './v3-feed.ts';
 
@@ -40,6 +44,12 @@ export interface NuGetFeedClient extends RegistryClient {
    * checked against what the feed states: what a module's RequiredModules resolve to.
    */
   fetchModule(id: string, range: string): Promise<FetchedModule>;
+  /**
+   * The NuGet id of the pack `name` as the feed spells it (`Az.Accounts` for `az--accounts`),
+   * once the pack has been listed (`getPack`, `getVersion`); what the lock and `mcp pack info`
+   * show, since the pack name keeps neither its case nor its dots.
+   */
+  packageIdOf(name: string): string | undefined;
 }
 
 export interface FetchedModule {
@@ -52,8 +62,9 @@ export interface FetchedModule {
 }
 
 /**
- * A NuGet feed as a registry of packs: each PowerShell module is the pack named by its id in
- * lower case, its versions those of the feed that semver can spell. A listing names no tools
+ * A NuGet feed as a registry of packs: each PowerShell module is the pack its id names
+ * (`toPackNameFromNuGetId`: `EchoTools` is `echotools`, `Az.Accounts` is `az--accounts`), its
+ * versions those of the feed that semver can spell. A listing names no tools
  * (they are discovered once the module is unpacked) and has an integrity only where the feed
  * states the package's hash; `getVersion` downloads the package and gives its own SHA-512
  * (as NuGet computes it), checked against what the feed stated, and `download` then hands
@@ -77,6 +88,7 @@ export function openNuGetFeed(options: NuGetFeedOptions): NuGetFeedClient {
         ? createV3Feed({ url: options.location, http })
         : createV2Feed({ url: options.location, http });
   const downloaded = new Map<string, Buffer>();
+  const packageIds = new Map<string, string>();
   const fetchPackage = async (
     where: string,
     downloadOptions: DownloadOptions = {},
@@ -104,7 +116,8 @@ export function openNuGetFeed(options: NuGetFeedOptions): NuGetFeedClient {
     name: string,
   ): Promise<{ doc: PackDoc; entries: Map<string, FeedEntry> }> => {
     const entries = new Map<string, FeedEntry>();
-    for (const entry of await protocol.listVersions(name)) {
+    const id = toNuGetIdFromPackName(name);
+    for (const entry of id === undefined ? [] : await protocol.listVersions(id)) {
       const version = toSemverFromNuGetVersion(entry.version);
       if (version !== undefined && toPackNameFromNuGetId(entry.id) === name)
         entries.set(version, entry);
@@ -112,12 +125,14 @@ export function openNuGetFeed(options: NuGetFeedOptions): NuGetFeedClient {
     if (entries.size === 0) {
       throw new ToolpackError(
         'E_PACK_NOT_FOUND',
-        `The NuGet feed ${options.location} has no package ${name} (NuGet ids are matched in any case; versions semver cannot spell, such as 1.0.0.1, are left out).`,
+        `The NuGet feed ${options.location} has no package ${id ?? name} (NuGet ids are matched in any case; versions semver cannot spell, such as 1.0.0.1, are left out).`,
         { hint: `Find one with mcp pack search --tag MCPTools --source ${options.location}.` },
       );
     }
     const versions: Record<string, VersionDoc> = {};
     for (const [version, entry] of entries) versions[version] = toVersionDoc(name, version, entry);
+    const newest = sortVersionsDescending(Object.keys(versions))[0]!;
+    packageIds.set(name, entries.get(newest)!.id);
     const latest = sortVersionsDescending(Object.keys(versions)).find(
       (v) => !v.includes('-') && versions[v]?.yanked !== true,
     );
@@ -231,6 +246,9 @@ export function openNuGetFeed(options: NuGetFeedOptions): NuGetFeedClient {
         dist: { tarball: entry.download, integrity, size: bytes.length, fileCount: 0 },
         bytes,
       };
+    },
+    packageIdOf(name) {
+      return packageIds.get(name);
     },
     resolveDownload(dist, projectDir) {
       if (http !== undefined) return dist.tarball;

@@ -176,6 +176,7 @@ export async function addPack(options: AddPackOptions): Promise<InstalledPackRep
     resolved,
     integrity: doc.dist.integrity,
     ...(options.source === undefined ? {} : { source: options.source }),
+    ...packageIdEntry(toLockPackageId(registry, name)),
   };
   const manifestText = setManifestPack(
     state.manifest.text,
@@ -320,4 +321,14 @@ export function toLockResolved(
     return (registry as NuGetFeedClient).resolveDownload(dist, projectDir);
   const relative = path.relative(projectDir, fileReferenceToPath(dist.tarball, registry.location));
   return `file:${relative.split(path.sep).join('/') || '.'}`;
+}
+
+/** What the lockfile records as `id`: a NuGet feed's own spelling of the module's id. */
+export function toLockPackageId(registry: RegistryClient, name: string): string | undefined {
+  return registry.kind === 'nuget' ? (registry as NuGetFeedClient).packageIdOf(name) : undefined;
+}
+
+/** The lock entry's `id` field, when there is one. */
+export function packageIdEntry(id: string | undefined): { id?: string } {
+  return id === undefined ? {} : { id };
 }

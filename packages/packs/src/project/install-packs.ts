@@ -20,7 +20,7 @@ import type { ProgressListener } from '../registry/registry-client.ts';
 import type { RegistryClient } from '../registry/registry-client.ts';
 import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
-import { toLockResolved } from './add-pack.ts';
+import { packageIdEntry, toLockPackageId, toLockResolved } from './add-pack.ts';
 import {
   commitProjectChange,
   ensurePacksDir,
@@ -156,6 +156,7 @@ export async function installPacks(options: InstallPacksOptions): Promise<Instal
         resolved: toLockResolved(from, doc.dist, projectDir),
         integrity: doc.dist.integrity,
         ...(source === undefined ? {} : { source }),
+        ...packageIdEntry(toLockPackageId(from, dependency.name)),
       };
     }
   }

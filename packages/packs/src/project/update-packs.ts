@@ -7,7 +7,7 @@ import { openLockedSource, type OpenSource } from './locked-source.ts';
 import { resolvePackModules } from './required-modules.ts';
 import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
-import { toLockResolved } from './add-pack.ts';
+import { packageIdEntry, toLockPackageId, toLockResolved } from './add-pack.ts';
 import { commitProjectChange, ensurePacksDir, readProjectState } from './project-files.ts';
 import { fetchVerifiedTarball, stagePack, type DownloadListener } from './stage-pack.ts';
 import { assertDocPermissions } from './check-doc-permissions.ts';
@@ -154,6 +154,7 @@ export async function updatePacks(options: UpdatePacksOptions): Promise<UpdatePa
         resolved: toLockResolved(from, doc.dist, projectDir),
         integrity: doc.dist.integrity,
         ...(source === undefined ? {} : { source }),
+        ...packageIdEntry(toLockPackageId(from, dependency.name)),
         ...(modules.locked.length === 0 ? {} : { modules: modules.locked }),
       };
       updated.push({

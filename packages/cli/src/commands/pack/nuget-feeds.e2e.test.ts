@@ -75,9 +75,10 @@ beforeAll(async () => {
   repository = tempDir('repository');
   // EchoMain requires EchoHelpers: Publish-PSResource checks that it is installed first.
   await pwsh(
-    `Register-PSResourceRepository -Name Local -Uri '${repository}' -Trusted; Publish-PSResource -Path '${module}' -Repository Local; Publish-PSResource -Path '${path.join(modules, 'EchoHelpers')}' -Repository Local; Install-PSResource -Name EchoHelpers -Repository Local -TrustRepository; Publish-PSResource -Path '${path.join(modules, 'EchoMain')}' -Repository Local`,
+    `Register-PSResourceRepository -Name Local -Uri '${repository}' -Trusted; Publish-PSResource -Path '${module}' -Repository Local; Publish-PSResource -Path '${path.join(modules, 'EchoHelpers')}' -Repository Local; Install-PSResource -Name EchoHelpers -Repository Local -TrustRepository; Publish-PSResource -Path '${path.join(modules, 'EchoMain')}' -Repository Local; Publish-PSResource -Path '${path.join(modules, 'Echo.Accounts')}' -Repository Local`,
   );
   expect(readdirSync(repository).sort()).toEqual([
+    'Echo.Accounts.2.1.0.nupkg',
     'EchoHelpers.2.0.1.nupkg',
     'EchoMain.1.0.0.nupkg',
     'EchoTools.1.2.0.nupkg',
@@ -227,9 +228,67 @@ describe('mcp pack add from NuGet feeds', () => {
         `file:${path.relative(project, path.join(repository, 'EchoTools.1.2.0.nupkg')).split(path.sep).join('/')}`,
     );
     const info = await mcp(['pack', 'info', 'EchoTools', '--source', repository], project);
-    expect(info.stdout).toMatch(/^from: the NuGet feed .* \(a PowerShell module\)$/m);
+    expect(info.stdout).toMatch(/^from: the NuGet feed .* \(the PowerShell module EchoTools\)$/m);
     expect(info.stdout).toMatch(
-      /^installed here as echotools: 1\.2\.0 from the feed \.\.\/toolpack-nuget-e2e-repository-\w+ \(file:/m,
+      /^installed here as echotools: 1\.2\.0 from the feed \.\.\/toolpack-nuget-e2e-repository-\w+ \(EchoTools, file:/m,
+    );
+  }, 120_000);
+
+  it('a module whose id has a dot (as Az.Accounts has) is the pack echo--accounts, and the lock and info keep its id', async () => {
+    const project = tempDir('dotted');
+    const found = await mcp(
+      ['pack', 'search', '--tag', 'MCPTools', '--source', repository],
+      project,
+    );
+    expect(found.stdout).toMatch(/^echo--accounts +2\.1\.0 +- +.*A module whose id has a dot/m);
+
+    const added = await mcp(
+      ['pack', 'add', 'Echo.Accounts', '--source', repository, '--yes'],
+      project,
+    );
+    expect(added.stderr).toMatch(/echo--accounts@2\.1\.0 asks that its tools may:/);
+    expect(added.stdout).toBe(
+      'added echo--accounts@2.1.0 (^2.1.0) in .toolpack/packs/echo--accounts: 1 tool\n  echo__accounts_Get_EchoAccount\n',
+    );
+    expect(readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')).toBe(
+      'packs:\n  echo--accounts: ^2.1.0\n',
+    );
+    const lock = JSON.parse(readFileSync(path.join(project, 'toolpack.lock'), 'utf8')) as {
+      packs: Record<string, Record<string, unknown>>;
+    };
+    expect(lock.packs['echo--accounts']).toMatchObject({
+      name: 'echo--accounts',
+      version: '2.1.0',
+      id: 'Echo.Accounts',
+      integrity: sha512(readFileSync(path.join(repository, 'Echo.Accounts.2.1.0.nupkg'))),
+    });
+    // pwsh imports the module by its own name: the folder keeps the id as the package spells it.
+    expect(
+      existsSync(
+        path.join(project, '.toolpack/packs/echo--accounts/Echo.Accounts/Echo.Accounts.psd1'),
+      ),
+    ).toBe(true);
+
+    const info = await mcp(['pack', 'info', 'echo--accounts', '--source', repository], project);
+    expect(info.stdout).toMatch(
+      /^from: the NuGet feed .* \(the PowerShell module Echo\.Accounts\)$/m,
+    );
+    expect(info.stdout).toMatch(
+      /^installed here as echo--accounts: 2\.1\.0 from the feed .* \(Echo\.Accounts, file:/m,
+    );
+
+    const call = await mcp(
+      ['call', 'echo__accounts_Get_EchoAccount', '--arg', 'Name=ada', '--require-sandbox'],
+      project,
+    );
+    expect(call.stdout).toBe('account: ada\n');
+
+    // A fresh clone installs it back from the lock alone.
+    rmSync(path.join(project, '.toolpack'), { recursive: true });
+    const installed = await mcp(['pack', 'install', '--frozen'], project);
+    expect(installed.code).toBe(0);
+    expect(readFileSync(path.join(project, 'toolpack.lock'), 'utf8')).toContain(
+      '"id": "Echo.Accounts"',
     );
   }, 120_000);
 

@@ -7,6 +7,7 @@ import {
   readManifest,
   resolveFeed,
   resolveRegistryLocation,
+  toNuGetIdFromPackName,
   toPackNameFromNuGetId,
   type OpenSource,
   type PackCache,
@@ -80,19 +81,21 @@ export async function createSourceOpener(context: CommandContext): Promise<{
 }
 
 /**
- * What the user typed with `--source` (`EchoTools`, `EchoTools@^1.2`) as a pack specifier: a
- * NuGet id in any case is the pack of its lower-case name (`echotools`).
+ * What the user typed with `--source` (`EchoTools`, `Az.Accounts@^2.1`, or the pack name
+ * `az--accounts`) as a pack specifier: a NuGet id in any case is the pack
+ * `toPackNameFromNuGetId` names (`echotools`, `az--accounts`).
  */
 export function parseFeedSpecifier(specifier: string): { name: string; range?: string } {
   const at = specifier.indexOf('@');
   const id = at === -1 ? specifier : specifier.slice(0, at);
-  const name = toPackNameFromNuGetId(id);
+  const name =
+    toPackNameFromNuGetId(id) ?? (toNuGetIdFromPackName(id) === undefined ? undefined : id);
   if (name === undefined) {
     throw new ToolpackError(
       'E_USAGE',
-      `The NuGet id ${JSON.stringify(id)} cannot be a pack name: pack names are letters, digits and hyphens (at most 64), so ids with "." or "_" are not supported yet.`,
+      `The NuGet id ${JSON.stringify(id)} cannot be a pack name: a pack name writes "." as "--" and "_" as "---", so an id that starts with "_", has "_" next to ".", "-" or another "_", or is longer than 64 characters once written so has none.`,
       {
-        hint: 'Ask the module author for an id of letters, digits and hyphens, or copy the module into your project as a module: source.',
+        hint: 'Give the module id as the feed lists it (e.g. Az.Accounts), or copy the module into your project as a module: source.',
       },
     );
   }

@@ -61,12 +61,12 @@ function renderInfo(info: PackInfo, io: CliIo): string {
   lines.push(`${paint('bold', `${doc.name}@${doc.version}`)}  ${doc.description}`);
   lines.push(
     from.kind === 'nuget'
-      ? `from: the NuGet feed ${from.location} (a PowerShell module)`
+      ? `from: the NuGet feed ${from.location} (the PowerShell module ${from.id ?? doc.name})`
       : `from: the registry ${from.location}`,
   );
   for (const installed of info.installed) {
     lines.push(
-      `installed here as ${installed.alias}: ${installed.version} from ${installed.source === undefined ? installed.resolved : `the feed ${installed.source} (${installed.resolved})`}`,
+      `installed here as ${installed.alias}: ${installed.version} from ${installed.source === undefined ? installed.resolved : `the feed ${installed.source} (${installed.id === undefined ? '' : `${installed.id}, `}${installed.resolved})`}`,
     );
   }
   if (doc.deprecated !== undefined) lines.push(paint('yellow', `deprecated: ${doc.deprecated}`));

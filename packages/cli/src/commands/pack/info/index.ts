@@ -4,6 +4,7 @@ import {
   readLockfile,
   selectVersion,
   sortVersionsDescending,
+  type NuGetFeedClient,
   type PackDoc,
   type VersionDoc,
 } from '@toolpack/packs';
@@ -25,9 +26,10 @@ export interface PackInfo {
   pack: PackDoc;
   version: VersionDoc;
   /** Where it was looked up: the registry, or the NuGet feed (`--source`) with its `source`. */
-  from: { location: string; kind: 'registry' | 'nuget'; source?: string };
+  /** For a NuGet feed, `id` is the module's id as the feed spells it (`Az.Accounts`). */
+  from: { location: string; kind: 'registry' | 'nuget'; source?: string; id?: string };
   /** This project's installs of the pack: where each came from, as toolpack.lock records it. */
-  installed: { alias: string; version: string; resolved: string; source?: string }[];
+  installed: { alias: string; version: string; resolved: string; source?: string; id?: string }[];
 }
 
 /** A pack as the registry describes it, and the one version the specifier picks. */
@@ -60,7 +62,9 @@ export async function getPackInfo(options: GetPackInfoOptions): Promise<PackInfo
       version: entry.version,
       resolved: entry.resolved,
       ...(entry.source === undefined ? {} : { source: entry.source }),
+      ...(entry.id === undefined ? {} : { id: entry.id }),
     }));
+  const id = feed === undefined ? undefined : (registry as NuGetFeedClient).packageIdOf(name);
   return {
     pack,
     version,
@@ -68,6 +72,7 @@ export async function getPackInfo(options: GetPackInfoOptions): Promise<PackInfo
       location: registry.location,
       kind: feed === undefined ? 'registry' : 'nuget',
       ...(feed === undefined ? {} : { source: feed.source }),
+      ...(id === undefined ? {} : { id }),
     },
     installed,
   };
