@@ -215,8 +215,17 @@ function createManifestError(errors: readonly Diagnostic[]): ToolpackError {
   );
 }
 
+/** Says why only the built-ins are listed, and the lines of a `toolpack.yaml` that serves this folder. */
 export function describeNoSources(): string {
-  return `No sources: no source flags and no ${MANIFEST_FILE} here, so only the built-in tools are listed.\n`;
+  return [
+    `No sources: no source flags and no ${MANIFEST_FILE} here, so only the built-in tools are listed.`,
+    `To serve the scripts in this folder, write ${MANIFEST_FILE} with these lines:`,
+    '  sources:',
+    '    - scripts: .',
+    'Other sources: tools: DIR (tool folders), module: FILE, workflows: DIR; or pass --script-root DIR',
+    'and the like. mcp new tool writes a tool and these lines for you.',
+    '',
+  ].join('\n');
 }
 
 /** A pack that declares one of Toolpack's own secrets (`TOOLPACK_TOKEN`) never gets it: say so. */

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -10,6 +11,7 @@ import { startMcp } from '../../testing/run-mcp.ts';
 const coreDir = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'core');
 
 const mcp = (args: string[], cwd: string) => startMcp(args, { cwd });
+const hasGit = spawnSync('git', ['--version']).status === 0;
 
 /** What `npm install @toolpack/core zod` would give a JS/TS module outside the workspace. */
 async function linkToolpackCore(dir: string): Promise<void> {
@@ -62,13 +64,17 @@ describe.concurrent('mcp new tool, then mcp check and mcp test', () => {
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(/^Created the .+:\n/);
-    expect(created.stdout).toContain(`mcp check ${flag} `);
-    expect(created.stdout).toContain(`mcp test ${flag} `);
+    const entry = `${flag === '--module' ? 'module' : flag === '--tools-dir' ? 'tools' : 'scripts'}: ${path.relative(dir, source(dir)) || '.'}`;
+    expect(created.stdout).toContain(
+      `Created toolpack.yaml, so mcp list serves it:\n  sources:\n    - ${entry}\n`,
+    );
+    expect(created.stdout).toMatch(/\n {2}mcp check\n {2}mcp test\n {2}mcp call /);
     if (kind === 'module' && lang !== 'ps1') await linkToolpackCore(dir);
 
+    // No source flags: the toolpack.yaml mcp new wrote is what serves the tool.
     const [checked, tested] = await Promise.all([
-      mcp(['check', flag, source(dir), '--no-cache'], dir),
-      mcp(['test', flag, source(dir), '--json'], dir),
+      mcp(['check', '--no-cache'], dir),
+      mcp(['test', '--json'], dir),
     ]);
     expect(checked.stdout).toMatch(/tools checked: 0 errors, 0 warnings/);
     expect(checked.code).toBe(0);
@@ -102,9 +108,11 @@ describe.concurrent('mcp new tool, then mcp check and mcp test', () => {
   async function scaffoldPowerShellProject() {
     const dir = path.join(temp, 'combinations', 'ps1');
     await mkdir(dir, { recursive: true });
-    const created = await Promise.all(
-      POWERSHELL_KINDS.map(([kind, , , source]) =>
-        mcp(
+    // One after another: each adds its source to the toolpack.yaml the first one created.
+    const created = [];
+    for (const [kind, , , source] of POWERSHELL_KINDS) {
+      created.push(
+        await mcp(
           [
             'new',
             'tool',
@@ -118,12 +126,11 @@ describe.concurrent('mcp new tool, then mcp check and mcp test', () => {
           ],
           dir,
         ),
-      ),
-    );
-    const sources = POWERSHELL_KINDS.flatMap(([, , flag, source]) => [flag, source]);
+      );
+    }
     const [checked, tested] = await Promise.all([
-      mcp(['check', ...sources, '--no-cache', '--json'], dir),
-      mcp(['test', ...sources, '--json', '--no-cache'], dir),
+      mcp(['check', '--no-cache', '--json'], dir),
+      mcp(['test', '--json', '--no-cache'], dir),
     ]);
     return { created, checked, tested };
   }
@@ -137,8 +144,12 @@ describe.concurrent('mcp new tool, then mcp check and mcp test', () => {
       expect(made?.stderr).toBe('');
       expect(made?.code).toBe(0);
       expect(made?.stdout).toMatch(/^Created the .+:\n/);
-      expect(made?.stdout).toContain(`mcp check ${flag} ${source}`);
-      expect(made?.stdout).toContain(`mcp test ${flag} ${source}`);
+      const entry = `${flag === '--module' ? 'module' : flag === '--tools-dir' ? 'tools' : 'scripts'}: ${source}`;
+      expect(made?.stdout).toContain(
+        kind === 'folder'
+          ? `Created toolpack.yaml, so mcp list serves it:\n  sources:\n    - ${entry}\n`
+          : `Added "- ${entry}" to sources: in toolpack.yaml, so mcp list serves it.`,
+      );
 
       // The scaffold's `ReadOnlyHint: <why>` line (MCPServerPS's form) declares the hint.
       const { tools, diagnostics } = JSON.parse(checked.stdout) as {
@@ -157,6 +168,8 @@ describe.concurrent('mcp new tool, then mcp check and mcp test', () => {
       expect(report.summary).toEqual({ passed: 3, failed: 0, skipped: 0 });
       expect(tested.code).toBe(0);
     },
+    // The first of the three waits for three mcp new in turn, then one check and one test.
+    90_000,
   );
 });
 
@@ -222,7 +235,12 @@ describe('mcp new tool', () => {
       files: string[];
       source: Record<string, string>;
     };
-    expect(report).toMatchObject({ tool: 'word_count', kind: 'script', lang: 'py' });
+    expect(report).toMatchObject({
+      tool: 'word_count',
+      kind: 'script',
+      lang: 'py',
+      registered: { outcome: 'created', entry: 'scripts: nested/scripts' },
+    });
     expect(report.files.map((file) => path.relative(temp, file).split(path.sep).join('/'))).toEqual(
       ['nested/scripts/word_count.py', 'nested/scripts/word_count.test.mjs'],
     );
@@ -230,6 +248,109 @@ describe('mcp new tool', () => {
       '# DESCRIPTION "Counts the words of a text."',
     );
   });
+
+  it('adds its source to the toolpack.yaml there, keeping its comments, once per source', async () => {
+    const dir = path.join(temp, 'registers');
+    await mkdir(dir, { recursive: true });
+    const manifest =
+      '# Our project: keep this.\nsources:\n  - tools: tools   # dotbot folders\n\nmaxTools: 20\n';
+    await writeFile(path.join(dir, 'toolpack.yaml'), manifest);
+    await mkdir(path.join(dir, 'tools'));
+    const first = await mcp(
+      ['new', 'tool', 'word-count', '--kind', 'script', '--lang', 'js', '--dir', 'scripts'],
+      dir,
+    );
+    expect(first.stderr).toBe('');
+    expect(first.stdout).toContain(
+      'Added "- scripts: scripts" to sources: in toolpack.yaml, so mcp list serves it.',
+    );
+    const added = manifest.replace(
+      '  - tools: tools   # dotbot folders\n',
+      '  - tools: tools   # dotbot folders\n  - scripts: scripts\n',
+    );
+    expect(await readFile(path.join(dir, 'toolpack.yaml'), 'utf8')).toBe(added);
+
+    // The second tool in the same folder is served by that source already: nothing changes.
+    const second = await mcp(
+      ['new', 'tool', 'line-count', '--kind', 'script', '--lang', 'js', '--dir', 'scripts'],
+      dir,
+    );
+    expect(second.stdout).toContain(
+      'toolpack.yaml serves it already: sources: - scripts: scripts.',
+    );
+    expect(await readFile(path.join(dir, 'toolpack.yaml'), 'utf8')).toBe(added);
+    // A tool folder under the tools: source the file had.
+    const folder = await mcp(
+      ['new', 'tool', 'char-count', '--kind', 'folder', '--lang', 'js', '--dir', 'tools'],
+      dir,
+    );
+    expect(folder.stdout).toContain('toolpack.yaml serves it already: sources: - tools: tools.');
+    expect(await readFile(path.join(dir, 'toolpack.yaml'), 'utf8')).toBe(added);
+
+    const listed = await mcp(['list', '--json', '--no-cache'], dir);
+    expect(
+      (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name),
+    ).toEqual(expect.arrayContaining(['word_count', 'line_count', 'char_count']));
+  });
+
+  it('leaves a toolpack.yaml it cannot read as it was, and says which line to add', async () => {
+    const dir = path.join(temp, 'broken-manifest');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'toolpack.yaml'), 'sources: [\n');
+    const { code, stdout } = await mcp(
+      ['new', 'tool', 'word-count', '--kind', 'script', '--lang', 'sh'],
+      dir,
+    );
+    expect(code).toBe(0);
+    expect(stdout).toMatch(
+      /toolpack\.yaml was not changed \(.+\); to serve the tool, add the line "- scripts: \." under sources:\./,
+    );
+    expect(stdout).toContain('mcp check --script-root .');
+    expect(await readFile(path.join(dir, 'toolpack.yaml'), 'utf8')).toBe('sources: [\n');
+  });
+
+  it('keeps .toolpack/ out of git: adds it to .gitignore, or leaves a file that has it', async () => {
+    const dir = path.join(temp, 'gitignore');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, '.gitignore'), 'node_modules/');
+    const first = await mcp(['new', 'tool', 'a-tool', '--kind', 'script', '--lang', 'sh'], dir);
+    expect(first.stdout).toContain(
+      'Added .toolpack/ to .gitignore (the cache and installed packs stay out of git).',
+    );
+    expect(await readFile(path.join(dir, '.gitignore'), 'utf8')).toBe(
+      'node_modules/\n.toolpack/\n',
+    );
+    const second = await mcp(['new', 'tool', 'b-tool', '--kind', 'script', '--lang', 'sh'], dir);
+    expect(second.stdout).not.toContain('.gitignore');
+    expect(await readFile(path.join(dir, '.gitignore'), 'utf8')).toBe(
+      'node_modules/\n.toolpack/\n',
+    );
+
+    const fresh = path.join(temp, 'gitignore-created');
+    await mkdir(fresh, { recursive: true });
+    const created = await mcp(['new', 'tool', 'a-tool', '--kind', 'script', '--lang', 'sh'], fresh);
+    expect(created.stdout).toContain(
+      'Created .gitignore with .toolpack/ (the cache and installed packs stay out of git).',
+    );
+    expect(await readFile(path.join(fresh, '.gitignore'), 'utf8')).toMatch(/^\.toolpack\/$/m);
+  });
+
+  it.skipIf(!hasGit)(
+    'writes no .gitignore where the repository ignores .toolpack/ already [needs git]',
+    async () => {
+      const repo = path.join(temp, 'repo');
+      await mkdir(path.join(repo, 'project'), { recursive: true });
+      expect(spawnSync('git', ['init', '-q'], { cwd: repo }).status).toBe(0);
+      await writeFile(path.join(repo, '.gitignore'), '.toolpack/\n');
+      const { code, stdout } = await mcp(
+        ['new', 'tool', 'a-tool', '--kind', 'script', '--lang', 'sh'],
+        path.join(repo, 'project'),
+      );
+      expect(code).toBe(0);
+      expect(stdout).not.toContain('.gitignore');
+      expect(existsSync(path.join(repo, 'project', '.gitignore'))).toBe(false);
+    },
+  );
 
   it('refuses to overwrite and leaves the existing files as they were', async () => {
     const dir = path.join(temp, 'overwrite');

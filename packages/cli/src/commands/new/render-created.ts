@@ -28,6 +28,8 @@ export function reportCreated(
     json: object | undefined;
     heading: (paint: ReturnType<typeof createPainter>) => string;
     files: readonly string[];
+    /** What else it changed (toolpack.yaml, .gitignore), one line each. */
+    changes?: readonly string[];
     next: readonly string[];
     notes: readonly string[];
   },
@@ -40,6 +42,7 @@ export function reportCreated(
   const lines = [
     report.heading(paint),
     ...report.files.map((file) => `  ${paint('green', showPath(file))}`),
+    ...(report.changes === undefined || report.changes.length === 0 ? [] : ['', ...report.changes]),
     '',
     'Next:',
     ...report.next.map((line) => `  ${line}`),

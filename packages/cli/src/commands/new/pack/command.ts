@@ -24,12 +24,16 @@ export function createNewPackCommand(io: CliIo, done: (code: number) => void): C
     .option('--lang <lang>', `the first tool's language: ${TOOL_LANGS.join(', ')} (default js)`)
     .option('--tool <name>', 'the first tool’s name', 'hello')
     .option('--description <text>', 'one sentence saying what the pack is for')
-    .option('--json', 'print {"pack", "dir", "tool", "files", "next"}');
+    .option(
+      '--json',
+      'print {"pack", "dir", "tool", "servedAs", "files", "next", "gitignore", "notes"}',
+    );
   command.addHelpText(
     'after',
     `
 Creates NAME/ in the current folder (or --dir DIR): toolpack.yaml (name, version 0.1.0,
-description, tags [MCPTools], sources), the first tool with its test, and README.md. The
+description, tags [MCPTools], sources), the first tool with its test, and README.md, and
+adds .toolpack/ (where mcp test caches) to NAME/.gitignore unless git ignores it already. The
 first tool is a JavaScript script by default, which runs wherever Toolpack does; --kind and
 --lang pick another (the same combinations as mcp new tool).
 
@@ -51,12 +55,13 @@ folder that already exists and is not empty.`,
       ...(flags.lang === undefined ? {} : { lang: flags.lang }),
       ...(flags.description === undefined ? {} : { description: flags.description }),
     });
-    const { firstTool, ...json } = created;
+    const { firstTool, changes, ...json } = created;
     reportCreated(io, {
       json: flags.json ? json : undefined,
       heading: (paint) =>
         `Created the pack ${paint('bold', created.pack)} (0.1.0) with the ${kindLabel(firstTool.kind, firstTool.lang)} ${created.tool}, served as ${created.servedAs} where the pack is added:`,
       files: created.files,
+      changes,
       next: created.next,
       notes: created.notes,
     });

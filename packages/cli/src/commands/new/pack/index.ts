@@ -3,6 +3,8 @@ import { ToolpackError, toKebabCase } from '@toolpack/core';
 import { defaultAlias, isValidPackName, toServedToolName } from '@toolpack/packs';
 import type { CommandContext } from '../../../io.ts';
 import { describeNeeds } from '../describe-needs.ts';
+import { describeGitIgnore } from '../describe-registration.ts';
+import { ignoreToolpackFolder, type GitIgnoreChange } from '../ignore-toolpack-folder.ts';
 import { renderPackManifest, renderPackReadme } from '../pack-templates.ts';
 import { checkCombination, planTool, type ToolKind, type ToolLang } from '../plan-tool.ts';
 import { refuseExisting } from '../refuse-existing.ts';
@@ -31,6 +33,10 @@ export interface ScaffoldedPack {
   servedAs: string;
   files: string[];
   next: string[];
+  /** How `.toolpack/` (where `mcp test` caches) is kept out of the pack folder's git. */
+  gitignore: GitIgnoreChange;
+  /** What else was changed, for the report. */
+  changes: string[];
   notes: string[];
   firstTool: { kind: ToolKind; lang: ToolLang | undefined };
 }
@@ -108,7 +114,9 @@ export async function scaffoldPack(options: ScaffoldPackOptions): Promise<Scaffo
 
   const shownDir = showPath(packDir);
   const next = [`cd ${shownDir}`, 'mcp check', 'mcp test', 'mcp pack pack .'];
-  const notes = describeNeeds(plan, options.env);
+  const ignored = await ignoreToolpackFolder(packDir, options.env);
+  const described = describeGitIgnore(ignored);
+  const notes = [...describeNeeds(plan, options.env), ...described.notes];
   return {
     pack: packName,
     dir: packDir,
@@ -116,6 +124,8 @@ export async function scaffoldPack(options: ScaffoldPackOptions): Promise<Scaffo
     servedAs: served,
     files: files.map((file) => file.path),
     next,
+    gitignore: ignored,
+    changes: described.changes,
     notes,
     firstTool: { kind, lang },
   };

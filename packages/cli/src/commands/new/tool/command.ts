@@ -25,7 +25,10 @@ export function createNewToolCommand(io: CliIo, done: (code: number) => void): C
       '--description <text>',
       'one sentence saying what the tool does (clients show it to the model)',
     )
-    .option('--json', 'print {"tool", "kind", "lang", "files", "source", "next"}');
+    .option(
+      '--json',
+      'print {"tool", "kind", "lang", "files", "source", "next", "registered", "gitignore", "notes"}',
+    );
   command.addHelpText(
     'after',
     `
@@ -36,7 +39,11 @@ Kinds (--kind) and their languages (--lang):
   basic   (no --lang)      DIR/<name>.bas with PARAM/DESCRIPTION lines
 
 --dir DIR (the global option, also -C DIR) is the folder the tool goes into; the default is
-the current folder. Existing files are never overwritten. Names follow each convention:
+the current folder. Existing files are never overwritten. The tool joins the project: the
+nearest toolpack.yaml from DIR up to the current folder gets its source under sources:
+(comments and layout kept; nothing when a source there already serves it), or toolpack.yaml
+is created in the current folder; .gitignore gets .toolpack/ (the cache and installed packs)
+unless git ignores it already. Names follow each convention:
 send-notification gives the folder send-notification/, the tool send_notification and the
 function Invoke-SendNotification; a PowerShell script or module function is Send-Notification.
 
@@ -58,11 +65,13 @@ combination that does not exist, or a file that already exists.`,
       ...(flags.lang === undefined ? {} : { lang: flags.lang }),
       ...(flags.description === undefined ? {} : { description: flags.description }),
     });
+    const { changes, ...json } = created;
     reportCreated(io, {
-      json: flags.json ? created : undefined,
+      json: flags.json ? json : undefined,
       heading: (paint) =>
         `Created the ${kindLabel(created.kind, created.lang ?? undefined)} ${paint('bold', created.tool)}:`,
       files: created.files,
+      changes,
       next: created.next,
       notes: created.notes,
     });
