@@ -6,6 +6,7 @@ import { describeContainment, describeSandbox } from '@toolpack/runners';
 import type { CommandContext } from '../../io.ts';
 import { discoverTools } from '@toolpack/discovery';
 import { MANIFEST_FILE, loadProject, type LoadProjectResult } from '@toolpack/packs';
+import { describeRegistryStart } from '../../describe-registry-start.ts';
 import { findUnrunnableTools, groupUnrunnableTools } from '../../find-unrunnable-tools.ts';
 import { resolveSources, type ResolvedSources } from '../../source-flags.ts';
 import { checkPwsh } from './check-pwsh.ts';
@@ -279,7 +280,9 @@ async function checkRegistry(context: CommandContext): Promise<MachineCheck> {
       name: 'registry',
       status: 'warn',
       detail: `${registry} is not reachable (${(error as Error).message})`,
-      hint: 'Start one with `pnpm registry`, or set TOOLPACK_REGISTRY; `mcp pack` commands also take --registry DIR.',
+      hint:
+        (await describeRegistryStart(registry)) ??
+        'Check TOOLPACK_REGISTRY, or set it to a folder of packs; `mcp pack` commands also take --registry DIR.',
     };
   }
 }

@@ -6,7 +6,8 @@ import { withDownloadProgress } from '../download-progress.ts';
 import { addApprovalOptions, createCommandApprover } from '../approval-options.ts';
 import { addRegistryOption, addSourceOption } from '../registry-option.ts';
 import { plural } from '../render-pack-output.ts';
-import { addProjectPack } from './index.ts';
+import { addProjectPack, findAddedUnrunnableTools } from './index.ts';
+import { groupUnrunnableTools } from '../../../find-unrunnable-tools.ts';
 
 export function createAddCommand(io: CliIo, done: (code: number) => void): Command {
   const command = new Command('add')
@@ -36,7 +37,8 @@ anything is installed and asks you to approve it; without a terminal it needs --
 --allow with grants that cover everything it asks for (tool changes are shown, not refused).
 Writes toolpack.yaml (the range), toolpack.lock (the exact version, its integrity, the
 approved permissions and a hash of each tool's definition) and .toolpack/packs/<alias>/.
-Nothing changes when anything fails or is not approved.
+Nothing changes when anything fails or is not approved. Once added, it warns about the
+pack's tools this machine cannot run (pwsh or an interpreter missing), with the fix.
 
 Exit codes: 0 added, 1 it could not be added or was not approved, 2 bad input or no one
 to ask (no terminal, no --yes or --allow).`,
@@ -78,6 +80,16 @@ to ask (no terminal, no --yes or --allow).`,
         io.stderr.write(
           `${warn('yellow', 'warning')} ${report.alias} needs ${env.name}${env.secret ? ' (a secret)' : ''}, which is not set: set it before serving${env.description ? ` (${env.description})` : ''}.\n`,
         );
+      }
+      const unrunnable = await findAddedUnrunnableTools(io, report);
+      if (unrunnable.length > 0) {
+        io.stderr.write(
+          `${warn('yellow', 'warning')} ${unrunnable.length} of ${report.alias}'s ${plural(report.tools.length, 'tool')} cannot run on this machine (mcp list and mcp serve keep saying so until it is fixed):\n`,
+        );
+        for (const group of groupUnrunnableTools(unrunnable)) {
+          io.stderr.write(`  ${group.reason}: ${group.tools.join(', ')}\n`);
+          io.stderr.write(`    ${warn('dim', `fix: ${group.fix}`)}\n`);
+        }
       }
       done(EXIT_OK);
     },

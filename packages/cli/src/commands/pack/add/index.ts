@@ -5,6 +5,8 @@ import {
   type DownloadListener,
   type InstalledPackReport,
 } from '@toolpack/packs';
+import { collectSourcesReport } from '../../../collect-sources-report.ts';
+import type { UnrunnableTool } from '../../../find-unrunnable-tools.ts';
 import type { CommandContext } from '../../../io.ts';
 import { createStagedPackCheck } from '../check-staged-packs.ts';
 import {
@@ -63,4 +65,30 @@ export async function addProjectPack(options: AddProjectPackOptions): Promise<In
         env: options.env,
       }),
   );
+}
+
+/**
+ * The added pack's tools this machine cannot run (pwsh or an interpreter missing), found as
+ * `mcp list` finds them, so the install says so at once instead of every call failing later.
+ * Its unset env is left out: the add already warns about each variable, with its description.
+ * Empty when the project cannot be discovered: the add itself succeeded, and `mcp list` will
+ * show that problem.
+ */
+export async function findAddedUnrunnableTools(
+  context: CommandContext,
+  report: Pick<InstalledPackReport, 'tools' | 'missingEnv'>,
+): Promise<UnrunnableTool[]> {
+  const added = new Set(report.tools);
+  const envSet = Object.fromEntries(report.missingEnv.map((env) => [env.name, 'set']));
+  try {
+    const { unrunnable } = await collectSourcesReport({
+      cwd: context.cwd,
+      env: { ...context.env, ...envSet },
+      sources: [],
+      flags: {},
+    });
+    return unrunnable.filter((entry) => added.has(entry.tool));
+  } catch {
+    return [];
+  }
 }
