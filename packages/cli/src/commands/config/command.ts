@@ -46,7 +46,10 @@ export function createConfigCommand(io: CliIo, done: (code: number) => void): Co
       parseName,
     )
     .option('--project', 'VS Code/Cursor: use the project’s .vscode/mcp.json or .cursor/mcp.json')
-    .option('--npx', 'start the server with `npx -y @toolpack/cli@<version>` (a config to share)')
+    .option(
+      '--npx',
+      'start the server with `npx -y @toolpack/cli@<version>` (a config to share, once @toolpack/cli is on npm)',
+    )
     .option(
       '--schema-dialect <dialect>',
       'serve with --schema-dialect: exact or openai-strict (portable, the default, adds nothing)',
@@ -88,7 +91,8 @@ Exit codes: 0 printed or written, 2 an unknown client or a config file that is n
       done(EXIT_USAGE);
       return;
     }
-    const { target, name, entry, outcome } = configured;
+    const { target, name, entry, outcome, warnings } = configured;
+    for (const warning of warnings) io.stderr.write(`${paint('yellow', 'warning')} ${warning}\n`);
     if (outcome === undefined) {
       io.stdout.write(`${JSON.stringify({ [target.container]: { [name]: entry } }, null, 2)}\n`);
       io.stderr.write(

@@ -4,6 +4,7 @@ import { lstat, mkdir, open, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SCHEMA_DIALECT, ToolpackError, type SchemaDialect } from '@toolpack/core';
+import { describeUnpublishedCli } from '../../describe-unpublished.ts';
 import { findCliPackage } from '../../find-cli-package.ts';
 import type { CommandContext } from '../../io.ts';
 
@@ -273,6 +274,8 @@ export interface ClientConfiguration {
   entry: Record<string, unknown>;
   /** What `write` did to the file; undefined when nothing was written. */
   outcome?: Awaited<ReturnType<typeof mergeServerEntry>>;
+  /** Why the entry may not start (an npx entry for a package not on npm yet). */
+  warnings: string[];
 }
 
 /**
@@ -298,6 +301,12 @@ export async function configureClient(
   });
   const name = options.name ?? defaultServerName(projectDir);
   const entry = buildServerEntry(options.client, launch);
-  if (!options.write) return { target, name, entry };
-  return { target, name, entry, outcome: await mergeServerEntry(target, name, entry) };
+  const warnings =
+    launch.command === 'npx'
+      ? [
+          `${describeUnpublishedCli(cli.version)}: \`mcp config ${options.client}\` without --npx, run by that mcp, writes an entry that does.`,
+        ]
+      : [];
+  if (!options.write) return { target, name, entry, warnings };
+  return { target, name, entry, warnings, outcome: await mergeServerEntry(target, name, entry) };
 }

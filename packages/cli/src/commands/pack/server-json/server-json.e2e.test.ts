@@ -126,6 +126,13 @@ describe('mcp pack server-json', { timeout: 90_000 }, () => {
       ['JIRA_EMAIL', true, false],
       ['JIRA_API_TOKEN', true, true],
     ]);
+    // The package is not on npm yet: stderr says so, and names the mcp command that serves
+    // the same version (the last test runs exactly those arguments).
+    expect(run.stderr).toBe(
+      `warning @toolpack/cli is not on the npm registry yet: \`npx -y @toolpack/cli@${cliVersion}\` fails (404) until it is published. ` +
+        'Until then, install mcp from a Toolpack clone with scripts/install-mcp.sh (or the tarballs of `pnpm pack-tarballs`, installed with npm) and start it by path: ' +
+        `\`mcp serve --pack jira@1.1.0 --registry ${registry.url}\` serves this pack version.\n`,
+    );
   });
 
   it('takes a version and the registry’s namespace; a folder registry is named by its absolute path', async () => {
