@@ -27,7 +27,11 @@ import type { RegistryClient } from '../registry/registry-client.ts';
 import type { VersionDoc } from '../registry/registry-types.ts';
 import { readVersionDoc, selectVersion } from '../resolve/resolve-version.ts';
 import type { PackLimits } from '../tarball/limits.ts';
-import { readPackTarball, type TarballFile } from '../tarball/read-tarball.ts';
+import type { TarballFile } from '../tarball/read-tarball.ts';
+import type { ModulePackage } from '../nuget/nupkg-to-pack.ts';
+import type { LockedModule } from '../nuget/resolve-required-modules.ts';
+import { readPackArchive } from '../project/read-pack-archive.ts';
+import { resolvePackModules } from '../project/required-modules.ts';
 
 /** The folder under the cache root that holds unpacked packs served without a project. */
 export const SERVED_DIR = 'served';
@@ -88,6 +92,11 @@ interface ServedRecord {
   integrity: string;
   /** The registry it came from (another registry may have another pack of the same name). */
   registry: string;
+  /**
+   * A PowerShell module's RequiredModules from its NuGet feed, unpacked beside it: their
+   * packages are in the tarball cache under these integrities, to check the folder again.
+   */
+  modules?: LockedModule[];
 }
 
 /**
@@ -100,7 +109,9 @@ interface ServedRecord {
  * up with one good copy. A folder already there is reused only after it is compared, file by
  * file, with its verified tarball (a changed one is replaced). When the registry cannot be
  * reached, the highest cached version of the pack from that registry matching `range` is
- * served instead (`origin: 'offline'`).
+ * served instead (`origin: 'offline'`). From a NuGet feed (`openNuGetFeed`), the pack is a
+ * PowerShell module's `.nupkg`, read as `mcp pack add` reads it, with its RequiredModules
+ * resolved from the same feed beside it.
  */
 export async function fetchServedPack(options: FetchServedPackOptions): Promise<ServedPack> {
   const { name, range, registry } = options;
@@ -164,15 +175,30 @@ export async function fetchServedPack(options: FetchServedPackOptions): Promise<
       }),
     ...(options.onDownload ? { onDownload: options.onDownload } : {}),
   });
-  const files = readPackTarball(bytes, {
-    label: `The tarball of ${name}@${doc.version}`,
+  // A module from a NuGet feed brings its RequiredModules from the same feed, as pack add does.
+  const modules = await resolvePackModules({
+    registry,
+    bytes,
+    name,
+    version: doc.version,
+    projectDir: options.projectDir,
+    cache,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  const files = await readPackArchive(bytes, {
+    name,
+    version: doc.version,
+    modules: modules.packages,
     ...(options.limits ? { limits: options.limits } : {}),
   });
   const manifest = checkPackedManifest(files, name, doc.version);
   assertDocPermissions(doc, manifest.permissions, manifest.interpreters);
   // Kept before the folder appears: reusing a folder later means checking it against this.
   await remember();
-  await placeServedFolder({ folder, files, record: expected, cache, limits: options.limits });
+  await modules.remember();
+  const record: ServedRecord =
+    modules.locked.length === 0 ? expected : { ...expected, modules: modules.locked };
+  await placeServedFolder({ folder, files, record, cache, limits: options.limits });
   return {
     ...describeServedPack(options, expected, folder, manifest, 'download', doc),
     ...(reused.differences === undefined
@@ -216,8 +242,18 @@ async function checkServedFolder(
   if (record === undefined || !isSameRecord(record, expected)) return {};
   const bytes = await cache.read(expected.integrity);
   if (bytes === undefined) return {};
-  const label = `The cached tarball of ${expected.name}@${expected.version}`;
-  const files = readPackTarball(bytes, { label, ...(limits ? { limits } : {}) });
+  const modules: ModulePackage[] = [];
+  for (const module of record.modules ?? []) {
+    const data = await cache.read(module.integrity);
+    if (data === undefined) return {};
+    modules.push({ id: module.id, version: module.version, bytes: data });
+  }
+  const files = await readPackArchive(bytes, {
+    name: expected.name,
+    version: expected.version,
+    modules,
+    ...(limits ? { limits } : {}),
+  });
   const manifest = checkPackedManifest(files, expected.name, expected.version);
   const differences = await findInstalledDifferences(path.join(folder, PACK_FOLDER), files).catch(
     () => ['missing its folder'],
@@ -232,12 +268,24 @@ async function readRecord(folder: string): Promise<ServedRecord | undefined> {
     return typeof record.name === 'string' &&
       typeof record.version === 'string' &&
       typeof record.integrity === 'string' &&
-      typeof record.registry === 'string'
+      typeof record.registry === 'string' &&
+      (record.modules === undefined || isModuleList(record.modules))
       ? (record as ServedRecord)
       : undefined;
   } catch {
     return undefined;
   }
+}
+
+function isModuleList(value: unknown): value is LockedModule[] {
+  return (
+    Array.isArray(value) &&
+    value.every((module: Partial<LockedModule> | null) =>
+      ['id', 'version', 'integrity'].every(
+        (key) => typeof module?.[key as keyof LockedModule] === 'string',
+      ),
+    )
+  );
 }
 
 function isSameRecord(a: ServedRecord, b: ServedRecord): boolean {

@@ -112,8 +112,8 @@ interface JsonRpcAnswer {
 }
 
 /** `mcp serve --require-sandbox` over stdio: its tools, and a call of one. */
-async function serve(cwd: string) {
-  const child = spawn(process.execPath, [mcpBin, 'serve', '--require-sandbox'], {
+async function serve(cwd: string, args: string[] = []) {
+  const child = spawn(process.execPath, [mcpBin, 'serve', '--require-sandbox', ...args], {
     cwd,
     env: env(),
   });
@@ -142,6 +142,7 @@ async function serve(cwd: string) {
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return {
     request,
+    stderr: () => stderr,
     stop: async () => {
       child.stdin.end();
       await once(child, 'exit');
@@ -399,6 +400,65 @@ describe('mcp pack add from NuGet feeds', () => {
     const repaired = await mcp(['pack', 'install'], project);
     expect(repaired.stderr).toMatch(/changed EchoHelpers\/EchoHelpers\.psm1/);
     expect((await call()).stdout).toBe('HI\n');
+  }, 120_000);
+
+  it('mcp serve --pack --source serves a module from a folder feed, and one with its RequiredModules from a feed named in toolpack.yaml, without a project', async () => {
+    const cwd = tempDir('serve');
+    const dotted = await serve(cwd, ['--pack', 'Echo.Accounts', '--source', repository]);
+    try {
+      const tools = await dotted.request('tools/list');
+      expect(tools.result?.tools?.map((tool) => tool.name)).toContain(
+        'echo__accounts_Get_EchoAccount',
+      );
+      const call = await dotted.request('tools/call', {
+        name: 'echo__accounts_Get_EchoAccount',
+        arguments: { Name: 'ada' },
+      });
+      expect(call.result?.content?.[0]?.text).toBe('account: ada');
+      expect(dotted.stderr()).toMatch(
+        /serving echo--accounts@2\.1\.0 \(downloaded from .*toolpack-nuget-e2e-repository-\w+\) as echo--accounts_\*; its tools may:\n.*files: read its own folder; write nothing/,
+      );
+    } finally {
+      await dotted.stop();
+    }
+    // Nothing was written where it ran.
+    expect(readdirSync(cwd)).toEqual([]);
+
+    const packages = ['EchoMain.1.0.0.nupkg', 'EchoHelpers.2.0.1.nupkg'].map((file) =>
+      readFileSync(path.join(repository, file)),
+    );
+    const feed = await startFeed({ packages });
+    writeFileSync(path.join(cwd, 'toolpack.yaml'), `feeds:\n  corp: ${feed.v3}\n`);
+    const main = await serve(cwd, ['--pack', 'echomain@^1', '--source', 'corp']);
+    try {
+      // EchoMain's function calls EchoHelpers', which came from the same feed.
+      const call = await main.request('tools/call', {
+        name: 'echomain_Get_Shout',
+        arguments: { Message: 'hi' },
+      });
+      expect(call.result?.isError).not.toBe(true);
+      expect(call.result?.content?.[0]?.text).toBe('HI');
+      expect(main.stderr()).toMatch(/the toolpack\.yaml here is not read \(but for its feeds:/);
+    } finally {
+      await main.stop();
+    }
+    expect(feed.requests.filter((r) => r.endsWith('.nupkg')).sort()).toEqual([
+      'GET /v3/flatcontainer/echohelpers/2.0.1/echohelpers.2.0.1.nupkg',
+      'GET /v3/flatcontainer/echomain/1.0.0/echomain.1.0.0.nupkg',
+    ]);
+
+    // Started again, the copy in the cache is checked (its required module too) and reused.
+    const again = await serve(cwd, ['--pack', 'echomain@^1', '--source', 'corp']);
+    try {
+      const call = await again.request('tools/call', {
+        name: 'echomain_Get_Shout',
+        arguments: { Message: 'again' },
+      });
+      expect(call.result?.content?.[0]?.text).toBe('AGAIN');
+      expect(again.stderr()).toMatch(/serving echomain@1\.0\.0 \(from the cache\)/);
+    } finally {
+      await again.stop();
+    }
   }, 120_000);
 
   it('a hostile .nupkg is refused and the project is left as it was', async () => {

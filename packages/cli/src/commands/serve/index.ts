@@ -57,6 +57,7 @@ interface ServeFlags extends SourceFlagValues {
   requireSandbox?: boolean;
   pack?: string[];
   registry?: string;
+  source?: string;
   discloseAbove?: number;
   schemaDialect?: SchemaDialect;
   flatSchemas?: boolean;
@@ -149,6 +150,10 @@ export function createServeCommand(io: CliIo, done: (code: number) => void): Com
       '--registry <url|dir>',
       'with --pack: a registry URL or a folder of packs (default: $TOOLPACK_REGISTRY, else http://127.0.0.1:4873)',
     )
+    .option(
+      '--source <feed>',
+      'with --pack: a NuGet feed of PowerShell modules instead (a URL, a folder, or a feeds: name of toolpack.yaml)',
+    )
     .option('--watch', 'reload tools when their files change (the default)')
     .option('--no-watch', 'do not watch the sources for changes')
     .option(
@@ -190,6 +195,7 @@ Examples:
   mcp serve --script-root ./scripts --policy policy.yaml --audit .toolpack/audit.jsonl
   mcp serve --http 127.0.0.1:3000             # http://127.0.0.1:3000/mcp, /health, /metrics
   mcp serve --pack json@^1 --registry https://registry.example.com   # one pack, no project
+  mcp serve --pack Az.Accounts --source https://www.powershellgallery.com/api/v2   # a module
   TOOLPACK_TOKEN=s3cret mcp serve --http 0.0.0.0:3000
   mcp config claude --write                   # register this project with Claude Desktop
 
@@ -249,19 +255,28 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
         );
         return;
       }
+      if (flags.source !== undefined && flags.registry !== undefined) {
+        fail('--source and --registry both say where --pack comes from: give one.');
+        return;
+      }
       if (existsSync(path.join(io.cwd, MANIFEST_FILE)))
-        say(`--pack serves only the named packs: the ${MANIFEST_FILE} here is not read.`);
+        say(
+          `--pack serves only the named packs: the ${MANIFEST_FILE} here is not read${flags.source === undefined ? '' : ' (but for its feeds:, which --source may name)'}.`,
+        );
       const served = await resolveServedPacks({
         specs: flags.pack,
         ...(flags.registry === undefined ? {} : { registry: flags.registry }),
+        ...(flags.source === undefined ? {} : { source: flags.source }),
         flags,
         context: io,
       });
       for (const line of served.lines) say(line);
       resolved = served.resolved;
     } else {
-      if (flags.registry !== undefined) {
-        fail('--registry is for --pack: a project names its registry in toolpack.yaml.');
+      if (flags.registry !== undefined || flags.source !== undefined) {
+        fail(
+          `${flags.registry === undefined ? '--source' : '--registry'} is for --pack: a project names its packs, registry and feeds in toolpack.yaml.`,
+        );
         return;
       }
       resolved = await resolveSources({ sources, flags, cwd: io.cwd });

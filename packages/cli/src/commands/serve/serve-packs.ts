@@ -14,7 +14,11 @@ import {
   type ServedPack,
 } from '@toolpack/packs';
 import type { CommandContext } from '../../io.ts';
-import { readTarballOrigins } from '../pack/project-registry.ts';
+import {
+  openCommandSource,
+  parseFeedSpecifier,
+  readTarballOrigins,
+} from '../pack/project-registry.ts';
 import { withPackNameSuggestion } from '../pack/suggest-pack-name.ts';
 import {
   diagnoseWithheldEnv,
@@ -27,6 +31,12 @@ export interface ResolveServedPacksOptions {
   specs: readonly string[];
   /** `--registry`; else `$TOOLPACK_REGISTRY`, else the default (no toolpack.yaml is read). */
   registry?: string;
+  /**
+   * `--source`: a NuGet feed of PowerShell modules instead of the registry, as `mcp pack add
+   * --source` takes it (a URL, a folder, or a `feeds:` name of the toolpack.yaml here, of which
+   * only `feeds:` is read); `--pack` then names modules by NuGet id or pack name.
+   */
+  source?: string;
   flags: SourceFlagValues;
   context: CommandContext;
 }
@@ -48,19 +58,13 @@ export async function resolveServedPacks(
   options: ResolveServedPacksOptions,
 ): Promise<ResolvedServedPacks> {
   const { context, flags } = options;
-  const specs = options.specs.map((spec) => parsePackSpecifier(spec));
-  const { location } = resolveRegistryLocation({
-    flag: options.registry,
-    env: context.env,
-    cwd: context.cwd,
-  });
-  const origins = readTarballOrigins(context.env);
-  // No describeTools: a folder registry would import a pack's modules here, unconfined, to
-  // list tools nobody reads; the server lists them from the unpacked copy, in the sandbox.
-  const registry = openRegistry({
-    location,
-    ...(origins.length === 0 ? {} : { tarballOrigins: origins }),
-  });
+  const specs = options.specs.map((spec) =>
+    options.source === undefined ? parsePackSpecifier(spec) : parseFeedSpecifier(spec),
+  );
+  const registry =
+    options.source === undefined
+      ? openServedRegistry(options.registry, context)
+      : (await openCommandSource(context, options.source)).registry;
 
   const served: ServedPack[] = [];
   for (const spec of specs) {
@@ -69,7 +73,7 @@ export async function resolveServedPacks(
         registry,
         name: spec.name,
         retry: (closest) =>
-          `mcp serve --pack ${closest}${spec.range === undefined ? '' : `@${spec.range}`}`,
+          `mcp serve --pack ${closest}${spec.range === undefined ? '' : `@${spec.range}`}${options.source === undefined ? '' : ` --source ${options.source}`}`,
       },
       () =>
         fetchServedPack({
@@ -134,6 +138,14 @@ export async function resolveServedPacks(
     served,
     lines: served.flatMap((pack) => describeServedPack(pack, registry.location, context.cwd)),
   };
+}
+
+function openServedRegistry(flag: string | undefined, context: CommandContext) {
+  const { location } = resolveRegistryLocation({ flag, env: context.env, cwd: context.cwd });
+  const origins = readTarballOrigins(context.env);
+  // No describeTools: a folder registry would import a pack's modules here, unconfined, to
+  // list tools nobody reads; the server lists them from the unpacked copy, in the sandbox.
+  return openRegistry({ location, ...(origins.length === 0 ? {} : { tarballOrigins: origins }) });
 }
 
 /** `json@1.1.0 (downloaded from ...) as json_*; it may:` and its permission lines. */
