@@ -1,4 +1,4 @@
-import type { StoreSearchQuery } from '../storage/metadata-store.ts';
+import { SEARCH_SORTS, type SearchSort, type StoreSearchQuery } from '../storage/metadata-store.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -10,7 +10,7 @@ export type SearchParamsResult =
   { ok: true; query: StoreSearchQuery } | { ok: false; message: string };
 
 /**
- * Reads `q`, `tag` (repeatable), `cursor` and `limit` of `GET /v0/packs` (and of the gallery's
+ * Reads `q`, `tag` (repeatable), `sort`, `cursor` and `limit` of `GET /v0/packs` (and of the gallery's
  * search page). `limit` above the cap is lowered to it; malformed values are refused.
  */
 export function parseSearchParams(params: URLSearchParams): SearchParamsResult {
@@ -43,7 +43,11 @@ export function parseSearchParams(params: URLSearchParams): SearchParamsResult {
       };
     offset = decoded;
   }
+  const sort = params.get('sort') ?? '';
+  if (sort !== '' && !(SEARCH_SORTS as readonly string[]).includes(sort))
+    return { ok: false, message: `sort must be one of ${SEARCH_SORTS.join(', ')}.` };
   const query: StoreSearchQuery = { words: q === '' ? [] : q.split(/\s+/), tags, offset, limit };
+  if (sort !== '') query.sort = sort as SearchSort;
   if (q !== '') query.exactName = q.toLowerCase();
   return { ok: true, query };
 }

@@ -33,8 +33,7 @@ button.secondary { background: #fff; color: var(--accent); }
 .chips { display: flex; flex-wrap: wrap; gap: .4rem; list-style: none; padding: 0; margin: .5rem 0; }
 .chip { display: inline-block; padding: .2rem .7rem; border-radius: 999px; background: var(--chip); color: var(--chip-ink); text-decoration: none; border: 1px solid #c7d2fe; font-size: .95rem; }
 .chip .count { color: var(--muted); font-size: .85em; margin-left: .25rem; }
-.chip.featured { background: #1e3a8a; color: #fff; border-color: #1e3a8a; font-weight: 600; }
-.chip.featured .count { color: #e0e7ff; }
+.chip.quiet { background: #fff; color: var(--muted); border-color: var(--line); font-size: .85rem; }
 .chip.selected { background: #14532d; color: #fff; border-color: #14532d; }
 .chip.selected .count { color: #dcfce7; }
 .chip.selected::after { content: " \\00d7" / ""; }
@@ -78,8 +77,28 @@ td ul { margin: 0; padding-left: 1rem; }
 .label.deprecated { background: #fff7e6; color: #5c2c00; }
 dl.facts { display: grid; grid-template-columns: auto 1fr; gap: .2rem .8rem; margin: 0; font-size: .9rem; }
 dl.facts dt { color: var(--muted); }
-dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+dl.facts dd { margin: 0; }
 nav.pages { margin: 1.5rem 0; }
+h1, h3, .breadcrumb { overflow-wrap: break-word; }
+select { font: inherit; padding: .5rem .6rem; border: 1px solid #6b7280; border-radius: .4rem; background: #fff; color: var(--ink); }
+form.search .field.sort { flex: 0 1 12rem; }
+.more-tags summary { cursor: pointer; color: var(--accent); margin: .25rem 0; }
+.result-count { margin: 0 0 .5rem; }
+.pack-facts { display: flex; flex-wrap: wrap; gap: .3rem 1.2rem; list-style: none; padding: 0; margin: .5rem 0; color: var(--muted); }
+.requirements li { margin: .2rem 0; }
+.snippet-heading { margin-top: 1rem; font-size: 1rem; }
+.snippet { display: grid; grid-template-columns: minmax(0, 1fr); gap: .4rem; justify-items: start; }
+.snippet pre { width: 100%; margin: 0; }
+.install code { max-width: 100%; overflow-wrap: anywhere; }
+.table-scroll { max-width: 100%; overflow-x: auto; }
+.readme { border-top: 1px solid var(--line); }
+.readme h3, .readme h4, .readme h5, .readme h6 { margin: 1.2rem 0 .4rem; }
+.readme img { max-width: 100%; }
+dl.facts dd { overflow-wrap: break-word; min-width: 0; }
+dl.facts dd.copyable { display: flex; gap: .4rem; align-items: center; }
+code.truncate { display: block; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+button.small { padding: .1rem .5rem; font-size: .85rem; }
+@media (max-width: 30rem) { main { padding: 1rem; } header.site { padding: .75rem 1rem; } .install code { font-size: .9rem; } }
 `;
 
 /** Progressive enhancement only: the copy buttons. Everything else works without script. */

@@ -1,11 +1,17 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   packFixture,
+  packFolder,
   removeTempDirs,
   startTestRegistryApp,
   type TestRegistryApp,
 } from '../testing/registry-fixtures.ts';
 import { GALLERY_ASSETS } from './assets.ts';
+import { renderSearchPage } from './render-pages.ts';
+
+const README_ATTACK = path.join(import.meta.dirname, 'fixtures', 'packs', 'readme-attack');
+const GREETINGS = path.join(import.meta.dirname, '..', 'nuget', 'fixtures', 'packs', 'greetings');
 
 let app: TestRegistryApp;
 const page = async (path: string) => {
@@ -26,6 +32,8 @@ beforeAll(async () => {
       201,
     );
   }
+  expect((await app.publish(await packFolder(README_ATTACK), app.tokens.acme)).status).toBe(201);
+  expect((await app.publish(await packFolder(GREETINGS), app.tokens.acme)).status).toBe(201);
   await fetch(`${app.url}/v0/packs/weather/versions/1.0.0/deprecate`, {
     method: 'POST',
     headers: { authorization: `Bearer ${app.tokens.acme}` },
@@ -43,6 +51,18 @@ function findUrls(html: string): string[] {
   return [...html.matchAll(/\s(?:href|src|action)="([^"]*)"/g)].map((m) => m[1] ?? '');
 }
 
+/** The text of the element with this id (tags dropped, entities of JSON decoded). */
+function textOf(html: string, id: string): string {
+  const match = new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</code>`).exec(html);
+  return (match?.[1] ?? '')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
 describe('search page', () => {
   it('searches by words and tags, with MCPTools the first chip', async () => {
     const { status, headers, html } = await page('/?q=forecast&tag=MCPTools');
@@ -57,9 +77,48 @@ describe('search page', () => {
       m[1],
       m[2],
     ]);
-    expect(chips[0]).toEqual(['chip featured selected', '/?q=forecast']);
+    expect(chips[0]).toEqual(['chip quiet selected', '/?q=forecast']);
     expect(html).toMatch(/<input id="q" name="q" type="search" value="forecast"/);
     expect(html).toContain('<label for="q">Search packs</label>');
+  });
+
+  it('counts the results and sorts them by downloads, latest publish or name', async () => {
+    const all = await page('/?sort=name');
+    expect(all.html).toMatch(/<p class="muted result-count" role="status">\d+ packs<\/p>/);
+    const names = (html: string) =>
+      [...html.matchAll(/<h3><a href="\/packs\/([^"]+)">/g)].map((m) => m[1]);
+    expect(names(all.html)).toEqual([...names(all.html)].sort());
+    expect(all.html).toContain('<option value="name" selected>Name</option>');
+    await fetch(
+      `${app.url}${findUrls((await page('/packs/acme/notes?version=1.0.0')).html).find((url) => url.endsWith('.tgz'))}`,
+    ).then((r) => r.arrayBuffer());
+    const byDownloads = await page('/?sort=downloads&q=notes');
+    expect(names(byDownloads.html)[0]).toBe('acme/notes');
+    expect(byDownloads.html).toMatch(/1 tool · 1 download</);
+    const updated = await page('/?sort=updated');
+    expect(names(updated.html)[0]).toBe('greetings');
+    // A tag link keeps the sort.
+    expect(updated.html).toContain('href="/?tag=notes&amp;sort=updated"');
+    expect((await page('/?sort=stars')).status).toBe(400);
+  });
+
+  it('reaches every tag: the most used in view, the rest under "All tags"', () => {
+    const topTags = Array.from({ length: 19 }, (_, i) => ({ tag: `tag-${i}`, count: 19 - i }));
+    const html = renderSearchPage({
+      q: '',
+      tags: ['tag-18'],
+      sort: 'relevance',
+      packs: [],
+      topTags,
+      nextCursor: null,
+    });
+    for (const { tag } of topTags)
+      expect(html, tag).toMatch(new RegExp(`<a class="chip[^"]*" href="[^"]*"[^>]*>${tag}<`));
+    expect(html).toContain('<summary>All 20 tags</summary>');
+    // The selected tag stays in view although it is among the least used.
+    const inView = html.slice(html.indexOf('id="tag-list"'), html.indexOf('<details'));
+    expect(inView).toContain('>tag-18<');
+    expect(inView).not.toContain('>tag-17<');
   });
 
   it('says so when nothing matches, and offers to drop the tags', async () => {
@@ -81,7 +140,7 @@ describe('pack page', () => {
     expect(status).toBe(200);
     expect(html).toContain('<code id="install-command">mcp pack add weather</code>');
     expect(html).toContain(
-      '<th scope="row"><code>WEATHER_API_KEY</code></th><td>required</td><td>secret</td>',
+      '<th scope="row"><code>WEATHER_<wbr>API_<wbr>KEY</code></th><td>required</td><td>secret</td>',
     );
     expect(html).toContain('<h2 id="tools-heading">Tools (2)</h2>');
     expect(html).toContain(
@@ -110,7 +169,9 @@ describe('pack page', () => {
 
   it("names the pack's MCP server and links its server.json, which the registry serves", async () => {
     const { html } = await page('/packs/acme/notes?version=1.0.0');
-    expect(html).toContain('<dt>MCP server</dt><dd><code>dev.toolpack.acme/notes</code>');
+    expect(html).toContain(
+      '<dt>MCP server</dt><dd><code>dev.<wbr>toolpack.<wbr>acme/<wbr>notes</code>',
+    );
     const link = findUrls(html).find((url) => url.startsWith('/v0.1/'));
     expect(link).toBe('/v0.1/servers/dev.toolpack.acme%2Fnotes/versions/1.0.0');
     const response = await fetch(`${app.url}${link}`);
@@ -229,6 +290,97 @@ describe('pack page', () => {
     expect((await page('/packs/acme/notes?version=1.0.0')).html).not.toContain('interpreters');
   });
 
+  it("renders the pack's README safely, with its licence and repository", async () => {
+    const { html } = await page('/packs/acme/readme-attack');
+    expect(html).toContain('<h2 id="readme-heading">README</h2>');
+    expect(html).toContain('<h3>Readme attack</h3>');
+    expect(html).not.toMatch(
+      /<script>alert|<img |onerror="|href="javascript|href="data:(?!,")|<style>/,
+    );
+    expect(html).toContain('<li class="fact-license">Licence <strong>Apache-2.0</strong></li>');
+    expect(html).toContain(
+      '<li class="fact-repository"><a href="https://example.com/acme/readme-attack" rel="nofollow noopener noreferrer">Repository</a></li>',
+    );
+    expect(html).toContain('<dt>Licence</dt><dd>Apache-2.0</dd>');
+    const weather = await page('/packs/weather');
+    expect(weather.html).toContain('<li class="fact-license">No licence given</li>');
+    expect(weather.html).not.toContain('readme-heading');
+  });
+
+  it('counts downloads of the tarball (GET, not HEAD) and of the .nupkg, and shows them', async () => {
+    const before = await page('/packs/greetings');
+    expect(before.html).toContain('<li class="fact-downloads">0 downloads</li>');
+    const tarball = findUrls(before.html).find((url) => url.endsWith('.tgz'));
+    await fetch(`${app.url}${tarball}`, { method: 'HEAD' });
+    await (await fetch(`${app.url}${tarball}`)).arrayBuffer();
+    const nupkg = await fetch(
+      `${app.url}/nuget/v3/flatcontainer/greetings/1.0.0/greetings.1.0.0.nupkg`,
+    );
+    expect(nupkg.status).toBe(200);
+    await nupkg.arrayBuffer();
+    await expect
+      .poll(async () => (await page('/packs/greetings')).html)
+      .toContain('<li class="fact-downloads">2 downloads</li>');
+    expect((await page('/packs/greetings')).html).toContain(
+      '<dt>Downloads</dt><dd>2 in all, 2 of 1.0.0</dd>',
+    );
+  });
+
+  it('says what a pack needs to run, from its tools and permissions', async () => {
+    const requirements = (html: string) =>
+      [
+        ...(/<ul class="requirements">([\s\S]*?)<\/ul>/.exec(html)?.[1] ?? '').matchAll(
+          /<li>([^<]*)<\/li>/g,
+        ),
+      ].map((m) => m[1]);
+    expect(requirements((await page('/packs/weather')).html)).toEqual([
+      'bash on PATH, for its .sh tools.',
+      expect.stringMatching(/^On Linux, bubblewrap \(bwrap\)/),
+    ]);
+    expect(requirements((await page('/packs/greetings')).html)[0]).toBe(
+      'PowerShell 7.2 or later (pwsh on PATH): its tools are PowerShell.',
+    );
+  });
+
+  it('gives Claude Desktop and VS Code configurations for mcp serve --pack, each with a copy button', async () => {
+    const { html } = await page('/packs/weather');
+    const claude = JSON.parse(textOf(html, 'snippet-claude')) as {
+      mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }>;
+    };
+    expect(claude.mcpServers.weather).toEqual({
+      command: 'mcp',
+      args: ['serve', '--pack', 'weather', '--registry', app.url],
+      env: { WEATHER_API_KEY: '<The key of the forecast service.>' },
+    });
+    const vscode = JSON.parse(textOf(html, 'snippet-vscode')) as {
+      inputs: { id: string; password: boolean }[];
+      servers: Record<string, { type: string; env: Record<string, string> }>;
+    };
+    expect(vscode.inputs).toEqual([
+      expect.objectContaining({ id: 'weather-weather-api-key', password: true }),
+    ]);
+    expect(vscode.servers.weather?.env).toEqual({
+      WEATHER_API_KEY: '${input:weather-weather-api-key}',
+    });
+    expect(html).toContain('data-copy-target="snippet-claude"');
+    expect(html).toContain('data-copy-target="snippet-vscode"');
+    const pinned = JSON.parse(
+      textOf((await page('/packs/weather?version=1.0.0')).html, 'snippet-claude'),
+    ) as typeof claude;
+    expect(pinned.mcpServers.weather?.args).toContain('weather@1.0.0');
+  });
+
+  it('shows the whole integrity, with a copy button, and breaks names only after separators', async () => {
+    const { html } = await page('/packs/acme/notes?version=1.0.0');
+    expect(html).toMatch(
+      /<code id="integrity" class="truncate" title="sha512-[^"]+">sha512-[A-Za-z0-9+/=]{80,}<\/code>/,
+    );
+    expect(html).toContain('data-copy-target="integrity"');
+    expect(html).toContain(
+      '<dt>MCP server</dt><dd><code>dev.<wbr>toolpack.<wbr>acme/<wbr>notes</code>',
+    );
+  });
+
   it('answers 404 pages for unknown packs, versions and paths', async () => {
     expect((await page('/packs/nope')).status).toBe(404);
     expect((await page('/packs/weather?version=9.9.9')).status).toBe(404);
@@ -239,9 +391,21 @@ describe('pack page', () => {
 
 describe('every page', () => {
   it('loads nothing from elsewhere and keeps script off the page itself', async () => {
-    for (const path of ['/', '/?tag=MCPTools', '/packs/weather', '/packs/xss', '/packs/nope']) {
+    for (const path of [
+      '/',
+      '/?tag=MCPTools',
+      '/packs/weather',
+      '/packs/xss',
+      '/packs/acme/readme-attack',
+      '/packs/nope',
+    ]) {
       const { headers, html } = await page(path);
-      for (const url of findUrls(html))
+      // Only a link the user follows (the repository, a README's) may leave the gallery.
+      const local = html.replace(
+        /<a href="https:[^"]*" (?:title="[^"]*" )?rel="nofollow noopener noreferrer">/g,
+        '',
+      );
+      for (const url of findUrls(local))
         expect(url, `${path} links ${url}`).toMatch(/^(\/(?!\/)|#|\?|data:,$)/);
       expect(html).not.toMatch(/<script>|<style>|\sstyle="|\son[a-z]+="/);
       expect(headers.get('content-security-policy')).toContain("default-src 'none'");

@@ -8,9 +8,12 @@ import { findLatestVersion } from '../storage/pack-versions.ts';
 import { NUGET_V2_PREFIX } from '../nuget/nuget-v2-routes.ts';
 import { readNugetIdentity } from '../nuget/read-stored-pack.ts';
 import { GALLERY_ASSETS } from './assets.ts';
+import { buildClientSnippets } from './client-snippets.ts';
+import { readPackDetails } from './read-pack-details.ts';
 import { renderNotFoundPage, renderPackPage, renderSearchPage } from './render-pages.ts';
 
-const TOP_TAGS = 15;
+/** Tags the search page lists (all of them, in practice; the rest of a huge registry's are long tail). */
+const LISTED_TAGS = 500;
 
 /**
  * Pages allow only this origin's stylesheet and script: no inline code, no third-party
@@ -58,11 +61,12 @@ export async function handleSearchPage(
     ),
   ].slice(0, 10);
   const parsed = parseSearchParams(url.searchParams);
-  const topTags = await context.store.listTags(TOP_TAGS);
+  const topTags = await context.store.listTags(LISTED_TAGS);
   if (!parsed.ok) {
     const page = renderSearchPage({
       q,
       tags,
+      sort: 'relevance',
       packs: [],
       topTags,
       nextCursor: null,
@@ -71,13 +75,18 @@ export async function handleSearchPage(
     return sendText(response, 400, 'text/html; charset=utf-8', page, PAGE_HEADERS);
   }
   const result = await context.store.search(parsed.query);
+  const downloads = await context.store.countDownloads(result.packs.map((pack) => pack.name));
   // While seeding, the page shows what is published so far and says that more is coming;
   // the status tells scripts the same.
   const seeding = context.isSeeding();
   const page = renderSearchPage({
     q,
     tags,
+    sort: parsed.query.sort ?? 'relevance',
     packs: result.packs,
+    total: result.total,
+    offset: parsed.query.offset,
+    downloads: new Map([...downloads].map(([name, counts]) => [name, counts.total])),
     topTags,
     nextCursor: result.hasMore ? encodeCursor(parsed.query.offset + parsed.query.limit) : null,
     seeding,
@@ -121,11 +130,25 @@ export async function handlePackPage(
     return sendNotFoundPage(response, `${pack.name} has no version ${asked ?? ''}.`);
   const stored = pack.versions.find((v) => v.doc.version === doc.version);
   const identity = stored === undefined ? undefined : await readNugetIdentity(context, stored);
+  const details =
+    stored === undefined ? { requirements: [] } : await readPackDetails(context, stored);
+  const downloads = (await context.store.countDownloads([pack.name])).get(pack.name);
+  const pinned = asked !== null;
   const page = renderPackPage({
     pack,
     doc,
     latest,
-    pinned: asked !== null,
+    pinned,
+    ...(details.readme === undefined ? {} : { readme: details.readme }),
+    requirements: details.requirements,
+    ...(downloads === undefined ? {} : { downloads }),
+    snippets: buildClientSnippets({
+      name: pack.name,
+      ...(pinned ? { version: doc.version } : {}),
+      registryUrl: context.publicUrl(),
+      env: doc.env,
+      permissions: doc.permissions,
+    }),
     serverName: toServerName(pack.name, { namespace: context.officialApi.namespace }),
     ...(identity?.module === undefined
       ? {}

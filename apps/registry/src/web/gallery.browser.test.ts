@@ -142,7 +142,7 @@ describe.skipIf(!hasChromium)(
         expect.stringContaining('1 to 4096 characters'),
       ]);
 
-      const copy = page.getByRole('button', { name: 'Copy' });
+      const copy = page.getByRole('button', { name: 'Copy', exact: true });
       expect(await copy.isVisible()).toBe(true);
       await copy.click();
       await expect
@@ -267,7 +267,7 @@ describe.skipIf(!hasChromium)(
           'body p',
           'a',
           '.chip',
-          '.chip.featured',
+          '.chip.quiet',
           '.muted',
           '.hint.read-only',
           '.hint.idempotent',
@@ -314,7 +314,7 @@ describe.skipIf(!hasChromium)(
         expect(await page.locator('.results h3 a').allInnerTexts()).toEqual(['git']);
         await page.locator('.results h3 a').first().click();
         await page.waitForURL(/\/packs\/git$/);
-        expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(false);
+        expect(await page.getByRole('button', { name: 'Copy', exact: true }).isVisible()).toBe(false);
         expect(await page.locator('#install-command').innerText()).toBe('mcp pack add git');
       } finally {
         await plain.close();

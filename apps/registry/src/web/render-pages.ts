@@ -1,12 +1,69 @@
 import { describePermissions, type PackPermissions } from '@toolpack/core';
 import { defaultAlias, describeInterpreters, toServedToolName } from '@toolpack/packs';
 import type { PackSummary, VersionDoc } from '../documents.ts';
-import type { StoredPack, TagCount } from '../storage/metadata-store.ts';
+import {
+  SEARCH_SORTS,
+  type DownloadCounts,
+  type SearchSort,
+  type StoredPack,
+  type TagCount,
+} from '../storage/metadata-store.ts';
+import type { ClientSnippets } from './client-snippets.ts';
 import { describeInputExamples, describeInputSchema } from './describe-schema.ts';
 import { markup, toHtmlString, type SafeHtml } from './html.ts';
+import { renderReadme } from './render-readme.ts';
 
-/** The tag the gallery is about: always the first chip. */
+/**
+ * The tag the gallery is about. Every pack carries it, so it is quiet wherever it appears (it
+ * tells one pack from another no more than its name's first letter) and findable from the
+ * header link and the tag list.
+ */
 export const FEATURED_TAG = 'MCPTools';
+
+/** How many tags the search page shows before "All tags". */
+export const VISIBLE_TAGS = 15;
+
+const SORT_LABELS: Record<SearchSort, string> = {
+  relevance: 'Relevance',
+  downloads: 'Most downloaded',
+  updated: 'Recently updated',
+  name: 'Name',
+};
+
+/** Break opportunities after the separators of names, URLs and hashes, never inside a word. */
+export function renderBreakable(text: string): SafeHtml {
+  const parts = text.split(/(?<=[/.\-_@:+=])/u);
+  return markup`${parts.map((part, index) => (index === 0 ? part : markup`<wbr>${part}`))}`;
+}
+
+function formatCount(n: number): string {
+  return new Intl.NumberFormat('en').format(n);
+}
+
+function describeDownloads(n: number): string {
+  return n === 1 ? '1 download' : `${formatCount(n)} downloads`;
+}
+
+/** A tag chip; the featured tag's is quiet, and goes last among a pack's tags. */
+function renderChip(
+  tag: string,
+  href: string,
+  extra: { count?: number; selected?: boolean } = {},
+): SafeHtml {
+  const classes = [
+    'chip',
+    tag.toLowerCase() === FEATURED_TAG.toLowerCase() ? 'quiet' : '',
+    extra.selected === true ? 'selected' : '',
+  ]
+    .filter((c) => c !== '')
+    .join(' ');
+  return markup`<li><a class="${classes}" href="${href}"${extra.selected === true ? markup` aria-current="true"` : ''}>${tag}${extra.count === undefined ? '' : markup`<span class="count">${extra.count}</span>`}<span class="visually-hidden">${extra.selected === true ? ' (selected: activate to remove)' : ''}</span></a></li>`;
+}
+
+function orderTags(tags: readonly string[]): string[] {
+  const isFeatured = (tag: string) => tag.toLowerCase() === FEATURED_TAG.toLowerCase();
+  return [...tags.filter((tag) => !isFeatured(tag)), ...tags.filter(isFeatured)];
+}
 
 interface LayoutInput {
   title: string;
@@ -53,7 +110,15 @@ export interface SearchPageInput {
   q: string;
   /** Selected tags as the user spelled them. */
   tags: string[];
+  sort: SearchSort;
   packs: PackSummary[];
+  /** How many packs match in all pages (absent when the query was refused). */
+  total?: number;
+  /** Where the page starts among them. */
+  offset?: number;
+  /** Downloads by pack name; a pack never downloaded is absent. */
+  downloads?: ReadonlyMap<string, number>;
+  /** Every tag of listed packs, most used first. */
   topTags: TagCount[];
   nextCursor: string | null;
   /** A problem with the query (a bad cursor), shown instead of results. */
@@ -69,6 +134,7 @@ export function renderSearchPage(input: SearchPageInput): string {
     const params = new URLSearchParams();
     if (input.q !== '') params.set('q', input.q);
     for (const tag of tags) params.append('tag', tag);
+    if (input.sort !== 'relevance') params.set('sort', input.sort);
     if (cursor !== undefined) params.set('cursor', cursor);
     const query = params.toString();
     return query === '' ? '/' : `/?${query}`;
@@ -78,6 +144,16 @@ export function renderSearchPage(input: SearchPageInput): string {
       ? input.tags.filter((t) => t.toLowerCase() !== tag.toLowerCase())
       : [...input.tags, tag];
   const heading = describeResults(input);
+  const renderTagChip = (chip: { tag: string; count?: number }) =>
+    renderChip(chip.tag, link(toggle(chip.tag)), {
+      ...(chip.count === undefined ? {} : { count: chip.count }),
+      selected: selected.has(chip.tag.toLowerCase()),
+    });
+  // A selected tag stays in view even when it is not among the most used.
+  const visible = chips.filter(
+    (chip, index) => index < VISIBLE_TAGS || selected.has(chip.tag.toLowerCase()),
+  );
+  const more = chips.filter((chip) => !visible.includes(chip));
 
   const main = markup`
 <h1>Find tool packs</h1>
@@ -87,27 +163,34 @@ export function renderSearchPage(input: SearchPageInput): string {
 <label for="q">Search packs</label>
 <input id="q" name="q" type="search" value="${input.q}" placeholder="git, http, issues…" autocomplete="off">
 </div>
+<div class="field sort">
+<label for="sort">Sort by</label>
+<select id="sort" name="sort">
+${SEARCH_SORTS.map((sort) => markup`<option value="${sort}"${sort === input.sort ? markup` selected` : ''}>${SORT_LABELS[sort]}</option>`)}
+</select>
+</div>
 ${input.tags.map((tag) => markup`<input type="hidden" name="tag" value="${tag}">`)}
 <button type="submit">Search</button>
 </form>
 <nav aria-labelledby="tags-heading">
 <h2 id="tags-heading">Tags</h2>
-<ul class="chips">
-${chips.map((chip) => {
-  const isSelected = selected.has(chip.tag.toLowerCase());
-  const classes = [
-    'chip',
-    chip.tag === FEATURED_TAG ? 'featured' : '',
-    isSelected ? 'selected' : '',
-  ]
-    .filter((c) => c !== '')
-    .join(' ');
-  return markup`<li><a class="${classes}" href="${link(toggle(chip.tag))}"${isSelected ? markup` aria-current="true"` : ''}>${chip.tag}${chip.count === undefined ? '' : markup`<span class="count">${chip.count}</span>`}<span class="visually-hidden">${isSelected ? ' (selected: activate to remove)' : ''}</span></a></li>`;
-})}
+<ul class="chips" id="tag-list">
+${visible.map(renderTagChip)}
 </ul>
+${
+  more.length === 0
+    ? ''
+    : markup`<details class="more-tags">
+<summary>All ${chips.length} tags</summary>
+<ul class="chips" aria-label="More tags">
+${more.map(renderTagChip)}
+</ul>
+</details>`
+}
 </nav>
 <section aria-labelledby="results-heading">
 <h2 id="results-heading">${heading}</h2>
+${input.total === undefined || input.packs.length === 0 ? '' : markup`<p class="muted result-count" role="status">${describeRange(input)}</p>`}
 ${input.problem === undefined ? '' : markup`<p class="banner warning" role="alert">${input.problem}</p>`}
 ${input.seeding === true ? markup`<p class="banner warning" role="status">The gallery is still loading its packs, so this list may be incomplete. Reload in a few seconds.</p>` : ''}
 ${
@@ -118,11 +201,11 @@ ${
       : markup`<ol class="results">
 ${input.packs.map(
   (pack) => markup`<li class="card">
-<h3><a href="/packs/${pack.name}">${pack.name}</a><span class="version">${pack.version}</span></h3>
+<h3><a href="/packs/${pack.name}">${renderBreakable(pack.name)}</a><span class="version">${pack.version}</span></h3>
 <p>${pack.description}</p>
-<p class="meta">${pack.toolCount === 1 ? '1 tool' : `${pack.toolCount} tools`}</p>
+<p class="meta">${pack.toolCount === 1 ? '1 tool' : `${pack.toolCount} tools`} · ${describeDownloads(input.downloads?.get(pack.name) ?? 0)}</p>
 <ul class="chips" aria-label="Tags of ${pack.name}">
-${pack.tags.map((tag) => markup`<li><a class="chip${tag === FEATURED_TAG ? ' featured' : ''}" href="${link([tag])}">${tag}</a></li>`)}
+${orderTags(pack.tags).map((tag) => renderChip(tag, link([tag])))}
 </ul>
 </li>`,
 )}
@@ -137,6 +220,17 @@ ${input.nextCursor === null ? '' : markup`<nav class="pages" aria-label="Pages">
         : `${heading} · Toolpack gallery`,
     main,
   });
+}
+
+/** "12 packs", or "21–40 of 57 packs" past the first page. */
+function describeRange(input: SearchPageInput): string {
+  const total = input.total ?? input.packs.length;
+  const noun = total === 1 ? 'pack' : 'packs';
+  const first = (input.offset ?? 0) + 1;
+  const last = (input.offset ?? 0) + input.packs.length;
+  return first === 1 && last === total
+    ? `${formatCount(total)} ${noun}`
+    : `${formatCount(first)}–${formatCount(last)} of ${formatCount(total)} ${noun}`;
 }
 
 function describeResults(input: SearchPageInput): string {
@@ -177,6 +271,12 @@ export interface PackPageInput {
   serverName: string;
   /** Set when the version is a PowerShell module, which PSResourceGet installs from the NuGet endpoint. */
   powershell?: { id: string; repositoryUrl: string };
+  /** The version's README, as published. */
+  readme?: string;
+  /** What a machine needs to run its tools. */
+  requirements: string[];
+  downloads?: DownloadCounts;
+  snippets: ClientSnippets;
 }
 
 const HINTS = [
@@ -209,15 +309,22 @@ export function renderPackPage(input: PackPageInput): string {
       : `mcp pack add ${pack.name}`;
   const versionsNewestFirst = [...pack.versions].reverse();
   const published = pack.versions.find((v) => v.doc.version === doc.version)?.publishedAt;
+  const downloads = input.downloads?.total ?? 0;
+  const versionDownloads = input.downloads?.versions[doc.version] ?? 0;
 
   const main = markup`
-<nav aria-label="Breadcrumb" class="muted"><a href="/">All packs</a> › ${pack.name}</nav>
+<nav aria-label="Breadcrumb" class="muted breadcrumb"><a href="/">All packs</a> › ${renderBreakable(pack.name)}</nav>
 <div class="layout">
 <article aria-labelledby="pack-title">
-<h1 id="pack-title">${pack.name}<span class="version">${doc.version}</span></h1>
+<h1 id="pack-title">${renderBreakable(pack.name)}<span class="version">${doc.version}</span></h1>
 <p>${doc.description}</p>
+<ul class="pack-facts" aria-label="About ${pack.name}">
+<li class="fact-license">${doc.license === undefined ? markup`No licence given` : markup`Licence <strong>${doc.license}</strong>`}</li>
+${doc.repository === undefined || !isWebUrl(doc.repository) ? '' : markup`<li class="fact-repository"><a href="${doc.repository}" rel="nofollow noopener noreferrer">Repository</a></li>`}
+<li class="fact-downloads">${describeDownloads(downloads)}</li>
+</ul>
 <ul class="chips" aria-label="Tags">
-${doc.tags.map((tag) => markup`<li><a class="chip${tag === FEATURED_TAG ? ' featured' : ''}" href="/?tag=${encodeURIComponent(tag)}">${tag}</a></li>`)}
+${orderTags(doc.tags).map((tag) => renderChip(tag, `/?tag=${encodeURIComponent(tag)}`))}
 </ul>
 ${doc.yanked === true ? markup`<div class="banner danger" role="note"><strong>Yanked.</strong> ${doc.version} was withdrawn: new installs and updates skip it, while projects whose toolpack.lock names it still install it.${input.latest === undefined ? '' : markup` Install <a href="/packs/${pack.name}">${input.latest}</a> instead.`}</div>` : ''}
 ${doc.deprecated === undefined ? '' : markup`<div class="banner warning" role="note"><strong>Deprecated.</strong> ${doc.deprecated}</div>`}
@@ -232,21 +339,41 @@ ${!doc.yanked && input.latest !== undefined && input.latest !== doc.version ? ma
 <p class="muted">Its tools are served as <code>${alias}_&lt;tool&gt;</code>; choose another prefix with <code>--as</code>.</p>
 ${input.powershell === undefined ? '' : renderPowerShellInstall(input.powershell, input.pinned ? doc.version : undefined)}
 </section>
+<section aria-labelledby="requirements-heading">
+<h2 id="requirements-heading">What it needs to run</h2>
+<ul class="requirements">
+${input.requirements.map((line) => markup`<li>${line}</li>`)}
+</ul>
+</section>
+<section aria-labelledby="clients-heading">
+<h2 id="clients-heading">Use it from an MCP client</h2>
+<p>Without a project, a client can start the pack itself with <code>mcp serve --pack</code>${doc.env.length === 0 ? '' : ' (fill in its environment)'}.</p>
+${renderSnippet('claude', 'Claude Desktop', markup`<code>claude_desktop_config.json</code>`, input.snippets.claudeDesktop)}
+${renderSnippet('vscode', 'VS Code', markup`<code>.vscode/mcp.json</code>`, input.snippets.vscode)}
+</section>
 ${renderPermissions(doc.permissions, doc.interpreters)}
 <section aria-labelledby="env-heading">
 <h2 id="env-heading">Environment</h2>
 ${
   doc.env.length === 0
     ? markup`<p>This pack needs no environment variables.</p>`
-    : markup`<table>
+    : markup`<div class="table-scroll"><table>
 <caption class="visually-hidden">Environment variables of ${pack.name}</caption>
 <thead><tr><th scope="col">Variable</th><th scope="col">Required</th><th scope="col">Secret</th><th scope="col">Description</th></tr></thead>
 <tbody>
-${doc.env.map((env) => markup`<tr><th scope="row"><code>${env.name}</code></th><td>${env.required ? 'required' : 'optional'}</td><td>${env.secret ? 'secret' : 'no'}</td><td>${env.description ?? ''}</td></tr>`)}
+${doc.env.map((env) => markup`<tr><th scope="row"><code>${renderBreakable(env.name)}</code></th><td>${env.required ? 'required' : 'optional'}</td><td>${env.secret ? 'secret' : 'no'}</td><td>${env.description ?? ''}</td></tr>`)}
 </tbody>
-</table>`
+</table></div>`
 }
 </section>
+${
+  input.readme === undefined
+    ? ''
+    : markup`<section aria-labelledby="readme-heading" class="readme">
+<h2 id="readme-heading">README</h2>
+${renderReadme(input.readme)}
+</section>`
+}
 <section aria-labelledby="tools-heading">
 <h2 id="tools-heading">Tools (${doc.tools.length})</h2>
 ${doc.tools.map((tool, index) => renderTool(tool, index, alias))}
@@ -259,14 +386,17 @@ ${versionsNewestFirst.map(({ doc: v, publishedAt }) => markup`<li>${v.version ==
 </ol>
 <h2 id="details-heading">Details</h2>
 <dl class="facts" aria-labelledby="details-heading">
-<dt>Owner</dt><dd>${pack.owner}</dd>
+<dt>Owner</dt><dd>${renderBreakable(pack.owner)}</dd>
+<dt>Licence</dt><dd>${doc.license ?? 'not given'}</dd>
+${doc.repository === undefined || !isWebUrl(doc.repository) ? '' : markup`<dt>Repository</dt><dd><a href="${doc.repository}" rel="nofollow noopener noreferrer">${renderBreakable(doc.repository.replace(/^https?:\/\//, ''))}</a></dd>`}
+<dt>Downloads</dt><dd>${formatCount(downloads)} in all, ${formatCount(versionDownloads)} of ${doc.version}</dd>
 ${published === undefined ? '' : markup`<dt>Published</dt><dd>${published.slice(0, 10)}</dd>`}
 <dt>Files</dt><dd>${doc.dist.fileCount}</dd>
 <dt>Size</dt><dd>${formatSize(doc.dist.size)}</dd>
 <dt>Tarball</dt><dd><a href="${doc.dist.tarball}">download</a></dd>
-<dt>Integrity</dt><dd><code>${doc.dist.integrity.slice(0, 24)}…</code></dd>
+<dt>Integrity</dt><dd class="copyable"><code id="integrity" class="truncate" title="${doc.dist.integrity}">${doc.dist.integrity}</code><button type="button" class="secondary small" data-copy-target="integrity" data-copy-status="copy-status-integrity" aria-label="Copy the integrity" hidden>Copy</button><span id="copy-status-integrity" class="copy-status visually-hidden" role="status" aria-live="polite"></span></dd>
 <dt>API</dt><dd><a href="/v0/packs/${pack.name}/versions/${encodeURIComponent(doc.version)}">version document</a></dd>
-<dt>MCP server</dt><dd><code>${input.serverName}</code> · <a href="/v0.1/servers/${encodeURIComponent(input.serverName)}/versions/${encodeURIComponent(doc.version)}">server.json</a></dd>
+<dt>MCP server</dt><dd><code>${renderBreakable(input.serverName)}</code> · <a href="/v0.1/servers/${encodeURIComponent(input.serverName)}/versions/${encodeURIComponent(doc.version)}">server.json</a></dd>
 </dl>
 </aside>
 </div>`;
@@ -275,6 +405,25 @@ ${published === undefined ? '' : markup`<dt>Published</dt><dd>${published.slice(
     description: doc.description,
     main,
   });
+}
+
+/** A client configuration with its copy button, as the install line has. */
+function renderSnippet(id: string, client: string, file: SafeHtml, text: string): SafeHtml {
+  return markup`<h3 class="snippet-heading">${client} <span class="muted">(${file})</span></h3>
+<div class="snippet">
+<pre><code id="snippet-${id}">${text}</code></pre>
+<button type="button" class="secondary" data-copy-target="snippet-${id}" data-copy-status="copy-status-${id}" aria-label="Copy the ${client} configuration" hidden>Copy</button>
+<span id="copy-status-${id}" class="copy-status" role="status" aria-live="polite"></span>
+</div>`;
+}
+
+/** A repository link is shown only when it goes to the web (documents of older registries were never checked). */
+function isWebUrl(url: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(url).protocol);
+  } catch {
+    return false;
+  }
 }
 
 /**
