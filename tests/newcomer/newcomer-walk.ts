@@ -82,15 +82,22 @@ export async function walkNewcomerPath(options: WalkNewcomerPathOptions): Promis
     const version = await inNewShell('mcp --version');
     expect(version).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) });
 
+    // A git repository, so the end can show that .toolpack/ stays out of it.
+    expect((await inNewShell('git init -q')).code).toBe(0);
+    // No project file yet: the check says so instead of passing on nothing.
+    expect((await inNewShell('mcp check')).code).toBe(1);
+
     const created = await inNewShell(
       'mcp new tool word-count --kind script --lang sh --description "Counts the words of a text."',
     );
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toContain('word_count.sh');
-
-    // No project file yet: the check says so instead of passing on nothing.
-    expect((await inNewShell('mcp check')).code).toBe(1);
-    writeFileSync(path.join(project, 'toolpack.yaml'), 'sources:\n  - scripts: .\n');
+    // It registers the tool (and says so), so the next list and check see it.
+    expect(created.stdout).toContain(
+      'Created toolpack.yaml, so mcp list serves it:\n  sources:\n    - scripts: .\n',
+    );
+    expect(created.stdout).toContain('Created .gitignore with .toolpack/');
+    expect((await inNewShell('mcp list')).stdout).toMatch(/\bword_count\b/);
     const checked = await inNewShell('mcp check');
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
     writeFileSync(path.join(project, 'toolpack.yaml'), 'soruces:\n  - scripts: .\n');
@@ -139,6 +146,12 @@ export async function walkNewcomerPath(options: WalkNewcomerPathOptions): Promis
     expect(removed.code, removed.stderr).toBe(0);
     expect(readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')).not.toMatch(/jira/);
     expect((await inNewShell('mcp list')).stdout).not.toMatch(/jira_/);
+
+    // The cache and the pack that was installed are there, and git ignores them.
+    const status = await inNewShell('git status --porcelain --ignored');
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^!! \.toolpack\/$/m);
+    expect(status.stdout).not.toMatch(/^[^!].*\.toolpack/m);
   } finally {
     if (gallery.child.exitCode === null) gallery.child.kill('SIGTERM');
   }
