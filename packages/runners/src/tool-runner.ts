@@ -388,7 +388,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         // Waiting for a person is not the tool being slow: the clock stops meanwhile.
         const release = deadline.hold();
         try {
-          return await callOptions.ask(question);
+          return await callOptions.ask(nameAsker(tool, question));
         } finally {
           release();
         }
@@ -496,6 +496,21 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       return closing;
     },
   };
+}
+
+// Bidirectional controls would let the tool's text reorder the line it is shown in, the
+// name before it included.
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
+
+/**
+ * A question as the user sees it: it starts with who asks (the tool, and its pack), which the
+ * tool cannot leave out or reorder, so a pack's question cannot pass for the client's own or
+ * another tool's (asking for a key "from Claude", say).
+ */
+function nameAsker(tool: DiscoveredTool, question: ToolQuestion): ToolQuestion {
+  const pack = tool.source.pack === undefined ? '' : ` (pack ${tool.source.pack})`;
+  const message = question.message.replace(BIDI_CONTROLS, '');
+  return { ...question, message: `${tool.name}${pack} asks: ${message}` };
 }
 
 function createInterruptedResult(

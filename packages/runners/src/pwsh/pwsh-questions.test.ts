@@ -132,7 +132,7 @@ describe.skipIf(!hasPwsh)('PowerShell tools that ask', () => {
       'picked 0',
     );
     expect(asked.questions[0]).toEqual({
-      message: 'Colour\nWhich colour?',
+      message: 'select_colour asks: Colour\nWhich colour?',
       fields: [
         {
           name: 'choice',
