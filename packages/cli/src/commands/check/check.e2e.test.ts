@@ -160,12 +160,16 @@ describe('tools that cannot run on this machine (examples/, PATH without pwsh)',
     );
   });
 
-  it('mcp list names them after the table; --json stays the same on every machine', () => {
+  it('mcp list names them after the table, and --json as cannotRunHere, as check --json does', () => {
     const { code, stdout } = mcp(['list'], examples, env);
     expect(code).toBe(0);
     expect(stdout).toContain(`PowerShell 7 (pwsh) is not on PATH: ${PWSH_TOOLS}`);
-    const json = mcp(['list', '--json'], examples, env);
-    expect(Object.keys(JSON.parse(json.stdout) as object)).toEqual(['tools', 'diagnostics']);
+    type ListJson = { tools: unknown[]; diagnostics: unknown[]; cannotRunHere: unknown[] };
+    const here = JSON.parse(mcp(['list', '--json'], examples, env).stdout) as ListJson;
+    expect(Object.keys(here)).toEqual(['tools', 'diagnostics', 'cannotRunHere']);
+    const checked = JSON.parse(mcp(['check', '--json'], examples, env).stdout) as ListJson;
+    expect(here.cannotRunHere).toEqual(checked.cannotRunHere);
+    expect(here.cannotRunHere).toHaveLength(10);
   });
 
   it('mcp serve says so on stderr at start and still serves all 19', () => {
