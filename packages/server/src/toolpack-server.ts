@@ -66,6 +66,11 @@ export interface ToolpackServerOptions {
    * Calls are validated and bound against the exact schema whichever is listed.
    */
   schemaDialect?: SchemaDialect;
+  /**
+   * How long a 2026-07-28 call whose tool asked its user waits, suspended, for the client's
+   * retry with the answer before it is stopped as on a timeout. Default 10 minutes.
+   */
+  questionTimeoutMs?: number;
   /** Re-discover when files under the sources change, and tell clients. Default false. */
   watch?: boolean | { debounceMs?: number };
   /**
@@ -315,6 +320,7 @@ export async function createToolpackServer(
       },
     ),
     log,
+    options.questionTimeoutMs === undefined ? {} : { questionTimeoutMs: options.questionTimeoutMs },
   );
 
   const reload = createReloadQueue(async (changed: readonly string[]) => {

@@ -3,6 +3,7 @@ import {
   SdkErrorCode,
   type ElicitRequestFormParams,
   type ElicitResult,
+  type InputRequests,
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -16,7 +17,15 @@ import type { ToolQuestion, ToolQuestionAnswer } from '@toolpack/runners';
  */
 export const QUESTION_TIMEOUT_MS = 10 * 60 * 1000;
 
-const FIRST_VERSION_WITHOUT_PUSH = '2026-07-28';
+/** Where a 2026-07-28 request declares what its client can do. */
+const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
+
+/**
+ * The key of a question in an `input_required` result's `inputRequests`. A call has one
+ * question open at a time, so one key serves every round; the `requestState` tells rounds
+ * apart.
+ */
+export const INPUT_REQUEST_KEY = 'question';
 
 const ELICITATION_HINT =
   'Use an MCP client that declares the elicitation capability (form mode), or call a tool that needs no answer from its user.';
@@ -61,27 +70,59 @@ function readAnswer(result: ElicitResult, question: ToolQuestion): ToolQuestionA
   return { action: 'accept', values };
 }
 
+/** A question as the `inputRequests` of a 2026-07-28 `input_required` result. */
+export function toInputRequest(question: ToolQuestion): InputRequests {
+  return {
+    [INPUT_REQUEST_KEY]: { method: 'elicitation/create', params: toElicitationForm(question) },
+  };
+}
+
 /**
- * Puts a running tool's questions to the client of the request that called it, as
+ * The client's answer to a question, from a retry's `inputResponses`; undefined when the
+ * retry carries none for it, or one that is no elicitation result (the question is then asked
+ * again, as the revision recommends, rather than failing the call).
+ */
+export function readInputResponse(
+  responses: Record<string, unknown> | undefined,
+  question: ToolQuestion | undefined,
+): ToolQuestionAnswer | undefined {
+  if (question === undefined) return undefined;
+  const response = responses?.[INPUT_REQUEST_KEY];
+  if (typeof response !== 'object' || response === null) return undefined;
+  const { action, content } = response as { action?: unknown; content?: unknown };
+  if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return undefined;
+  if (content !== undefined && (typeof content !== 'object' || content === null)) return undefined;
+  return readAnswer({ action, content } as ElicitResult, question);
+}
+
+/**
+ * A 2026-07-28 request says in its own `_meta` whether its client can answer a question: one
+ * that cannot gets the refusal at once, as a 2025 session without the capability does.
+ */
+export function verifyElicitationDeclared(ctx: ServerContext): void {
+  const declared = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
+    CLIENT_CAPABILITIES_KEY
+  ] as { elicitation?: unknown } | undefined;
+  if (declared?.elicitation !== undefined) return;
+  throw new ToolpackError(
+    'E_ELICITATION_UNAVAILABLE',
+    `The tool asked its user a question, and this request did not declare the elicitation capability (_meta["${CLIENT_CAPABILITIES_KEY}"]), so nobody can answer it.`,
+    { hint: ELICITATION_HINT },
+  );
+}
+
+/**
+ * Puts a running tool's questions to the 2025-era client of the request that called it, as
  * `elicitation/create` sent in that request's context (so over HTTP it travels on the call's
  * own stream, to the right session). Refuses at once, with why, where no answer can come: a
- * client without the elicitation capability, or a 2026-07-28 session, whose protocol has no
- * server-to-client requests (its multi-round-trip input is not implemented here).
+ * client without the elicitation capability. (2026-07-28 requests are answered with
+ * `input_required` instead: create-mcp-server.ts.)
  */
 export function createClientAsker(
   server: Server,
   ctx: ServerContext,
 ): (question: ToolQuestion) => Promise<ToolQuestionAnswer> {
   return async (question) => {
-    const version = server.getNegotiatedProtocolVersion();
-    // Revisions are dates: from 2026-07-28 on there are no server-to-client requests.
-    if (version !== undefined && version >= FIRST_VERSION_WITHOUT_PUSH) {
-      throw new ToolpackError(
-        'E_ELICITATION_UNAVAILABLE',
-        `The tool asked its user a question, and this session's protocol (${version}) has no server-to-client requests; Toolpack does not serve its multi-round-trip input yet.`,
-        { hint: 'Connect with protocol 2025-11-25 or 2025-06-18 for tools that ask.' },
-      );
-    }
     if (server.getClientCapabilities()?.elicitation === undefined) {
       throw new ToolpackError(
         'E_ELICITATION_UNAVAILABLE',

@@ -5,6 +5,7 @@ import {
   Server,
   type CallToolRequest,
   type CallToolResult,
+  type InputRequiredResult,
   type JSONRPCRequest,
   type LoggingLevel,
   type Notification,
@@ -24,7 +25,14 @@ import {
   TASKS_CAPABILITY,
 } from '../tasks/serve-tasks.ts';
 import { createTaskStore, type TaskStore } from '../tasks/task-store.ts';
-import { createClientAsker, refuseQuestionInTask } from './ask-client.ts';
+import {
+  createClientAsker,
+  readInputResponse,
+  refuseQuestionInTask,
+  toInputRequest,
+  verifyElicitationDeclared,
+} from './ask-client.ts';
+import type { SuspendedCalls } from './suspended-calls.ts';
 import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.ts';
 
 /** What one protocol connection needs from the Toolpack server behind it. */
@@ -190,7 +198,10 @@ function findListedTool(tools: readonly Tool[], name: string): Tool | undefined 
  * `McpServer.registerTool` wants a schema library object per tool and rebuilds the list on
  * every tools/list; here tools/list hands back an array prepared at (re)load time.
  */
-export function createMcpServerInstance(host: McpToolHost): Server {
+export function createMcpServerInstance(
+  host: McpToolHost,
+  suspended: SuspendedCalls<ServerContext>,
+): Server {
   const server = new ToolpackMcpServer(
     { name: host.info.name, version: host.info.version },
     {
@@ -273,8 +284,56 @@ export function createMcpServerInstance(host: McpToolHost): Server {
       ? { tools: host.listTools(), ttlMs: host.listTtlMs }
       : { tools: host.listTools() },
   );
+  /**
+   * A 2026-07-28 call: a question the tool asks answers the request with `input_required`
+   * while the tool stays suspended (see suspended-calls.ts); the client's retry with the
+   * answer and the `requestState` runs it on. Progress and logs go to the request of the
+   * current leg.
+   */
+  const runModernCall = async (
+    params: CallToolRequest['params'],
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> => {
+    const binding = { tool: params.name, args: params.arguments ?? {} };
+    const request = { signal: ctx.mcpReq.signal, context: ctx };
+    const requestState = ctx.mcpReq.requestState();
+    const leg =
+      typeof requestState === 'string'
+        ? await suspended.resume<CallToolResult>(
+            requestState,
+            binding,
+            readInputResponse(
+              ctx.mcpReq.inputResponses,
+              suspended.questionOf(requestState, binding),
+            ),
+            request,
+          )
+        : await suspended.start<CallToolResult>(
+            binding,
+            (ask, signal, current) =>
+              runCall(params, {
+                signal,
+                notify: (notification) => current().mcpReq.notify(notification),
+                log: (level, data, logger) => current().mcpReq.log(level, data, logger),
+                ask: (question) => {
+                  verifyElicitationDeclared(current());
+                  return ask(question);
+                },
+              }),
+            request,
+          );
+    if (leg.kind === 'done') return leg.result;
+    if (leg.kind === 'failed') throw leg.error;
+    return {
+      resultType: 'input_required',
+      inputRequests: toInputRequest(leg.question),
+      requestState: leg.requestState,
+    };
+  };
   server.setRequestHandler('tools/call', (request, ctx) =>
-    runCall(request.params, requestChannels(ctx)),
+    isModernRequest(ctx)
+      ? runModernCall(request.params, ctx)
+      : runCall(request.params, requestChannels(ctx)),
   );
 
   serveTaskRequests(server, server.tasks);

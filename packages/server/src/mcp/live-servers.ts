@@ -1,5 +1,7 @@
-import type { Server } from '@modelcontextprotocol/server';
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import { QUESTION_TIMEOUT_MS } from './ask-client.ts';
 import { createMcpServerInstance, type McpToolHost } from './create-mcp-server.ts';
+import { createSuspendedCalls } from './suspended-calls.ts';
 
 /** The SDK servers of open connections, and who hears that the tool list changed. */
 export interface LiveServers {
@@ -10,12 +12,23 @@ export interface LiveServers {
   closeAll(): Promise<void>;
 }
 
-export function createLiveServers(host: McpToolHost, log: (line: string) => void): LiveServers {
+export function createLiveServers(
+  host: McpToolHost,
+  log: (line: string) => void,
+  settings: {
+    /** How long a 2026-07-28 call that asked its user waits for the retry with the answer. */
+    questionTimeoutMs?: number;
+  } = {},
+): LiveServers {
   const listeners = new Set<() => void>();
   const servers = new Set<Server>();
+  // One for the process: over HTTP each 2026-07-28 request has an SDK server of its own.
+  const suspended = createSuspendedCalls<ServerContext>({
+    waitMs: settings.questionTimeoutMs ?? QUESTION_TIMEOUT_MS,
+  });
   return {
     create(options = {}) {
-      const server = createMcpServerInstance(host);
+      const server = createMcpServerInstance(host, suspended);
       if (options.track !== false) {
         const listener = () => {
           server.sendToolListChanged().catch(() => undefined);
@@ -44,6 +57,7 @@ export function createLiveServers(host: McpToolHost, log: (line: string) => void
     },
     async closeAll() {
       listeners.clear();
+      suspended.close();
       await Promise.allSettled([...servers].map((server) => server.close()));
       servers.clear();
     },

@@ -50,6 +50,7 @@ interface ServeFlags extends SourceFlagValues {
   bodyTimeout?: number;
   watch?: boolean;
   timeout?: number;
+  questionTimeout?: number;
   policy?: string;
   audit?: string;
   name?: string;
@@ -159,6 +160,11 @@ export function createServeCommand(io: CliIo, done: (code: number) => void): Com
     .option(
       '--timeout <ms>',
       'stop a call after this many milliseconds unless the tool sets its own (default 30000)',
+      parseTimeout,
+    )
+    .option(
+      '--question-timeout <ms>',
+      'how long a 2026-07-28 call whose tool asked its user waits for the retry with the answer before it is stopped (default 600000)',
       parseTimeout,
     )
     .option(
@@ -350,6 +356,9 @@ than maxTools, or two tools of one name where a pack is involved (or any two und
         ...(auditFile === undefined ? {} : { audit: auditFile }),
         ...(flags.name === undefined ? {} : { name: flags.name }),
         ...(flags.discloseAbove === undefined ? {} : { discloseAbove: flags.discloseAbove }),
+        ...(flags.questionTimeout === undefined
+          ? {}
+          : { questionTimeoutMs: flags.questionTimeout }),
         schemaDialect: flags.schemaDialect ?? resolved.schemaDialect ?? DEFAULT_SCHEMA_DIALECT,
         // A served pack is an immutable copy in the cache: nothing to watch.
         watch: flags.watch !== false && resolved.origin !== 'packs',
