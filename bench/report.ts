@@ -14,6 +14,7 @@ const outDir = path.join(here, 'out');
 const names = [
   'discovery-list',
   'powershell-modules',
+  'powershell-peers',
   'runners',
   'server',
   'reload',

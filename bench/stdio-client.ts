@@ -64,6 +64,13 @@ export function createStdioClient({ child, timeoutMs = 60_000 }: StdioClientOpti
   });
   // A server that dies mid-run must fail its pending requests at once, not at the timeout.
   child.stdin.on('error', () => {});
+  child.on('exit', (code, signal) => {
+    const answer = {
+      error: { message: `the server exited (${signal ?? `code ${code}`}) before answering` },
+    };
+    for (const settle of pending.values()) settle(answer);
+    pending.clear();
+  });
 
   const request = (method: string, params: Record<string, unknown> = {}) => {
     const id = nextId++;
