@@ -2,25 +2,37 @@ import { parseNuGetXml, textOf } from './parse-nuspec.ts';
 import type { FeedHttp } from './feed-http.ts';
 import { matchesSearch, type FeedEntry, type FeedProtocol } from './feed-entry.ts';
 
-/** Pages followed for one listing: a feed that links on forever is cut off here. */
-const MAX_PAGES = 20;
+/** Pages read for one listing or search: a feed that links on forever is cut off here. */
+export const MAX_V2_PAGES = 20;
+/** Entries a search asks for per page: the PowerShell Gallery answers at most 100. */
+const PAGE_SIZE = 100;
 
 /**
  * A NuGet v2 feed, the OData (Atom) API the PowerShell Gallery serves at `/api/v2`:
  * `FindPackagesById()?id='<id>'` lists an id's versions, `Search()` with a `$filter` of
- * `substringof('<tag>', Tags)` finds by tag, and each entry's `<content src>` is its package. Both follow `<link rel="next">`.
+ * `substringof('<tag>', Tags)` finds by tag, and each entry's `<content src>` is its package.
+ * An answer holds one page (the PowerShell Gallery's at most 100 entries) and links the next
+ * with `<link rel="next">` (its `$skip` or `$skiptoken`): both follow those links, a search
+ * only until it has the packs it asked for, and neither past `MAX_V2_PAGES` pages or back to
+ * a page it read.
  */
 export function createV2Feed(options: { url: string; http: FeedHttp }): FeedProtocol {
   const base = options.url.replace(/\/+$/, '');
-  const list = async (first: string): Promise<FeedEntry[]> => {
+  const list = async (
+    first: string,
+    enough: (entries: FeedEntry[]) => boolean = () => false,
+  ): Promise<FeedEntry[]> => {
     const entries: FeedEntry[] = [];
-    let url: string | undefined = first;
-    for (let page = 0; url !== undefined && page < MAX_PAGES; page++) {
+    const read = new Set<string>();
+    let url: string | undefined = new URL(first).href;
+    while (url !== undefined && read.size < MAX_V2_PAGES && !read.has(url)) {
+      read.add(url);
       const text = await options.http.getText(url);
       if (text === undefined) break;
-      const read = readAtomFeed(text, url);
-      entries.push(...read.entries);
-      url = read.next;
+      const page = readAtomFeed(text, url);
+      entries.push(...page.entries);
+      if (enough(entries)) break;
+      url = page.next;
     }
     return entries;
   };
@@ -40,8 +52,17 @@ export function createV2Feed(options: { url: string; http: FeedHttp }): FeedProt
         query.words.length === 0
           ? ''
           : `&searchTerm=${encodeURIComponent(quoteOData(query.words.join(' ')))}`;
-      const url = `${base}/Search()?$filter=${encodeURIComponent(filter)}${words}&$skip=0&$top=${query.limit}`;
-      return (await list(url)).filter((entry) => matchesSearch(entry, query));
+      const url = `${base}/Search()?$filter=${encodeURIComponent(filter)}${words}&$skip=0&$top=${PAGE_SIZE}`;
+      // The gallery's substringof also matches a longer tag (MCPToolsX), so pages are read
+      // until `limit` packages match exactly.
+      const matching = (entries: FeedEntry[]) =>
+        entries.filter((entry) => matchesSearch(entry, query));
+      const found = await list(
+        url,
+        (entries) =>
+          new Set(matching(entries).map((entry) => entry.id.toLowerCase())).size >= query.limit,
+      );
+      return matching(found);
     },
   };
 }

@@ -13,6 +13,11 @@ export interface TestNuGetFeedOptions {
   redirectPackagesTo?: string;
   /** The v3 index names this search resource instead of its own (nuget.org searches on another host). */
   searchAt?: string;
+  /**
+   * A v2 answer holds at most this many entries (whatever `$top` asks), and links the rest
+   * with `<link rel="next">` at the next `$skip`, as the PowerShell Gallery pages at 100.
+   */
+  v2PageSize?: number;
 }
 
 export interface TestNuGetFeed {
@@ -91,10 +96,23 @@ export async function startTestNuGetFeed(options: TestNuGetFeedOptions): Promise
     const route = decodeURIComponent(url.pathname);
     const json = (value: unknown) =>
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-    const atom = (entries: Served[]) =>
+    const atom = (entries: Served[]) => {
+      const skip = Number(url.searchParams.get('$skip') ?? 0);
+      const top = Math.min(
+        Number(url.searchParams.get('$top') ?? Infinity),
+        options.v2PageSize ?? Infinity,
+      );
+      const page = entries.slice(skip, skip + top);
+      let next: string | undefined;
+      if (skip + top < entries.length) {
+        const following = new URL(url);
+        following.searchParams.set('$skip', String(skip + top));
+        next = following.href;
+      }
       response
         .writeHead(200, { 'content-type': 'application/atom+xml;type=feed;charset=utf-8' })
-        .end(atomFeed(base, entries));
+        .end(atomFeed(base, page, { count: entries.length, next }));
+    };
     const nupkg = (entry: Served | undefined) =>
       entry === undefined
         ? response.writeHead(404).end()
@@ -149,9 +167,7 @@ export async function startTestNuGetFeed(options: TestNuGetFeedOptions): Promise
       const hits = ids
         .flatMap((id) => (filter.latest ? [latestOf(find(id))!] : find(id)))
         .filter((s) => matchesTerm(s.nuspec, term) && filter.matches(s.nuspec));
-      const skip = Number(url.searchParams.get('$skip') ?? 0);
-      const top = Number(url.searchParams.get('$top') ?? 100);
-      atom(hits.slice(skip, skip + top));
+      atom(hits);
       return;
     }
     const download = /^\/api\/v2\/package\/([^/]+)\/([^/]+)\/?$/.exec(route);
@@ -351,7 +367,13 @@ function nuspecOf(entry: Served): string {
   return `<?xml version="1.0" encoding="utf-8"?><package xmlns="http://schemas.microsoft.com/packaging/2013/05/nuspec.xsd"><metadata><id>${escapeXml(entry.nuspec.id)}</id><version>${escapeXml(entry.nuspec.version)}</version><description>${escapeXml(entry.nuspec.description)}</description><tags>${escapeXml(entry.nuspec.tags.join(' '))}</tags></metadata></package>`;
 }
 
-function atomFeed(base: string, entries: Served[]): string {
+/** An Atom page of `entries`; `count` is every hit's (OData's inline count), `next` the following page. */
+function atomFeed(
+  base: string,
+  entries: Served[],
+  paging: { count: number; next: string | undefined },
+): string {
+  const { next } = paging;
   const latest = new Map<string, string>();
   for (const { nuspec } of entries)
     if (!nuspec.version.includes('-')) latest.set(nuspec.id.toLowerCase(), nuspec.version);
@@ -393,8 +415,8 @@ function atomFeed(base: string, entries: Served[]): string {
 <id>${base}/api/v2/Packages</id>
 <title type="text">Packages</title>
 <updated>2026-01-01T00:00:00Z</updated>
-<m:count>${entries.length}</m:count>
-${body}
+<m:count>${paging.count}</m:count>
+${body}${next === undefined ? '' : `\n<link rel="next" href="${escapeXml(next)}" />`}
 </feed>
 `;
 }
