@@ -509,7 +509,7 @@ export const ERROR_CODES = Object.freeze({
   E_UNAUTHORIZED: { meaning: 'Registry API: the request has no valid token.', exit: 'failure' },
   E_UNRESOLVED_TYPE: {
     meaning:
-      "A PowerShell command's param block names a type PowerShell cannot resolve there (as a type literal, a class of the script itself or of another file of the module; an attribute misspelled, [VaildateSet()]), so PowerShell cannot load the command.",
+      "A PowerShell command's param block names a type PowerShell cannot resolve there (as a type literal, a class of the script itself or of another file of the module; an attribute misspelled, [VaildateSet()]; a parameter type that names no type, [strin]), so PowerShell cannot load the command.",
     exit: 'failure',
   },
   E_UNKNOWN_TOOL: { meaning: 'No served tool has that name.', exit: 'usage' },
@@ -607,6 +607,11 @@ export const ERROR_CODES = Object.freeze({
   W_METADATA_DISAGREE: {
     meaning:
       'A tool folder has metadata.json and metadata.yaml that say different things; metadata.json is read, as dotbot reads it.',
+    exit: 'none',
+  },
+  W_MISSPELLED_KEYWORD: {
+    meaning:
+      'A help or header keyword is misspelled (.SYNOPSYS, # PARM): Get-Help ignores that comment block, Toolpack that header line.',
     exit: 'none',
   },
   W_NO_FUNCTIONS: {

@@ -4,6 +4,7 @@
  * blocks are rejected (unknown keyword, text on a keyword's line, text before the first
  * keyword), how a section's text is dedented, and where parameter comments come from.
  */
+import { findClosestName } from '@toolpack/core';
 import type { PowerShellDocument, PsFunction, PsParameter } from './reader.ts';
 import { tokenizePowerShell } from './tokenizer.ts';
 import type { Token } from './tokenizer.ts';
@@ -45,6 +46,8 @@ export interface CommentHelp {
 export interface HelpRejection {
   reason: string;
   line: number;
+  /** The help keyword an unknown one is a misspelling of (`.SYNOPSIS` for `.SYNOPSYS`). */
+  suggestion?: string;
 }
 
 interface CommentLine {
@@ -73,6 +76,27 @@ const ARGUMENT_KEYWORDS = new Set([
   'REMOTEHELPRUNSPACE',
   'EXTERNALHELP',
 ]);
+
+/** The help keyword `keyword` is a misspelling of: two edits at most, one for short words. */
+function findIntendedKeyword(keyword: string): string | undefined {
+  return findClosestName(
+    keyword,
+    [...SECTION_KEYWORDS, ...ARGUMENT_KEYWORDS],
+    keyword.length <= 4 ? 1 : 2,
+  );
+}
+
+/** An unknown keyword's rejection, naming the keyword meant when it is a misspelling of one. */
+function rejectUnknownKeyword(written: string, line: number): HelpRejection {
+  const intended = findIntendedKeyword(written.toUpperCase());
+  return intended === undefined
+    ? { reason: `".${written}" is not a comment-based help keyword`, line }
+    : {
+        reason: `".${written}" is not a comment-based help keyword (did you mean .${intended}?)`,
+        line,
+        suggestion: `.${intended}`,
+      };
+}
 /** Where PowerShell looks for help: at most one blank line between a comment block and what it documents. */
 const COMMENT_BLOCK_PROXIMITY = 2;
 
@@ -171,12 +195,14 @@ function analyzeLines(
     if (SECTION_KEYWORDS.has(keyword) || ARGUMENT_KEYWORDS.has(keyword)) known = true;
     if (argument !== undefined) {
       if (!ARGUMENT_KEYWORDS.has(keyword)) {
-        rejection ??= SECTION_KEYWORDS.has(keyword)
+        const problem = SECTION_KEYWORDS.has(keyword)
           ? {
               reason: `".${match[1]}" has text on its own line; PowerShell reads a section's text from the next line on`,
               line,
             }
-          : { reason: `".${match[1]}" is not a comment-based help keyword`, line };
+          : rejectUnknownKeyword(match[1] as string, line);
+        rejection ??= problem;
+        if (problem.suggestion !== undefined) known = true;
         continue;
       }
       if (keyword === 'EXTERNALHELP') help.externalHelp = argument.trim();
@@ -192,7 +218,10 @@ function analyzeLines(
       continue;
     }
     if (!SECTION_KEYWORDS.has(keyword)) {
-      rejection ??= { reason: `".${match[1]}" is not a comment-based help keyword`, line };
+      const unknown = rejectUnknownKeyword(match[1] as string, line);
+      rejection ??= unknown;
+      // A misspelled keyword shows the block was meant as help, even with no keyword right.
+      if (unknown.suggestion !== undefined) known = true;
       continue;
     }
     const section = readSection(lines, i);
@@ -227,7 +256,7 @@ function analyzeLines(
     }
   }
   if (!found) return undefined;
-  // A rejected block only matters when it was meant as help (it uses a real help keyword).
+  // A rejected block only matters when it was meant as help (a real or misspelled keyword).
   if (rejection !== undefined) return known ? { rejection } : undefined;
   if (help.synopsis === '') delete help.synopsis;
   if (help.description === '') delete help.description;

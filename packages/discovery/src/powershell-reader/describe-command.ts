@@ -16,6 +16,8 @@ import { listCommonParameters } from './common-parameters.ts';
 import { convertParameters } from './convert-parameters.ts';
 import { describeOutput } from './describe-output.ts';
 import { findMisspelledAttributes } from './find-misspelled-attributes.ts';
+import { findUnresolvedTypes } from './find-unresolved-types.ts';
+import type { ModuleTypeScope } from './find-unresolved-types.ts';
 import { readInputExamples } from './read-input-examples.ts';
 import { readOptIns } from './read-opt-ins.ts';
 import type { ToolOptIns } from './read-opt-ins.ts';
@@ -45,6 +47,8 @@ export interface DescribeCommandInput {
   helpHint: string;
   /** A module's classes in all its files, for an output type named by a string. */
   moduleClasses?: ReadonlyArray<{ definition: PsClass; path: string }>;
+  /** A module function's module types (ModuleLoader.types); a script is judged by its file. */
+  moduleTypes?: ModuleTypeScope;
 }
 
 export interface DescribedCommand {
@@ -111,7 +115,9 @@ function describeMissingHelp(input: DescribeCommandInput): Diagnostic {
     'E_NO_DESCRIPTION',
     message,
     { path, ...(line === undefined ? {} : { line }) },
-    input.helpHint,
+    help === undefined && rejection?.suggestion !== undefined
+      ? `Did you mean ${rejection.suggestion}? Get-Help ignores the whole block while one keyword in it is unknown.`
+      : input.helpHint,
   );
 }
 
@@ -154,6 +160,21 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
   const helpPath = help?.file ?? input.path;
   const description = joinHelpDescription(help?.synopsis, help?.description);
   if (description === '') diagnostics.push(describeMissingHelp(input));
+  else {
+    // Help was found elsewhere: a block left out for a misspelled keyword would go unnoticed.
+    for (const rejection of input.help.rejections) {
+      if (rejection.suggestion === undefined) continue;
+      diagnostics.push(
+        createDiagnostic(
+          'warning',
+          'W_MISSPELLED_KEYWORD',
+          `Get-Help ignores the comment block at line ${rejection.line} of ${input.what}: ${rejection.reason}.`,
+          { path: input.path, line: rejection.line },
+          `Did you mean ${rejection.suggestion}? Correct the keyword.`,
+        ),
+      );
+    }
+  }
 
   const parameters = [...input.parameters, ...(input.dynamicParameters ?? [])];
   if (help !== undefined && input.undescribedDynamicParameters !== true) {
@@ -207,15 +228,27 @@ export function describeCommand(input: DescribeCommandInput): DescribedCommand {
       ? { enums: [...(input.engineEnums ?? []), ...input.document.enums] }
       : {}),
   });
+  const unresolved = findUnresolvedTypes({
+    path: input.path,
+    what: input.what,
+    document: input.document,
+    parameters,
+    ...(input.moduleTypes === undefined ? {} : { module: input.moduleTypes }),
+  });
+  diagnostics.push(...unresolved.diagnostics);
+  // A type that names nothing is not sent as a string either: its error says it all.
+  const unresolvedLines = new Set(unresolved.diagnostics.map((d) => d.line));
   diagnostics.push(
-    ...converted.diagnostics.map((diagnostic) =>
-      help?.file !== undefined && diagnostic.code === 'E_PARAMETER_NO_DESCRIPTION'
-        ? {
-            ...diagnostic,
-            message: `${diagnostic.message} Its help comes from ${help.file}, which does not describe it (with external help, Get-Help ignores comments next to parameters).`,
-          }
-        : diagnostic,
-    ),
+    ...converted.diagnostics
+      .filter((d) => !(d.code === 'I_PARAMETER_AS_STRING' && unresolvedLines.has(d.line)))
+      .map((diagnostic) =>
+        help?.file !== undefined && diagnostic.code === 'E_PARAMETER_NO_DESCRIPTION'
+          ? {
+              ...diagnostic,
+              message: `${diagnostic.message} Its help comes from ${help.file}, which does not describe it (with external help, Get-Help ignores comments next to parameters).`,
+            }
+          : diagnostic,
+      ),
   );
 
   let annotations: DiscoveredTool['annotations'];

@@ -16,6 +16,7 @@ import { mapPowerShellType } from './map-powershell-type.ts';
 import { ModuleLoader, findModuleFile } from './module-loader.ts';
 import type { LoadedFunction, LoadedModuleFile, StaticReading } from './module-loader.ts';
 import { findDynamicParamBlock, readEngineFacts } from './read-engine-facts.ts';
+import type { ModuleTypeScope } from './find-unresolved-types.ts';
 import { selectExports } from './select-exports.ts';
 
 export interface DescribeModuleInput {
@@ -43,6 +44,8 @@ export interface DescribeFunctionInput {
   help: HelpSearch | undefined;
   /** The engine's facts the description uses, part of what it depends on. */
   facts: EngineFacts | undefined;
+  /** The module's own types and whether it loads others, part of what it depends on. */
+  types: ModuleTypeScope;
   describe: () => DescribedFunction;
 }
 
@@ -118,6 +121,13 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
       return finish([]);
     manifest = parsed.manifest;
     loadsAssemblies = manifest.lines.requiredassemblies !== undefined;
+    // A required module or a script run before the import may bring the types a param block names.
+    if (
+      loadsAssemblies ||
+      manifest.lines.requiredmodules !== undefined ||
+      manifest.lines.scriptstoprocess !== undefined
+    )
+      loader.types.loadsTypes = true;
     const directory = dirname(input.path);
     const parts: Array<{ name: string; key: string; nested: boolean }> = [];
     if (manifest.rootModule !== undefined)
@@ -168,6 +178,7 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
           for (const fn of loaded.functions) nestedModuleOf.set(fn, file);
       } else {
         loadsAssemblies = true;
+        loader.types.loadsTypes = true;
         diagnostics.push(
           createFileDiagnostic(
             'warning',
@@ -196,11 +207,20 @@ export async function readPowerShellModule(input: DescribeModuleInput): Promise<
     const help = await externalHelp.findFunctionHelp(loaded, nestedModuleOf.get(loaded));
     const facts = input.engineFacts?.get(loaded.fn.name.toLowerCase());
     if (input.engineFacts === undefined) factNeeds.push(...findFactNeeds(loaded, loadsAssemblies));
-    const describe = () => describeModuleFunction(loaded, input.path, loader.classes, help, facts);
+    const types = loader.types;
+    const describe = () =>
+      describeModuleFunction(loaded, input.path, loader.classes, help, facts, types);
     const described =
       input.describeFunction === undefined
         ? describe()
-        : await input.describeFunction({ loaded, classes: loader.classes, help, facts, describe });
+        : await input.describeFunction({
+            loaded,
+            classes: loader.classes,
+            help,
+            facts,
+            types,
+            describe,
+          });
     diagnostics.push(...described.diagnostics);
     if (described.tool !== undefined) tools.push(described.tool);
   }
@@ -237,6 +257,8 @@ export function describeModuleFunction(
   help?: HelpSearch,
   /** What the engine knows of it that its file does not tell (read-engine-facts.ts). */
   facts?: EngineFacts,
+  /** The module's types (ModuleLoader.types); without it, parameter type names are not judged. */
+  types?: ModuleTypeScope,
 ): { tool?: DiscoveredTool; diagnostics: Diagnostic[] } {
   const parameters = fn.paramBlock?.parameters ?? fn.shortParameters?.parameters ?? [];
   const engine = readEngineFacts(
@@ -278,6 +300,7 @@ export function describeModuleFunction(
     invocation: { runner: 'pwsh', mode: 'module', modulePath, functionName: fn.name },
     helpHint: `Put <# .SYNOPSIS (next line) One sentence about what it does. #> right before "function ${fn.name}" or first inside its body.`,
     moduleClasses,
+    moduleTypes: types ?? { loadsTypes: true, ownTypeNames: new Set() },
   });
   const reads = facts?.dynamic?.reads ?? [];
   if (described.tool !== undefined && facts?.dynamic !== undefined && reads.length > 0)

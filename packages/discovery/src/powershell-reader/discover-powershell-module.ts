@@ -24,7 +24,7 @@ import { createFileDiagnostic } from './file-diagnostic.ts';
  * parameters marked for lenient help; 4: the engine's facts, dynamic parameters and compiled enums;
  * 5: a dynamicparam block that reads the call's arguments is warned about).
  */
-const MODULE_PARSER_VERSION = 5;
+const MODULE_PARSER_VERSION = 6;
 /** Assemblies a module may load from its folder: its compiled enums are keyed by them too. */
 const MAX_ASSEMBLY_SEARCH_ENTRIES = 20_000;
 const FOLDED_INTO_NEEDS_PWSH = new Set([
@@ -317,12 +317,12 @@ function createFunctionMemo(
   modulePath: string,
 ): (input: DescribeFunctionInput) => Promise<DescribedFunction> {
   let classes: { list: DescribeFunctionInput['classes']; count: number; hash: string } | undefined;
-  return ({ loaded, classes: list, help, facts, describe }) => {
+  return ({ loaded, classes: list, help, facts, types, describe }) => {
     // The classes are complete before the first function is described: hashed once.
     if (classes?.list !== list || classes.count !== list.length)
       classes = { list, count: list.length, hash: hashText(JSON.stringify(list)) };
     const context = hashText(
-      `${classes.hash}\u0000${JSON.stringify(help ?? null)}\u0000${JSON.stringify(facts ?? null)}`,
+      `${classes.hash}\u0000${JSON.stringify(help ?? null)}\u0000${JSON.stringify(facts ?? null)}\u0000${types.loadsTypes}\u0000${[...types.ownTypeNames].sort().join(',')}`,
     );
     return cache.read(
       `ps-function@${MODULE_PARSER_VERSION}\u0000${modulePath}\u0000${loaded.fn.name}\u0000${loaded.fn.line}\u0000${context}`,

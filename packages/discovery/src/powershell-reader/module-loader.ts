@@ -7,6 +7,8 @@ import type { ModuleScope, ModuleScriptEffects } from './evaluate-module-script.
 import { readPowerShell } from './reader.ts';
 import type { PowerShellDocument, PsClass, PsFunction } from './reader.ts';
 import { createFileDiagnostic } from './file-diagnostic.ts';
+import { readTypeContext } from './find-unresolved-types.ts';
+import type { ModuleTypeScope } from './find-unresolved-types.ts';
 
 /**
  * Whether reading a module's files accounted for everything PowerShell would load and export.
@@ -56,6 +58,8 @@ export class ModuleLoader {
   readonly classes: Array<{ definition: PsClass; path: string }> = [];
   /** What the reading could not resolve; empty when it is exact. */
   readonly unresolved: StaticReadingGap[] = [];
+  /** The types of the module's own files (classes, enums) and whether a file loads others. */
+  readonly types: ModuleTypeScope = { loadsTypes: false, ownTypeNames: new Set() };
   private readonly read: (path: string) => Promise<string>;
   private readonly loaded = new Set<string>();
   /** The module's scope, shared by its files: variables, helper functions, the listing budget. */
@@ -149,6 +153,9 @@ export class ModuleLoader {
     depth: number,
   ): Promise<ModuleScriptEffects['exports']> {
     for (const definition of document.classes) this.classes.push({ definition, path });
+    for (const own of [...document.classes, ...document.enums])
+      this.types.ownTypeNames.add(own.name.toLowerCase());
+    if (readTypeContext(document.tokens).loadsTypes) this.types.loadsTypes = true;
     for (const fn of document.functions) {
       // A global: function leaves the module's scope: Import-Module never exports it.
       if (fn.topLevel && fn.global !== true) into.push({ fn, document, path });

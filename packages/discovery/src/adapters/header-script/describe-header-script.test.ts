@@ -488,3 +488,21 @@ describe('describeHeaderScript: OUTPUT, EXAMPLE, OPTIONS and TIMEOUT', () => {
     ]);
   });
 });
+
+describe('describeHeaderScript: misspelled keywords', () => {
+  it('warns at a header line whose keyword is misspelled (# PARM), naming the keyword meant', () => {
+    const result = describeFixture('bad/misspelled-keyword.sh');
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: 'warning',
+        code: 'W_MISSPELLED_KEYWORD',
+        line: 3,
+        message: expect.stringContaining('starts with "PARM", which is no header keyword'),
+        hint: 'Did you mean PARAM? Correct the keyword.',
+      }),
+    );
+    // The line is ignored, as before: the tool has no parameter from it.
+    expect(result.tools[0]?.inputSchema.properties).toEqual({});
+    expect(result.diagnostics.filter((d) => d.code === 'W_MISSPELLED_KEYWORD')).toHaveLength(1);
+  });
+});

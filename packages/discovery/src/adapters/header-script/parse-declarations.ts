@@ -1,4 +1,9 @@
-import { createDiagnostic, findParameterProblems, parseHints } from '@toolpack/core';
+import {
+  createDiagnostic,
+  findClosestName,
+  findParameterProblems,
+  parseHints,
+} from '@toolpack/core';
 import type { Diagnostic, HintLine } from '@toolpack/core';
 import type {
   DeclarationDialect,
@@ -61,6 +66,22 @@ export function classifyDeclarationLine(
   }
 }
 
+/**
+ * The keyword an upper-case first word of a header line misspells (`PARM` for `PARAM`), with
+ * text after it: a line Toolpack would otherwise skip without a word. Only upper case, as the
+ * header's own keywords are written, so an ordinary sentence is never taken for one.
+ */
+export function findMisspelledKeyword(
+  text: string,
+  dialect: DeclarationDialect,
+): string | undefined {
+  if (dialect !== 'header') return undefined;
+  const match = /^\s*([A-Z]{3,})\s+\S/.exec(text);
+  const word = match?.[1];
+  if (word === undefined || KEYWORDS.has(word)) return undefined;
+  return findClosestName(word, KEYWORDS, word.length <= 4 ? 1 : 2);
+}
+
 /** Parses the declarations of one tool: its description and its parameters, with every problem. */
 export function parseDeclarations(
   lines: readonly DeclarationLine[],
@@ -98,6 +119,14 @@ export function parseDeclarations(
     const kind = classifyDeclarationLine(text, dialect);
     if (kind === 'other') {
       waiting = undefined;
+      const meant = findMisspelledKeyword(text, dialect);
+      if (meant !== undefined)
+        report(line, {
+          severity: 'warning',
+          code: 'W_MISSPELLED_KEYWORD',
+          message: `The header line ${JSON.stringify(text.trim())} starts with ${JSON.stringify(/[A-Z]+/.exec(text)?.[0] ?? '')}, which is no header keyword, so the line is ignored.`,
+          hint: `Did you mean ${meant}? Correct the keyword.`,
+        });
       continue;
     }
     firstLine ??= line;
