@@ -13,6 +13,7 @@ describe('@toolpack/packs exports', () => {
       'MAX_SEARCH_LIMIT',
       'RegistryError',
       'SERVER_JSON_SCHEMA_URL',
+      'addManifestSource',
       'addPack',
       'areInterpretersEqual',
       'auditPacks',
