@@ -683,7 +683,7 @@ function startupRows(out: unknown, loadAverage?: readonly number[]): ResultRow[]
           met === false
             ? `${ms(oursMs === null || floorMs === null ? null : oursMs - floorMs, 1)} over the floor${loadNote(loadAverage)}. ${
                 id === 'examples'
-                  ? "This start runs two Node processes where the floor runs one: the child that imports examples/js-tools/tools.ts to list its tools (never in the server's own process, issue 14) is on the path to tools/list (about 60 ms of its own start-up on a quiet machine), and on a loaded 2-core machine the two queue for the CPU."
+                  ? "This start runs two Node processes where the floor runs one: the child that imports examples/js-tools/tools.ts to list its tools (never in the server's own process, issue 14) is on the path to tools/list (about 60 ms of its own start-up on a quiet machine), and on a loaded 2-core machine the two queue for the CPU. Since issue 30 (commit 20870f2) the server also checks every schema the child lists against JSON Schema 2020-12 (findSchemaProblems in @toolpack/core), and Ajv's first validateSchema compiles the 2020-12 meta-schema: 70-87 ms of CPU on every start, cache warm or not, measured alone (a --cpu-prof of this start puts it under discoverJsModule -> findListedSchemaProblem; the pwsh host starts only after tools/list). A meta-schema validator compiled at build time (Ajv standalone code), or the check skipped for a listing whose schemas the discovery cache has already checked, would take it off the path."
                   : 'Discovery of 1,000 scripts from the cache still parses the cache file and stats every script.'
               }`
             : null,
