@@ -16,6 +16,7 @@ import { checkToolResult } from './check-tool-result.ts';
 import { createNodeChildRunner } from './node-child/node-child-runner.ts';
 import { createProcessRunner } from './process/process-runner.ts';
 import { createProgressThrottle } from './progress-throttle.ts';
+import { CONFIRM_ARGUMENT, readConfirmRequest } from './read-confirm-request.ts';
 import { createPwshRunner } from './pwsh/pwsh-runner.ts';
 import { createErrorResult, limitToolResult, type ResultLimits } from './results.ts';
 import type {
@@ -295,9 +296,14 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       });
     }
     const runner = pickRunner(tool);
-    const argumentsObject = bindToolArguments(tool, args ?? {});
-    const problem = checkToolArguments(tool, argumentsObject);
+    const confirmRequest = readConfirmRequest(tool, args ?? {});
+    if ('refusal' in confirmRequest) return confirmRequest.refusal;
+    const boundArguments = bindToolArguments(tool, confirmRequest.args);
+    const problem = checkToolArguments(tool, boundArguments);
     if (problem !== undefined) return problem;
+    const argumentsObject = confirmRequest.confirm
+      ? { ...boundArguments, [CONFIRM_ARGUMENT]: true }
+      : boundArguments;
     const refusal = findSandboxRefusal(tool);
     if (refusal !== undefined) return refusal;
 

@@ -92,6 +92,49 @@ describe.skipIf(!hasPwsh)('PowerShell tools that ask', () => {
     expect(quiet.questions).toEqual([]);
   });
 
+  it(`${PWSH_TEST_TAG} asks below the threshold when the call passes Confirm: true (-Confirm)`, async () => {
+    // Without it the Low-impact command runs unasked (above); with it PowerShell asks.
+    const declined = answering({ action: 'decline' });
+    const low = scriptTool('Set-LowImpact');
+    expect(firstText(await runner.call(low, { Confirm: true }, { ask: declined.ask }))).toBe(
+      'skipped',
+    );
+    expect(declined.questions).toHaveLength(1);
+    expect(declined.questions[0]?.message).toContain(
+      'Performing the operation "Touch" on target "the thing"',
+    );
+    const accepted = answering({ action: 'accept', values: {} });
+    expect(firstText(await runner.call(low, { Confirm: true }, { ask: accepted.ask }))).toBe(
+      'done',
+    );
+  });
+
+  it(`${PWSH_TEST_TAG} refuses Confirm: false, which would switch a High-impact confirmation off`, async () => {
+    const tool = makeTool({
+      name: 'remove_marker',
+      invocation: { runner: 'pwsh', mode: 'script', scriptPath: 'scripts/Remove-Marker.ps1' },
+      properties: { Path: { type: 'string' } },
+    });
+    const target = join(folder, 'unconfirmed.txt');
+    const asked = answering();
+    const result = await runner.call(tool, { Path: target, Confirm: false }, { ask: asked.ask });
+    expect(result.isError).toBe(true);
+    expect(allText(result)).toContain('"Confirm" can only be true');
+    expect(asked.questions).toEqual([]);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it(`${PWSH_TEST_TAG} fails a Confirm request on a command without SupportsShouldProcess`, async () => {
+    const tool = makeTool({
+      name: 'get_greeting',
+      invocation: { runner: 'pwsh', mode: 'script', scriptPath: 'scripts/Get-Greeting.ps1' },
+      properties: { Name: { type: 'string' } },
+    });
+    const result = await runner.call(tool, { Name: 'Ada', Confirm: true });
+    expect(result.isError).toBe(true);
+    expect(allText(result)).toContain("parameter name 'Confirm'");
+  });
+
   it(`${PWSH_TEST_TAG} refuses a High-impact ShouldProcess at once when nobody can answer`, async () => {
     const tool = makeTool({
       name: 'remove_marker',

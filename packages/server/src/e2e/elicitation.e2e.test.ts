@@ -138,6 +138,26 @@ describe.skipIf(!hasPwsh).each([
     expect(existsSync(accepted)).toBe(true);
   }, 60_000);
 
+  it(`${PWSH_TEST_TAG} asks below ConfirmImpact when the call passes Confirm: true`, async () => {
+    const unasked = path.join(temp, 'low-unasked.txt');
+    answers.reply();
+    expect(await callTool(connection.asking, 'Set_LowMarker', { Path: unasked })).toEqual({
+      text: 'written',
+      isError: false,
+    });
+    expect(answers.asked).toEqual([]);
+
+    const declined = path.join(temp, 'low-declined.txt');
+    answers.reply({ action: 'decline' });
+    expect(
+      await callTool(connection.asking, 'Set_LowMarker', { Path: declined, Confirm: true }),
+    ).toEqual({ text: 'skipped', isError: false });
+    expect(answers.asked[0]?.message).toContain(
+      `Performing the operation "Write the marker" on target "${declined}"`,
+    );
+    expect(existsSync(declined)).toBe(false);
+  }, 60_000);
+
   it(`${PWSH_TEST_TAG} refuses at once for a client without elicitation; nothing happened`, async () => {
     const target = path.join(temp, 'silent.txt');
     // The session's PowerShell host starts on its first call: warm it, then time the refusal.
