@@ -348,6 +348,11 @@ export const ERROR_CODES = Object.freeze({
       'An installed pack would get wider permissions or changed tools than toolpack.lock approved (--frozen refuses any).',
     exit: 'failure',
   },
+  E_PLACEHOLDER_DESCRIPTION: {
+    meaning:
+      'A tool still has the placeholder description mcp new wrote, which tells a model nothing.',
+    exit: 'failure',
+  },
   E_PARSE: { meaning: 'A PowerShell script cannot be parsed.', exit: 'failure' },
   E_POLICY: {
     meaning: 'The policy (in toolpack.yaml or a policy file) is invalid or unreadable.',

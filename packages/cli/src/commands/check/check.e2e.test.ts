@@ -1,6 +1,6 @@
 // Checks that passed when they should not, tools that cannot run here, and did-you-mean
 // (issue 15): each case first shows the situation is real, then what mcp says about it.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -261,5 +261,36 @@ describe('did you mean', () => {
     );
     expect(stderr).toContain('/maxlength is not an accepted argument (did you mean max_length?)');
     expect(code).toBe(1);
+  });
+});
+
+describe('mcp check and what mcp new left to write', () => {
+  it('fails a tool still described by the placeholder of mcp new, and passes once it is written', () => {
+    const dir = project('placeholder', {});
+    const created = mcp(['new', 'tool', 'word-count', '--kind', 'script', '--lang', 'sh'], dir);
+    expect(created.code).toBe(0);
+    // The situation: the scaffold lists and describes the tool by its placeholder.
+    const list = mcp(['list', '--script-root', '.', '--json', '--no-cache'], dir);
+    const listed = (JSON.parse(list.stdout) as { tools: { name: string; description: string }[] })
+      .tools;
+    expect(listed.find((tool) => tool.name === 'word_count')?.description).toMatch(
+      /say here in one sentence what word_count does\.$/,
+    );
+    const { code, stdout } = mcp(['check', '--script-root', '.', '--no-cache'], dir);
+    expect(stdout).toMatch(
+      /word[-_]count\.sh:\d+: error E_PLACEHOLDER_DESCRIPTION: The tool word_count still has the description mcp new wrote as a placeholder/,
+    );
+    expect(stdout).toContain('fix: Replace it with one sentence saying what the tool does');
+    expect(code).toBe(1);
+
+    const file = path.join(dir, 'word_count.sh');
+    const text = readFileSync(file, 'utf8').replace(
+      /DESCRIPTION "[^"]*"/,
+      'DESCRIPTION "Counts the words of a text."',
+    );
+    writeFileSync(file, text);
+    const fixed = mcp(['check', '--script-root', '.', '--no-cache'], dir);
+    expect(fixed.stdout).not.toContain('E_PLACEHOLDER_DESCRIPTION');
+    expect(fixed.code).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import { collectSourcesReport, type SourcesReportOptions } from '../../collect-s
 import { findUncoveredToolFiles } from '../../find-uncovered-tool-files.ts';
 import type { UnrunnableTool } from '../../find-unrunnable-tools.ts';
 import { toDiagnosticView, type ToolView } from '../../tool-view.ts';
+import { findPlaceholderDescriptions } from './find-placeholder-descriptions.ts';
 
 export type CheckProjectOptions = Omit<SourcesReportOptions, 'onNoSources'>;
 
@@ -43,7 +44,7 @@ export async function checkProject(options: CheckProjectOptions): Promise<CheckR
     ...(loaded === undefined ? {} : { loaded }),
   });
   const own = tools.filter((tool) => tool.source.kind !== 'builtin');
-  const extra: Diagnostic[] = [];
+  const extra: Diagnostic[] = [...findPlaceholderDescriptions(own)];
   if (resolved.origin !== 'flags') {
     extra.push(
       ...(await findUncoveredToolFiles({
