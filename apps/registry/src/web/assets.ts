@@ -69,7 +69,7 @@ td ul { margin: 0; padding-left: 1rem; }
 .examples { list-style: none; padding: 0; margin: .3rem 0; }
 .examples p { margin: .4rem 0 .2rem; }
 .layout { display: grid; grid-template-columns: minmax(0, 1fr) 15rem; gap: 2rem; }
-@media (max-width: 48rem) { .layout { grid-template-columns: 1fr; } }
+@media (max-width: 48rem) { .layout { grid-template-columns: minmax(0, 1fr); } }
 .versions ol { list-style: none; padding: 0; margin: 0; }
 .versions li { padding: .3rem 0; border-bottom: 1px solid var(--line); }
 .label { font-size: .8rem; padding: 0 .4rem; border-radius: .3rem; margin-left: .3rem; background: var(--code); color: var(--ink); }
@@ -91,7 +91,7 @@ form.search .field.sort { flex: 0 1 12rem; }
 .snippet pre { width: 100%; margin: 0; }
 .install code { max-width: 100%; overflow-wrap: anywhere; }
 .table-scroll { max-width: 100%; overflow-x: auto; }
-.readme { border-top: 1px solid var(--line); }
+.readme { border-top: 1px solid var(--line); overflow-wrap: break-word; }
 .readme h3, .readme h4, .readme h5, .readme h6 { margin: 1.2rem 0 .4rem; }
 .readme img { max-width: 100%; }
 dl.facts dd { overflow-wrap: break-word; min-width: 0; }
@@ -101,10 +101,15 @@ button.small { padding: .1rem .5rem; font-size: .85rem; }
 @media (max-width: 30rem) { main { padding: 1rem; } header.site { padding: .75rem 1rem; } .install code { font-size: .9rem; } }
 `;
 
-/** Progressive enhancement only: the copy buttons. Everything else works without script. */
+/**
+ * Progressive enhancement only: the copy buttons, and sorting as soon as a sort is chosen.
+ * Everything else works without script.
+ */
 const SCRIPT = `
 (() => {
   for (const button of document.querySelectorAll('button[data-copy-target]')) button.hidden = false;
+  for (const select of document.querySelectorAll('select[data-submit-on-change]'))
+    select.addEventListener('change', () => select.form && select.form.submit());
   document.addEventListener('click', async (event) => {
     const button = event.target instanceof Element ? event.target.closest('button[data-copy-target]') : null;
     if (!button) return;

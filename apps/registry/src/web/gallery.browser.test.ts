@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,7 @@ declare function getComputedStyle(element: PageElement): {
   color: string;
   backgroundColor: string;
   outlineStyle: string;
+  fontWeight: string;
 };
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -42,6 +43,109 @@ const ARGS = [
   '--no-first-run',
   '--disable-quic',
 ];
+
+const VIEWPORTS = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+];
+
+const OFFICIAL_PACKS = readdirSync(DEFAULT_SEED_DIR, { withFileTypes: true })
+  .filter(
+    (entry) =>
+      entry.isDirectory() && existsSync(path.join(DEFAULT_SEED_DIR, entry.name, 'toolpack.yaml')),
+  )
+  .map((entry) => entry.name)
+  .sort();
+
+interface Layout {
+  scrollWidth: number;
+  /** Elements reaching past the viewport's edges (outside a scrolling box). */
+  tooWide: string[];
+  /** Boxes whose text is wider than they are and spills out. */
+  overflowing: string[];
+  /** Names, facts and headings broken between two letters or digits. */
+  midWord: string[];
+  visibleTags: string[];
+  asideBelowArticle: boolean;
+}
+
+/** A PNG's width, from its IHDR chunk. */
+function readPngWidth(file: string): number {
+  return readFileSync(file).readUInt32BE(16);
+}
+
+/** Every tag of the listed packs, lowercased, from the JSON API. */
+async function listAllTags(): Promise<string[]> {
+  const response = (await (await fetch(`${app.url}/v0/packs?limit=100`)).json()) as {
+    packs: { tags: string[] }[];
+  };
+  return [
+    ...new Set(response.packs.flatMap((pack) => pack.tags.map((tag) => tag.toLowerCase()))),
+  ].sort();
+}
+
+/**
+ * Measures the page in the browser. A string, so it runs there as written: it needs the DOM,
+ * which this program's types do not include.
+ */
+const MEASURE_LAYOUT = `(() => {
+  const width = document.documentElement.clientWidth;
+  const describe = (element) =>
+    element.tagName.toLowerCase() + (element.id ? '#' + element.id : '') +
+    (element.className && typeof element.className === 'string' ? '.' + element.className.trim().split(/\\s+/).join('.') : '') +
+    ' "' + (element.textContent || '').trim().slice(0, 40) + '"';
+  const hidden = (element) => element.closest('.skip, .visually-hidden, [hidden], details:not([open]) > :not(summary)') !== null;
+  const scrolls = (element) => {
+    for (let e = element.parentElement; e !== null; e = e.parentElement) {
+      const overflow = getComputedStyle(e).overflowX;
+      if (overflow === 'auto' || overflow === 'scroll' || overflow === 'hidden') return true;
+    }
+    return false;
+  };
+  const tooWide = [];
+  const wide = new Set();
+  const overflowing = [];
+  for (const element of document.querySelectorAll('body *')) {
+    if (hidden(element)) continue;
+    const rect = element.getBoundingClientRect();
+    if (rect.width === 0 && rect.height === 0) continue;
+    if ((rect.right > width + 1 || rect.left < -1) && !scrolls(element)) {
+      // Only the outermost: its children are too wide because it is.
+      wide.add(element);
+      if (!wide.has(element.parentElement)) tooWide.push(describe(element));
+    }
+    const style = getComputedStyle(element);
+    if (style.display !== 'inline' && style.overflowX === 'visible' && element.scrollWidth > element.clientWidth + 1 && element.clientWidth > 0 && !scrolls(element))
+      overflowing.push(describe(element));
+  }
+  const midWord = [];
+  const word = /[A-Za-z0-9]/;
+  for (const element of document.querySelectorAll('h1, .card h3 a, dl.facts dd, .breadcrumb, .chip, .pack-facts li, th code')) {
+    if (hidden(element)) continue;
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    let previous = null;
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      const text = node.textContent || '';
+      for (let i = 0; i < text.length; i += 1) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0];
+        if (box === undefined) continue;
+        if (previous !== null && box.top > previous.top + previous.height / 2 && word.test(previous.char) && word.test(text[i]))
+          midWord.push(describe(element) + ' at "' + previous.char + text[i] + '"');
+        previous = { top: box.top, height: box.height, char: text[i] };
+      }
+    }
+  }
+  const visibleTags = [...document.querySelectorAll('nav[aria-labelledby="tags-heading"] a.chip')]
+    .filter((chip) => { const r = chip.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= width + 1; })
+    .map((chip) => chip.childNodes[0].textContent.trim());
+  const article = document.querySelector('.layout > article');
+  const aside = document.querySelector('.layout > aside');
+  const asideBelowArticle = article !== null && aside !== null && aside.getBoundingClientRect().top >= article.getBoundingClientRect().bottom - 1;
+  return { scrollWidth: document.documentElement.scrollWidth, tooWide, overflowing, midWord, visibleTags, asideBelowArticle };
+})()`;
 
 let app: TestRegistryApp;
 let context: BrowserContext;
@@ -314,11 +418,100 @@ describe.skipIf(!hasChromium)(
         expect(await page.locator('.results h3 a').allInnerTexts()).toEqual(['git']);
         await page.locator('.results h3 a').first().click();
         await page.waitForURL(/\/packs\/git$/);
-        expect(await page.getByRole('button', { name: 'Copy', exact: true }).isVisible()).toBe(false);
+        expect(await page.getByRole('button', { name: 'Copy', exact: true }).isVisible()).toBe(
+          false,
+        );
         expect(await page.locator('#install-command').innerText()).toBe('mcp pack add git');
       } finally {
         await plain.close();
       }
+    });
+
+    describe.each(VIEWPORTS)('laid out at $name width ($width x $height)', (viewport) => {
+      const check = async (url: string, slug: string): Promise<{ page: Page; layout: Layout }> => {
+        const page = await context.newPage();
+        await page.setViewportSize({ width: viewport.width, height: viewport.height });
+        await page.goto(url);
+        // Hidden tags are opened first: every tag must be reachable, and then measured.
+        const more = page.locator('details.more-tags > summary');
+        if ((await more.count()) > 0) await more.click();
+        const file = path.join(OUTPUT, `layout-${viewport.name}-${slug}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        const layout = (await page.evaluate(MEASURE_LAYOUT)) as Layout;
+        expect(layout.tooWide, `${slug}: elements wider than the viewport`).toEqual([]);
+        expect(layout.overflowing, `${slug}: text overflowing its box`).toEqual([]);
+        expect(layout.midWord, `${slug}: words broken across lines`).toEqual([]);
+        expect(layout.scrollWidth, `${slug}: page width`).toBeLessThanOrEqual(viewport.width);
+        // The screenshot is the page as a user scrolls it: no wider than the screen.
+        expect(readPngWidth(file), `${slug}: screenshot width`).toBe(viewport.width);
+        return { page, layout };
+      };
+
+      it('the index: every tag reachable, the MCPTools chip quiet', async () => {
+        const { page, layout } = await check(`${app.url}/`, 'index');
+        const expected = await listAllTags();
+        expect(
+          layout.visibleTags.map((tag) => tag.toLowerCase()).sort(),
+          'every tag is in view once "All tags" is open',
+        ).toEqual(expected);
+        const quiet = page.locator('nav[aria-labelledby="tags-heading"] a.chip.quiet');
+        expect(await quiet.innerText()).toMatch(/^MCPTools/);
+        const weight = await quiet.evaluate(
+          (element) => getComputedStyle(element as never).fontWeight,
+        );
+        expect(Number(weight)).toBeLessThan(600);
+        await page.close();
+      });
+
+      it('a search sorted by downloads, with its count', async () => {
+        const { page } = await check(`${app.url}/?q=tools&sort=downloads`, 'search');
+        expect(await page.locator('.result-count').innerText()).toMatch(/^\d+ packs?$/);
+        expect(await page.locator('#sort').inputValue()).toBe('downloads');
+        // Choosing another sort searches again at once, keeping the words.
+        await page.locator('#sort').selectOption('name');
+        await page.waitForURL(/sort=name/);
+        expect(page.url()).toContain('q=tools');
+        await page.close();
+      });
+
+      it.each(OFFICIAL_PACKS)(
+        'the page of %s, with its README, licence, repository, downloads, needs and client snippets',
+        async (name) => {
+          const { page, layout } = await check(`${app.url}/packs/${name}`, `pack-${name}`);
+          expect(await page.locator('.fact-license').innerText()).toBe('Licence MIT');
+          expect(await page.locator('.fact-repository a').getAttribute('href')).toMatch(
+            new RegExp(`^https://[^/]+/.*/registry/packs/${name}$`),
+          );
+          expect(await page.locator('.fact-downloads').innerText()).toMatch(/^[\d,]+ downloads?$/);
+          expect(await page.locator('#readme-heading').isVisible()).toBe(true);
+          expect(await page.locator('.readme').innerText()).toContain(name);
+          expect(await page.locator('ul.requirements li').count()).toBeGreaterThan(0);
+          for (const id of ['snippet-claude', 'snippet-vscode']) {
+            const snippet = JSON.parse(await page.locator(`#${id}`).innerText()) as object;
+            expect(JSON.stringify(snippet)).toContain(`"serve","--pack","${name}"`);
+            expect(await page.locator(`button[data-copy-target="${id}"]`).isVisible()).toBe(true);
+          }
+          // Side by side on a desktop; the details below the article on a phone.
+          expect(layout.asideBelowArticle).toBe(viewport.width < 768);
+          await page.close();
+        },
+      );
+    });
+
+    it('copies a client configuration whole', async () => {
+      const { page } = await openPage(context, `${app.url}/packs/jira`);
+      await page.locator('button[data-copy-target="snippet-claude"]').click();
+      await expect.poll(() => page.locator('#copy-status-claude').innerText()).toMatch(/^Copied: /);
+      const clipboard = await page.evaluate(() =>
+        (
+          globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+        ).navigator.clipboard.readText(),
+      );
+      expect(JSON.parse(clipboard)).toMatchObject({
+        mcpServers: {
+          jira: { command: 'mcp', args: ['serve', '--pack', 'jira', '--registry', app.url] },
+        },
+      });
     });
   },
 );

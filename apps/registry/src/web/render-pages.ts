@@ -165,7 +165,7 @@ export function renderSearchPage(input: SearchPageInput): string {
 </div>
 <div class="field sort">
 <label for="sort">Sort by</label>
-<select id="sort" name="sort">
+<select id="sort" name="sort" data-submit-on-change>
 ${SEARCH_SORTS.map((sort) => markup`<option value="${sort}"${sort === input.sort ? markup` selected` : ''}>${SORT_LABELS[sort]}</option>`)}
 </select>
 </div>
@@ -482,13 +482,13 @@ ${hints.length === 0 ? '' : markup`<ul class="hints" aria-label="Hints">${hints.
 ${
   parameters.length === 0
     ? markup`<p class="muted">No parameters.</p>`
-    : markup`<table>
+    : markup`<div class="table-scroll"><table>
 <caption class="visually-hidden">Parameters of ${tool.name}</caption>
 <thead><tr><th scope="col">Parameter</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th><th scope="col">Constraints</th></tr></thead>
 <tbody>
 ${parameters.map((p) => markup`<tr><th scope="row"><code>${p.name}</code></th><td>${p.type}</td><td>${p.required ? 'required' : 'optional'}</td><td>${p.description}</td><td>${p.constraints.length === 0 ? '' : markup`<ul>${p.constraints.map((c) => markup`<li>${c}</li>`)}</ul>`}</td></tr>`)}
 </tbody>
-</table>`
+</table></div>`
 }
 ${closed || parameters.length === 0 ? '' : markup`<p class="muted">Other parameters are accepted too.</p>`}
 <details>
@@ -514,13 +514,13 @@ function renderOutput(toolName: string, outputSchema: unknown): SafeHtml {
 ${
   properties.length === 0
     ? markup`<p class="muted">A JSON object; its properties are not described.</p>`
-    : markup`<table>
+    : markup`<div class="table-scroll"><table>
 <caption class="visually-hidden">Output of ${toolName}</caption>
 <thead><tr><th scope="col">Property</th><th scope="col">Type</th><th scope="col">Always</th><th scope="col">Description</th></tr></thead>
 <tbody>
 ${properties.map((p) => markup`<tr><th scope="row"><code>${p.name}</code></th><td>${p.type}</td><td>${p.required ? 'yes' : 'optional'}</td><td>${p.description}</td></tr>`)}
 </tbody>
-</table>`
+</table></div>`
 }
 <details>
 <summary>Output schema (JSON)</summary>

@@ -31,6 +31,7 @@ describe('renderReadme', () => {
     expect([...tags].sort()).toEqual([
       'a',
       'code',
+      'div',
       'h3',
       'p',
       'pre',
@@ -41,7 +42,8 @@ describe('renderReadme', () => {
       'thead',
       'tr',
     ]);
-    expect([...attributes].sort()).toEqual(['href', 'rel', 'title']);
+    expect([...attributes].sort()).toEqual(['class', 'href', 'rel', 'title']);
+    expect(html).toContain('<div class="table-scroll"><table>');
     const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
     expect(hrefs).toEqual(['https://example.com/tracker.png', 'https://example.com/docs']);
     expect(html).toContain("&lt;script&gt;alert('script-tag')&lt;/script&gt;");

@@ -108,6 +108,10 @@ function createRenderer(): MarkdownItInstance {
     return renderToken(tokens, index, options);
   };
   rules.heading_close = rules.heading_open;
+  // A wide table scrolls in its own box instead of widening the page on a phone.
+  rules.table_open = (tokens, index, options) =>
+    `<div class="table-scroll">${renderToken(tokens, index, options)}`;
+  rules.table_close = (tokens, index, options) => `${renderToken(tokens, index, options)}</div>`;
   return md;
 }
 
