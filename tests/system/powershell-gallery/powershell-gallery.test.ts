@@ -377,5 +377,45 @@ describe.skipIf(skipReason !== undefined)(
       );
       expect(installed).toEqual({ version: '2.2.0', time: '14:00' });
     });
+
+    it("keeps a published module's RequiredModules: mcp pack add from the gallery's NuGet endpoint installs them beside it", async () => {
+      // Publish-PSResource wants a module's RequiredModules installed before it publishes it.
+      const published = await runPwsh(
+        `Publish-PSResource -Path '${path.join(nugetFixtures, 'modules', 'TimeHelpers')}' -Repository Toolpack -ApiKey '${token}'
+         Install-PSResource -Name TimeHelpers -Repository Toolpack -TrustRepository
+         Publish-PSResource -Path '${path.join(nugetFixtures, 'modules', 'WorldClocks')}' -Repository Toolpack -ApiKey '${token}'`,
+      );
+      expect(published.code, published.stderr).toBe(0);
+
+      const project = mkdtempSync(path.join(temp, 'required-'));
+      const source = `${baseUrl}/nuget/v3/index.json`;
+      const added = await startMcp(['pack', 'add', 'WorldClocks', '--source', source, '--yes'], {
+        cwd: project,
+        env: cleanEnv(),
+      });
+      expect(added.code, added.stderr).toBe(0);
+      expect(added.stdout).toMatch(
+        /added worldclocks@1\.0\.0 .*: 1 tool\n {2}worldclocks_Get_WorldClock/,
+      );
+      const lock = JSON.parse(readFileSync(path.join(project, 'toolpack.lock'), 'utf8')) as {
+        packs: Record<string, { modules?: { id: string; version: string; resolved: string }[] }>;
+      };
+      expect(lock.packs.worldclocks?.modules).toEqual([
+        expect.objectContaining({
+          id: 'TimeHelpers',
+          version: '1.0.0',
+          resolved: `${baseUrl}/nuget/v3/flatcontainer/timehelpers/1.0.0/timehelpers.1.0.0.nupkg`,
+        }),
+      ]);
+      expect(
+        existsSync(path.join(project, '.toolpack/packs/worldclocks/TimeHelpers/TimeHelpers.psd1')),
+      ).toBe(true);
+      // Its function calls the required module's, found beside it on the confined PSModulePath.
+      const called = await startMcp(
+        ['call', 'worldclocks_Get_WorldClock', '--arg', 'City=Tokyo', '--require-sandbox'],
+        { cwd: project, env: cleanEnv() },
+      );
+      expect(called.stdout, called.stderr).toBe('Tokyo: 21:00\n');
+    });
   },
 );

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ZipFile } from 'yazl';
-import type { TarballFile, VersionDoc } from '@toolpack/packs';
+import type { NuspecDependency, TarballFile, VersionDoc } from '@toolpack/packs';
 import type { PowerShellModule } from './nuget-ids.ts';
 import { renderNuspec } from './render-nuspec.ts';
 import { formatPowerShellArray, quotePowerShellString } from './powershell-data.ts';
@@ -30,6 +30,8 @@ export interface ModuleNupkgInput {
   owner: string;
   /** The gallery page of the pack, written as the project URL. */
   packPageUrl: string;
+  /** The module's RequiredModules, written as the .nuspec's dependencies. */
+  dependencies?: readonly NuspecDependency[];
 }
 
 /**
@@ -53,6 +55,7 @@ export async function buildModuleNupkg(input: ModuleNupkgInput): Promise<Buffer>
         description: doc.description,
         tags,
         projectUrl: input.packPageUrl,
+        ...(input.dependencies === undefined ? {} : { dependencies: input.dependencies }),
       }),
     ),
   );

@@ -316,6 +316,42 @@ describe('publishing a module .nupkg', () => {
     expect(denied.statusText).toMatch(/clocks belongs to acme/);
   });
 
+  it("keeps a published module's RequiredModules: its .nupkg from the gallery names them as dependencies", async () => {
+    const withDependencies = nuspec('WorldClocks', '1.0.0').replace(
+      '  </metadata>',
+      '    <dependencies>\n      <dependency id="TimeHelpers" version="[1.0.0, )" />\n      <dependency id="Zones" />\n    </dependencies>\n  </metadata>',
+    );
+    const created = await push(
+      await makeZip([
+        ['WorldClocks.nuspec', withDependencies],
+        ...(await clocksEntries('WorldClocks')),
+      ]),
+      token,
+    );
+    expect(created.status, await created.clone().text()).toBe(201);
+    const served = await readZip(
+      Buffer.from(
+        await (
+          await fetch(`${nuget}/flatcontainer/worldclocks/1.0.0/worldclocks.1.0.0.nupkg`)
+        ).arrayBuffer(),
+      ),
+    );
+    expect(served.get('WorldClocks.nuspec')).toContain(
+      '    <dependencies>\n      <dependency id="TimeHelpers" version="[1.0.0, )" />\n      <dependency id="Zones" />\n    </dependencies>',
+    );
+    // The pack keeps them beside its module; a module that requires none keeps nothing.
+    expect(served.has('pack/WorldClocks/WorldClocks.nuspec')).toBe(true);
+    const clocks = await readZip(
+      Buffer.from(
+        await (await fetch(`${nuget}/flatcontainer/clocks/2.1.0/clocks.2.1.0.nupkg`)).arrayBuffer(),
+      ),
+    );
+    expect(clocks.get('Clocks.nuspec')).not.toContain('<dependencies>');
+    expect([...clocks.keys()].filter((name) => name.endsWith('.nuspec'))).toEqual([
+      'Clocks.nuspec',
+    ]);
+  });
+
   it("publishes owner.name only with that owner's token", async () => {
     const scoped = await makeZip([
       ['bob.clocks.nuspec', nuspec('bob.clocks', '1.0.0')],

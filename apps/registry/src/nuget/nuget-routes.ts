@@ -13,6 +13,7 @@ import { sendError, sendJson } from '../http/http-io.ts';
 import type { RegistryContext } from '../http/registry-context.ts';
 import { MAX_PAGE_SIZE } from '../http/search-params.ts';
 import { buildModuleNupkg } from './build-module-nupkg.ts';
+import { readKeptDependencies } from './nupkg-to-pack.ts';
 import { toPackName, type NugetIdentity } from './nuget-ids.ts';
 import { handleNugetPublish } from './nuget-publish.ts';
 import { readNugetIdentity, readStoredPackFiles } from './read-stored-pack.ts';
@@ -344,13 +345,15 @@ export async function sendPackNupkg(
   const read = await readStoredPackFiles(context, stored);
   if (read === undefined) return sendPackMissing(response, `${id} ${version}`);
   if (read.identity.module === undefined) return sendNotAModule(response, pack.name);
+  const { module } = read.identity;
   const bytes = await buildModuleNupkg({
     id: read.identity.id,
-    module: read.identity.module,
+    module,
     doc: stored.doc,
     files: read.files,
     owner: pack.owner,
     packPageUrl: getPackPageUrl(context, pack.name),
+    dependencies: module.kind === 'module' ? readKeptDependencies(read.files, module.path) : [],
   });
   const etag = `"${createHash('sha256').update(bytes).digest('base64url')}"`;
   const headers = {

@@ -6,10 +6,13 @@ import {
   createPackTarball,
   writePackFiles,
   type NupkgContent,
+  parseNuspec,
   toSemverFromNuGetVersion,
+  type NuspecDependency,
   type PackLimits,
 } from '@toolpack/packs';
 import { toPackName } from './nuget-ids.ts';
+import { renderNuspec } from './render-nuspec.ts';
 
 /** Tags PowerShellGet and PSResourceGet add on their own (kinds of package and command lists). */
 const DERIVED_TAG =
@@ -91,6 +94,22 @@ export async function convertNupkgToPack(
       dir,
     );
     await writeFile(path.join(dir, MANIFEST_FILE), manifest, { flag: 'wx' });
+    // The package's RequiredModules, kept where the gallery's .nupkg of the pack reads them
+    // (`readKeptDependencies`): the pack's toolpack.yaml has no field for them.
+    if (nuspec.dependencies.length > 0) {
+      await writeFile(
+        path.join(dir, keptNuspecPath(`${nuspec.id}/${manifestFile.path}`)),
+        renderNuspec({
+          id: nuspec.id,
+          version: nuspec.version,
+          authors: '',
+          description: nuspec.description,
+          tags: nuspec.tags,
+          dependencies: nuspec.dependencies,
+        }),
+        { flag: 'wx' },
+      );
+    }
     const packed = await createPackTarball({ dir, limits: options.limits });
     const errors = packed.diagnostics.filter((d) => d.severity === 'error');
     if (packed.tarball === undefined || errors.length > 0) return { ok: false, problems: errors };
@@ -98,4 +117,24 @@ export async function convertNupkgToPack(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Where a pack made from a published module keeps that package's `.nuspec`: beside the
+ * module manifest, named like it (`Clocks/Clocks.psd1` keeps `Clocks/Clocks.nuspec`).
+ */
+export function keptNuspecPath(modulePath: string): string {
+  return modulePath.replace(/\.(psd1|psm1)$/i, '.nuspec');
+}
+
+/**
+ * The RequiredModules a module pack's kept `.nuspec` names (none when it keeps none, or one
+ * that does not read), for the gallery's own `.nupkg` of the pack.
+ */
+export function readKeptDependencies(
+  files: readonly { path: string; data: Buffer }[],
+  modulePath: string,
+): NuspecDependency[] {
+  const kept = files.find((file) => file.path === keptNuspecPath(modulePath));
+  return kept === undefined ? [] : (parseNuspec(kept.data.toString('utf8'))?.dependencies ?? []);
 }

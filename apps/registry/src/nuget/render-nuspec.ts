@@ -1,3 +1,5 @@
+import type { NuspecDependency } from '@toolpack/packs';
+
 /** The nuspec fields the gallery writes (`parseNuspec` of @toolpack/packs reads them). */
 export interface NuspecMetadata {
   id: string;
@@ -6,6 +8,8 @@ export interface NuspecMetadata {
   authors: string;
   tags: string[];
   projectUrl?: string;
+  /** A module's RequiredModules, as Publish-PSResource wrote them into its own .nuspec. */
+  dependencies?: readonly NuspecDependency[];
 }
 
 const NUSPEC_NAMESPACE = 'http://schemas.microsoft.com/packaging/2013/05/nuspec.xsd';
@@ -23,12 +27,17 @@ export function renderNuspec(metadata: NuspecMetadata): string {
   ];
   if (metadata.projectUrl !== undefined)
     lines.push(`    <projectUrl>${escapeXml(metadata.projectUrl)}</projectUrl>`);
-  lines.push(
-    `    <tags>${escapeXml(metadata.tags.join(' '))}</tags>`,
-    '  </metadata>',
-    '</package>',
-    '',
-  );
+  lines.push(`    <tags>${escapeXml(metadata.tags.join(' '))}</tags>`);
+  if (metadata.dependencies !== undefined && metadata.dependencies.length > 0) {
+    lines.push('    <dependencies>');
+    for (const dependency of metadata.dependencies) {
+      const version =
+        dependency.range === undefined ? '' : ` version="${escapeXml(dependency.range)}"`;
+      lines.push(`      <dependency id="${escapeXml(dependency.id)}"${version} />`);
+    }
+    lines.push('    </dependencies>');
+  }
+  lines.push('  </metadata>', '</package>', '');
   return lines.join('\n');
 }
 

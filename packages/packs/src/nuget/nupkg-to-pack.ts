@@ -61,9 +61,8 @@ export async function readNupkgAsPack(
   });
   const { nuspec } = main;
   const embedded = readEmbeddedPack(main, options, label);
-  if (embedded !== undefined) return embedded;
-  const files = [...main.files];
-  const folders = new Set([nuspec.id.toLowerCase()]);
+  const files = [...(embedded ?? main).files];
+  const folders = new Set(files.map((file) => file.path.split('/')[0]!.toLowerCase()));
   for (const module of options.modules ?? []) {
     const read = await readNupkgAsModule(module.bytes, {
       matches: (id) => id.toLowerCase() === module.id.toLowerCase(),
@@ -72,11 +71,13 @@ export async function readNupkgAsPack(
       label: `The package of ${module.id} ${module.version} (required by ${options.name})`,
       ...(options.limits ? { limits: options.limits } : {}),
     });
-    // Two modules of one name cannot both be imported; the resolver keeps the first.
+    // Two modules of one name cannot both be imported (the resolver keeps the first), and a
+    // folder of the pack itself is not replaced.
     if (folders.has(read.nuspec.id.toLowerCase())) continue;
     folders.add(read.nuspec.id.toLowerCase());
     files.push(...read.files);
   }
+  if (embedded !== undefined) return { files, nuspec };
   const manifest = {
     name: options.name,
     version: options.version,
@@ -95,7 +96,9 @@ export async function readNupkgAsPack(
  * wraps the pack, with the pack itself unchanged under `pack/`. Read as a plain module it
  * gives no tools (its functions are made when it is imported), so the pack under `pack/` is
  * taken as it is: its own toolpack.yaml, with the permissions it declares shown at approval
- * like any pack's. Its name must be the one asked for, as a tarball's must.
+ * like any pack's. Its name must be the one asked for, as a tarball's must. Its required
+ * modules (the .nuspec's dependencies, which the gallery keeps from the module's publish) are
+ * put beside it as for any module.
  */
 function readEmbeddedPack(
   main: NupkgPack,
