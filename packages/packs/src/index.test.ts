@@ -15,6 +15,7 @@ describe('@toolpack/packs exports', () => {
       'SERVER_JSON_SCHEMA_URL',
       'addManifestSource',
       'addPack',
+      'addProjectSource',
       'areInterpretersEqual',
       'auditPacks',
       'buildVersionDoc',

@@ -121,6 +121,7 @@ export { describeDifferences } from './project/verify-installed.ts';
 export type { InstallPacksOptions, InstallPacksReport } from './project/install-packs.ts';
 export { listPackSources, listProjectPacks } from './project/project-packs.ts';
 export { loadProject } from './project/load-project.ts';
+export { addProjectSource } from './project/add-project-source.ts';
 export { auditPacks } from './project/audit-packs.ts';
 export type { PackAudit } from './project/audit-packs.ts';
 export type { LoadProjectResult, Project } from './project/load-project.ts';

@@ -1,7 +1,6 @@
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { formatDiagnostic, isToolpackError, type SourceSpec } from '@toolpack/core';
-import { MANIFEST_FILE, addManifestSource, readManifest } from '@toolpack/packs';
+import { formatDiagnostic, type SourceSpec } from '@toolpack/core';
+import { MANIFEST_FILE, addProjectSource, readManifest } from '@toolpack/packs';
 import type { PlannedSource } from './plan-tool.ts';
 
 /** What `mcp new tool` did to `toolpack.yaml` so that `mcp list` serves the new tool. */
@@ -69,28 +68,14 @@ export async function registerSource(options: RegisterSourceOptions): Promise<So
       return { file, outcome: 'covered', entry: `${source.key}: ${covering}` };
   }
   try {
-    if (!read.exists) {
-      // `wx`: a toolpack.yaml written meanwhile is edited below instead of replaced.
-      const created = await writeFile(file, addManifestSource(undefined, entry), {
-        flag: 'wx',
-      }).then(
-        () => true,
-        (error: NodeJS.ErrnoException) => {
-          if (error.code === 'EEXIST') return false;
-          throw error;
-        },
-      );
-      if (created) return { file, outcome: 'created', entry: line };
-    }
-    const text = await readFile(file, 'utf8');
-    await replaceFile(file, addManifestSource(text, entry));
-    return { file, outcome: 'added', entry: line };
+    const { created } = await addProjectSource(projectDir, entry);
+    return { file, outcome: created ? 'created' : 'added', entry: line };
   } catch (error) {
     return {
       file,
       outcome: 'not-written',
       entry: line,
-      reason: isToolpackError(error) ? error.message : (error as Error).message,
+      reason: (error as Error).message,
     };
   }
 }
@@ -109,18 +94,6 @@ function covers(location: string, source: PlannedSource, projectDir: string): bo
   return source.key === 'tools' && /[*?[{]/.test(location)
     ? path.matchesGlob(source.path, configuredPath)
     : false;
-}
-
-/** Writes beside `file` then renames over it: a reader sees the old or the new text, never half. */
-async function replaceFile(file: string, text: string): Promise<void> {
-  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    await writeFile(temporary, text, { flag: 'wx' });
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
 }
 
 function isWithin(parent: string, child: string): boolean {
