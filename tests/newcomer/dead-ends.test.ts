@@ -98,21 +98,14 @@ describe.skipIf(!posix)('a newcomer’s dead ends, in a new bash [needs a POSIX 
 
   it('a source folder that does not exist is named at its line with the folder it meant', () => {
     writeProjectFile('toolpack.yaml', '# my tools\nsources:\n  - scripts: scrpts\n');
-    const checked = inNewShell('mcp check');
-    expect(checked.code).toBe(1);
-    expect(checked.stdout).toContain(
-      `toolpack.yaml:3: error E_SOURCE_MISSING: sources.0.scripts: "scrpts" does not exist (looked for ${path.join(project, 'scrpts')}).\n` +
-        '  fix: Did you mean scripts (the nearest existing folder)? Write scripts: scripts.\n',
-    );
-    // Every other command stops at the same line with the same fix.
-    const listed = inNewShell('mcp list');
-    expect(listed.code).toBe(2);
-    expect(listed.stderr).toContain(
-      `${path.join(project, 'toolpack.yaml')}:3: error E_SOURCE_MISSING`,
-    );
-    expect(listed.stderr).toContain(
-      'hint: Did you mean scripts (the nearest existing folder)? Write scripts: scripts.',
-    );
+    const told =
+      `error ${path.join(project, 'toolpack.yaml')}:3: Script root scrpts does not exist.\n` +
+      'hint: Did you mean scripts (the nearest existing folder)? Point --script-root (or `scripts:` in toolpack.yaml) at a folder of scripts.\n';
+    // Every command that reads the project stops at the same line with the same fix.
+    for (const command of ['mcp check', 'mcp list', 'mcp serve </dev/null']) {
+      const result = inNewShell(command);
+      expect([command, result.code, result.stderr]).toEqual([command, 2, told]);
+    }
     writeProjectFile('toolpack.yaml', '# my tools\nsources:\n  - scripts: scripts\n');
     expect(inNewShell('mcp list').stdout).toMatch(/\bword_count\b/);
   });

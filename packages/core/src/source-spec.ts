@@ -37,6 +37,11 @@ export interface SourceOptions {
    */
   credentials?: readonly CredentialBinding[];
   /**
+   * Set by the project loader for the project's own sources: the toolpack.yaml that names the
+   * source and the line of its location, so a source that does not exist is reported there.
+   */
+  origin?: { path: string; line?: number };
+  /**
    * Set by the project loader for an installed pack's sources: the pack's own (approved)
    * `interpreters:`. Its tools run with these over Toolpack's defaults, never with the
    * project's or another pack's; its script roots serve their extensions.

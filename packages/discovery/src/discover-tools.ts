@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ToolpackError, type SourceSpec, type ToolSandbox } from '@toolpack/core';
 import { JS_MODULE_EXTENSIONS, discoverJsModule } from './adapters/js-module/discover-js-module.ts';
 import { bindCredentials, findUnusedCredentialBindings } from './bind-credentials.ts';
+import { explainMissingSource } from './explain-missing-source.ts';
 import { applyHelpLeniency } from './lenient-help.ts';
 import { throwIfDiscoveryAborted } from './discovery-aborted.ts';
 import { discoverScriptRoot } from './adapters/script-root/discover-script-root.ts';
@@ -63,7 +64,8 @@ export interface DiscoveryResult extends Composition {
 /**
  * Reads every source, in order, and composes them into the tool list a client gets.
  * Throws `E_SOURCE_MISSING` for a source that does not exist: an empty server hides the
- * mistake. Everything wrong inside a source is a diagnostic instead.
+ * mistake; the error names the toolpack.yaml line of a project's source and the existing
+ * folder of the closest name. Everything wrong inside a source is a diagnostic instead.
  */
 export async function discoverTools(options: DiscoverToolsOptions): Promise<DiscoveryResult> {
   const cache =
@@ -77,12 +79,15 @@ export async function discoverTools(options: DiscoverToolsOptions): Promise<Disc
   throwIfDiscoveryAborted(options.signal);
   const results = await Promise.all(
     // Credential bindings are the project's, applied after the per-file cache (bind-credentials.ts).
-    options.sources.map(async (spec) =>
-      bindCredentials(
-        applyHelpLeniency(await readSource(spec, options, cache), options.lenientHelp === true),
+    options.sources.map(async (spec) => {
+      const result = await readSource(spec, options, cache).catch(async (error: unknown) => {
+        throw await explainMissingSource(error, spec, options.cwd);
+      });
+      return bindCredentials(
+        applyHelpLeniency(result, options.lenientHelp === true),
         spec.credentials ?? [],
-      ),
-    ),
+      );
+    }),
   );
   // Sources other than JS modules read files only; a half-stopped discovery is still stopped.
   throwIfDiscoveryAborted(options.signal);

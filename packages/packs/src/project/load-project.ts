@@ -1,7 +1,6 @@
 import type { Diagnostic, SourceSpec, ToolPolicy } from '@toolpack/core';
 import { MANIFEST_FILE, readManifest } from '../manifest/parse-manifest.ts';
 import type { Manifest } from '../manifest/manifest-schema.ts';
-import { findMissingSources } from './find-missing-sources.ts';
 import { readInstalledPacks, type InstalledPack } from './project-packs.ts';
 
 /** A project's `toolpack.yaml` with its installed packs: everything a command serves from. */
@@ -32,10 +31,7 @@ export interface Project {
 
 export type LoadProjectResult =
   | { status: 'missing'; file: string }
-  /**
-   * The manifest has errors, or names a source folder that does not exist: every one, each
-   * with its line. Nothing else was read.
-   */
+  /** The manifest has errors: every one, each with its line. Nothing else was read. */
   | { status: 'invalid'; file: string; diagnostics: Diagnostic[] }
   | { status: 'loaded'; project: Project };
 
@@ -52,13 +48,6 @@ export async function loadProject(dir: string): Promise<LoadProjectResult> {
     return { status: 'invalid', file: read.file, diagnostics: errors };
   }
   const { manifest } = read;
-  const missing = await findMissingSources({
-    dir,
-    file: read.file,
-    sources: manifest.sources,
-    ...(read.sourceLines === undefined ? {} : { lines: read.sourceLines }),
-  });
-  if (missing.length > 0) return { status: 'invalid', file: read.file, diagnostics: missing };
   const installed = await readInstalledPacks({
     projectDir: dir,
     manifest,
@@ -71,12 +60,18 @@ export async function loadProject(dir: string): Promise<LoadProjectResult> {
   const project: Project = {
     file: read.file,
     manifest,
-    // The project's credentials: bind its own tools' parameters only, never a pack's.
+    // The project's credentials: bind its own tools' parameters only, never a pack's. Each
+    // own source knows its line, for discovery to report one that does not exist there.
     sources: [
       ...installed.sources,
-      ...manifest.sources.map((source) =>
-        manifest.credentials?.length ? { ...source, credentials: manifest.credentials } : source,
-      ),
+      ...manifest.sources.map((source, index) => {
+        const line = read.sourceLines?.[index];
+        return {
+          ...source,
+          ...(manifest.credentials?.length ? { credentials: manifest.credentials } : {}),
+          origin: { path: read.file, ...(line === undefined ? {} : { line }) },
+        };
+      }),
     ],
     env: [...new Set(installed.packs.flatMap((p) => p.env.map((e) => e.name)))],
     packs: installed.packs,
