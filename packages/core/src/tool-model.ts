@@ -130,6 +130,35 @@ export interface ToolCallResult {
 
 export type ToolLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
 
+/**
+ * One field of a question a tool asks its user: a line of text, or one of `choices`.
+ * Never a secret: MCP's form elicitation must not carry passwords or keys, so runners refuse
+ * secret prompts themselves (credentials come from the server's `credentials:` binding).
+ */
+export interface ToolQuestionField {
+  name: string;
+  title?: string;
+  description?: string;
+  /** The values the user picks from, in order; absent for free text. */
+  choices?: readonly { value: string; title?: string; description?: string }[];
+  default?: string;
+}
+
+/**
+ * A question a running tool asks its user (ShouldProcess, Read-Host, PromptForChoice, an
+ * `::ask` line, `context.ask`), which the server turns into an MCP form elicitation. No
+ * fields: a yes/no confirmation, accepted or not.
+ */
+export interface ToolQuestion {
+  message: string;
+  fields: readonly ToolQuestionField[];
+}
+
+export type ToolQuestionAnswer =
+  | { action: 'accept'; values: Record<string, string> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
 /** What a running tool may use besides its arguments. */
 export interface ToolRunContext {
   /** Aborted on timeout, cancellation or shutdown. */
@@ -140,6 +169,18 @@ export interface ToolRunContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Reaches the client as `notifications/message`. */
   log(level: ToolLogLevel, message: string): void;
+  /**
+   * Asks the user through the MCP client (an elicitation) and waits for the answer; no
+   * `fields` is a yes/no confirmation. Rejects at once when nobody can answer (a client
+   * without elicitation, a task), with `E_ELICITATION_UNAVAILABLE` in its message. Never ask
+   * for a secret this way. The call's timeout does not run while the user thinks. Always
+   * there when Toolpack runs the tool; optional so that a context made by hand (a test)
+   * needs none.
+   */
+  ask?(question: {
+    message: string;
+    fields?: readonly ToolQuestionField[];
+  }): Promise<ToolQuestionAnswer>;
 }
 
 /** A definition that can be executed. */

@@ -1,4 +1,11 @@
-import type { DiscoveredTool, ToolCallResult, ToolLogLevel, ToolSandbox } from '@toolpack/core';
+import type {
+  DiscoveredTool,
+  ToolCallResult,
+  ToolLogLevel,
+  ToolQuestion,
+  ToolQuestionAnswer,
+  ToolSandbox,
+} from '@toolpack/core';
 
 export interface ToolProgress {
   progress: number;
@@ -6,34 +13,8 @@ export interface ToolProgress {
   message?: string;
 }
 
-/**
- * One field of a question a tool asks its user: a line of text, or one of `choices`.
- * Never a secret: MCP's form elicitation must not carry passwords or keys, so runners refuse
- * secret prompts themselves (credentials come from the server's `credentials:` binding).
- */
-export interface ToolQuestionField {
-  name: string;
-  title?: string;
-  description?: string;
-  /** The values the user picks from, in order; absent for free text. */
-  choices?: readonly { value: string; title?: string; description?: string }[];
-  default?: string;
-}
-
-/**
- * A question a running tool asks its user (ShouldProcess, Read-Host, PromptForChoice, an
- * `::ask` line), which the server turns into an MCP form elicitation. No fields: a yes/no
- * confirmation, accepted or not.
- */
-export interface ToolQuestion {
-  message: string;
-  fields: readonly ToolQuestionField[];
-}
-
-export type ToolQuestionAnswer =
-  | { action: 'accept'; values: Record<string, string> }
-  | { action: 'decline' }
-  | { action: 'cancel' };
+// Owned by @toolpack/core, where a JS module's `context.ask` needs them too.
+export type { ToolQuestion, ToolQuestionAnswer, ToolQuestionField } from '@toolpack/core';
 
 /** Why a call's signal was aborted; runners word their messages after it. */
 export type StopReason = 'timeout' | 'cancelled' | 'closed';

@@ -7,7 +7,13 @@ import module from 'node:module';
 import { Socket } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ToolCallResult, ToolContent, ToolLogLevel, ToolRunContext } from '@toolpack/core';
+import type {
+  ToolCallResult,
+  ToolContent,
+  ToolLogLevel,
+  ToolQuestionAnswer,
+  ToolRunContext,
+} from '@toolpack/core';
 import { isPlainObject, limitToolResult, replaceBigInt, truncateText } from '../results.ts';
 import {
   CHANNEL_FD,
@@ -32,6 +38,12 @@ module.enableCompileCache?.();
 const start = JSON.parse(process.argv[2] ?? '{}') as ChildStartData;
 const channel = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
 const controllers = new Map<number, AbortController>();
+/** The questions calls asked (`context.ask`) and wait to hear answered, by call and ask id. */
+const questions = new Map<
+  string,
+  { settle(answer: { answer: ToolQuestionAnswer } | { error: string }): void }
+>();
+let nextAskId = 1;
 let loading: Promise<Record<string, unknown>> | undefined;
 /** The module once imported: calls after the first find their tool without an await. */
 let loaded: Record<string, unknown> | undefined;
@@ -194,6 +206,36 @@ async function runCall(message: Extract<ToChildMessage, { type: 'call' }>): Prom
       log(level: ToolLogLevel, text: string) {
         post({ type: 'log', id, level, message: String(text) });
       },
+      ask(question) {
+        return new Promise<ToolQuestionAnswer>((resolve, reject) => {
+          if (controller.signal.aborted) {
+            reject(new Error(`The call was stopped: ${String(controller.signal.reason)}`));
+            return;
+          }
+          const askId = nextAskId++;
+          const key = `${id}:${askId}`;
+          const onAbort = () => {
+            questions.delete(key);
+            reject(new Error(`The call was stopped: ${String(controller.signal.reason)}`));
+          };
+          controller.signal.addEventListener('abort', onAbort, { once: true });
+          questions.set(key, {
+            settle(answer) {
+              controller.signal.removeEventListener('abort', onAbort);
+              questions.delete(key);
+              if ('error' in answer) reject(new Error(answer.error));
+              else resolve(answer.answer);
+            },
+          });
+          post({
+            type: 'ask',
+            id,
+            askId,
+            message: String(question?.message ?? ''),
+            fields: question?.fields ?? [],
+          });
+        });
+      },
     };
     const value = await tool.run(message.args, context);
     let result: ToolCallResult;
@@ -225,6 +267,9 @@ function receive(message: ToChildMessage): void {
       break;
     case 'call':
       void runCall(message);
+      break;
+    case 'answer':
+      questions.get(`${message.id}:${message.askId}`)?.settle(message);
       break;
     case 'abort':
       controllers.get(message.id)?.abort(message.reason);

@@ -1,4 +1,4 @@
-import type { ToolCallResult, ToolLogLevel } from '@toolpack/core';
+import type { ToolCallResult, ToolLogLevel, ToolQuestionAnswer } from '@toolpack/core';
 
 /** What the runner hands a module's child on its command line. */
 export interface ChildStartData {
@@ -21,7 +21,10 @@ export type ToChildMessage =
       toolName: string;
       args: Record<string, unknown>;
     }
-  | { type: 'abort'; id: number; reason: string };
+  | { type: 'abort'; id: number; reason: string }
+  /** The answer to the call's question `askId`, or why none can come. */
+  | { type: 'answer'; id: number; askId: number; answer: ToolQuestionAnswer }
+  | { type: 'answer'; id: number; askId: number; error: string };
 
 export type FromChildMessage =
   | { type: 'loaded' }
@@ -30,5 +33,7 @@ export type FromChildMessage =
   | { type: 'error'; id: number; message: string }
   | { type: 'progress'; id: number; progress: number; total?: number; message?: string }
   | { type: 'log'; id: number; level: ToolLogLevel; message: string }
+  /** `context.ask`: answered with an `answer` message of the same `askId`. */
+  | { type: 'ask'; id: number; askId: number; message: string; fields: unknown }
   /** An uncaught exception: the child ends right after sending it. */
   | { type: 'crash'; message: string };

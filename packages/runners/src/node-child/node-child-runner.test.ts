@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToolRunner, type ToolRunner } from '../index.ts';
-import type { ToolProgress } from '../runner-types.ts';
+import type { ToolProgress, ToolQuestion, ToolQuestionAnswer } from '../runner-types.ts';
 import { firstText, makeTool, retainedBytes } from '../testing/index.ts';
 import { resolveChildEntry } from './node-child-runner.ts';
 
@@ -32,6 +32,35 @@ describe('node child runner (a child process per module)', () => {
 
   it('finds the child entry next to the module (the .ts source here)', () => {
     expect(resolveChildEntry().pathname.endsWith('/node-child/child-entry.ts')).toBe(true);
+  });
+
+  it('puts context.ask questions to the call, in turn, and hands the tool the answers', async () => {
+    const asked: ToolQuestion[] = [];
+    const answers: ToolQuestionAnswer[] = [
+      { action: 'accept', values: { colour: 'blue' } },
+      { action: 'accept', values: {} },
+    ];
+    const ask = async (question: ToolQuestion) => {
+      asked.push(question);
+      return answers.shift() ?? { action: 'cancel' as const };
+    };
+    expect(firstText(await runner.call(workerTool('askFirst'), {}, { ask }))).toBe('painted blue');
+    expect(asked).toEqual([
+      {
+        message: 'askFirst asks: Which colour?',
+        fields: [
+          { name: 'colour', title: 'Colour', choices: [{ value: 'red' }, { value: 'blue' }] },
+        ],
+      },
+      { message: 'askFirst asks: Paint it blue?', fields: [] },
+    ]);
+  });
+
+  it('rejects context.ask at once, with why, when nobody can answer', async () => {
+    const started = performance.now();
+    const text = firstText(await runner.call(workerTool('askFirst'), {}));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(text).toMatch(/^cannot ask: E_ELICITATION_UNAVAILABLE /u);
   });
 
   it('returns a string as text', async () => {

@@ -14,7 +14,9 @@ import {
   type ToolInvocation,
 } from '@toolpack/core';
 import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
+import { describeQuestionFailure } from '../describe-question-failure.ts';
 import { createSandboxPlanner } from '../plan-call-sandbox.ts';
+import { readQuestionFields } from '../read-question-fields.ts';
 import { createErrorResult, noteParsedJsonBytes } from '../results.ts';
 import type { CallConfinement, KindRunner, RunnerCall } from '../runner-types.ts';
 import { describeStopReason } from '../runner-types.ts';
@@ -318,6 +320,27 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
         case 'log':
           pending.call.onLog(message.level, clip(String(message.message)));
           break;
+        case 'ask': {
+          const { id, askId } = message;
+          pending.call
+            .ask({
+              message: clip(String(message.message)),
+              fields: readQuestionFields(message.fields),
+            })
+            .then(
+              (answer) => ({ type: 'answer' as const, id, askId, answer }),
+              (error: unknown) => ({
+                type: 'answer' as const,
+                id,
+                askId,
+                error: describeQuestionFailure(error),
+              }),
+            )
+            .then((reply) => {
+              if (handle.pending.has(id)) send(handle, reply);
+            });
+          break;
+        }
       }
     };
     channel.on(

@@ -1,4 +1,5 @@
 import type { ToolLogLevel } from '@toolpack/core';
+import { readQuestionFields } from '../read-question-fields.ts';
 import type { ToolQuestionField } from '../runner-types.ts';
 
 /**
@@ -199,39 +200,4 @@ export function parseHostMessage(line: string): FromHostMessage | undefined {
     default:
       return undefined;
   }
-}
-
-const readText = (value: unknown): string | undefined =>
-  typeof value === 'string' && value !== '' ? value : undefined;
-
-/** The fields of an `ask`, each kept only with a name; anything else in them is dropped. */
-function readQuestionFields(value: unknown): ToolQuestionField[] {
-  if (!Array.isArray(value)) return [];
-  const fields: ToolQuestionField[] = [];
-  for (const item of value as unknown[]) {
-    if (typeof item !== 'object' || item === null) continue;
-    const raw = item as Record<string, unknown>;
-    const name = readText(raw.name);
-    if (name === undefined) continue;
-    const title = readText(raw.title);
-    const description = readText(raw.description);
-    const fallback = readText(raw.default);
-    const field: ToolQuestionField = {
-      name,
-      ...(title === undefined ? {} : { title }),
-      ...(description === undefined ? {} : { description }),
-      ...(fallback === undefined ? {} : { default: fallback }),
-    };
-    if (Array.isArray(raw.choices)) {
-      field.choices = (raw.choices as unknown[]).flatMap((choice) => {
-        if (typeof choice !== 'object' || choice === null) return [];
-        const option = choice as Record<string, unknown>;
-        if (typeof option.value !== 'string') return [];
-        const help = readText(option.description);
-        return [{ value: option.value, ...(help === undefined ? {} : { description: help }) }];
-      });
-    }
-    fields.push(field);
-  }
-  return fields;
 }
