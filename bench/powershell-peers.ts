@@ -148,7 +148,8 @@ function contendersFor(work: string, size: number): Contender[] {
     flag,
     dir,
   ];
-  const serve = [...cliArgs, 'serve', '--no-watch'];
+  // mcp serve refuses more than 50 tools unless told: the scripts are all meant to be served.
+  const serve = [...cliArgs, 'serve', '--no-watch', '--max-tools', String(size + 10)];
   return [
     {
       id: 'oursScripts',
