@@ -416,6 +416,16 @@ describe.skipIf(skipReason !== undefined)(
         { cwd: project, env: cleanEnv() },
       );
       expect(called.stdout, called.stderr).toBe('Tokyo: 21:00\n');
+
+      // PowerShell's own install brings the required module too, from the dependencies the
+      // gallery lists for the module.
+      const installed = await runPwshJson<{ helpers: string[]; time: string }>(
+        `Uninstall-PSResource -Name TimeHelpers -SkipDependencyCheck
+         Install-PSResource -Name WorldClocks -Repository Toolpack -TrustRepository
+         Import-Module WorldClocks
+         [pscustomobject]@{ helpers = @(Get-InstalledPSResource -Name TimeHelpers | ForEach-Object { $_.Version.ToString() }); time = Get-WorldClock -City London }`,
+      );
+      expect(installed).toEqual({ helpers: ['1.0.0'], time: 'London: 12:00' });
     });
   },
 );

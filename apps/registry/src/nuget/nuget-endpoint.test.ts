@@ -350,6 +350,28 @@ describe('publishing a module .nupkg', () => {
     expect([...clocks.keys()].filter((name) => name.endsWith('.nuspec'))).toEqual([
       'Clocks.nuspec',
     ]);
+
+    // What PSResourceGet reads to install them with the module: v3's dependencyGroups, v2's Dependencies.
+    const leaf = await getJson<{ catalogEntry: { dependencyGroups: unknown } }>(
+      `${nuget}/registration/worldclocks/1.0.0.json`,
+    );
+    expect(leaf.catalogEntry.dependencyGroups).toEqual([
+      {
+        '@type': 'PackageDependencyGroup',
+        dependencies: [
+          { '@type': 'PackageDependency', id: 'TimeHelpers', range: '[1.0.0, )' },
+          { '@type': 'PackageDependency', id: 'Zones' },
+        ],
+      },
+    ]);
+    const v2 = await (
+      await fetch(`${registry.url}/nuget/v2/FindPackagesById()?id='WorldClocks'`)
+    ).text();
+    expect(v2).toContain('<d:Dependencies>TimeHelpers:[1.0.0, ):|Zones::</d:Dependencies>');
+    const clocksLeaf = await getJson<{ catalogEntry: { dependencyGroups: unknown } }>(
+      `${nuget}/registration/clocks/2.1.0.json`,
+    );
+    expect(clocksLeaf.catalogEntry.dependencyGroups).toEqual([]);
   });
 
   it("publishes owner.name only with that owner's token", async () => {

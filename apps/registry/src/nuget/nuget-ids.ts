@@ -1,4 +1,4 @@
-import type { PackManifest } from '@toolpack/packs';
+import type { NuspecDependency, PackManifest } from '@toolpack/packs';
 
 /**
  * How a pack is a PowerShell module: its own module (a `.psd1`/`.psm1`), or a folder of
@@ -13,6 +13,8 @@ export interface NugetIdentity {
   id: string;
   /** Absent for a pack that is no PowerShell module (JS modules, other scripts, workflows). */
   module?: PowerShellModule;
+  /** A module's RequiredModules, kept from its publish (`readKeptDependencies`); absent when none. */
+  dependencies?: NuspecDependency[];
 }
 
 /** Script kinds discovery serves from a `scripts:` folder; a folder holding any but `.ps1` is no module. */

@@ -13,7 +13,6 @@ import { sendError, sendJson } from '../http/http-io.ts';
 import type { RegistryContext } from '../http/registry-context.ts';
 import { MAX_PAGE_SIZE } from '../http/search-params.ts';
 import { buildModuleNupkg } from './build-module-nupkg.ts';
-import { readKeptDependencies } from './nupkg-to-pack.ts';
 import { toPackName, type NugetIdentity } from './nuget-ids.ts';
 import { handleNugetPublish } from './nuget-publish.ts';
 import { readNugetIdentity, readStoredPackFiles } from './read-stored-pack.ts';
@@ -284,7 +283,20 @@ async function toLeaf(
       published: stored.publishedAt,
       projectUrl: urls.packPage(pack.name),
       packageContent: content,
-      dependencyGroups: [],
+      // What PSResourceGet installs with the module (Install-PSResource's dependency check).
+      dependencyGroups:
+        identity.dependencies === undefined
+          ? []
+          : [
+              {
+                '@type': 'PackageDependencyGroup',
+                dependencies: identity.dependencies.map((dependency) => ({
+                  '@type': 'PackageDependency',
+                  id: dependency.id,
+                  ...(dependency.range === undefined ? {} : { range: dependency.range }),
+                })),
+              },
+            ],
       isPrerelease: doc.version.includes('-'),
       ...(doc.deprecated === undefined
         ? {}
@@ -345,15 +357,16 @@ export async function sendPackNupkg(
   const read = await readStoredPackFiles(context, stored);
   if (read === undefined) return sendPackMissing(response, `${id} ${version}`);
   if (read.identity.module === undefined) return sendNotAModule(response, pack.name);
-  const { module } = read.identity;
   const bytes = await buildModuleNupkg({
     id: read.identity.id,
-    module,
+    module: read.identity.module,
     doc: stored.doc,
     files: read.files,
     owner: pack.owner,
     packPageUrl: getPackPageUrl(context, pack.name),
-    dependencies: module.kind === 'module' ? readKeptDependencies(read.files, module.path) : [],
+    ...(read.identity.dependencies === undefined
+      ? {}
+      : { dependencies: read.identity.dependencies }),
   });
   const etag = `"${createHash('sha256').update(bytes).digest('base64url')}"`;
   const headers = {

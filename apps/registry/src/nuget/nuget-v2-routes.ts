@@ -313,7 +313,8 @@ function renderEntry(context: RegistryContext, base: string, entry: FeedEntry): 
     `<d:Description>${xml(description)}</d:Description>`,
     `<d:Tags>${xml(entry.tags.join(' '))}</d:Tags>`,
     `<d:ProjectUrl>${xml(getPackPageUrl(context, entry.pack.name))}</d:ProjectUrl>`,
-    `<d:Dependencies></d:Dependencies>`,
+    // NuGet v2's form: `id:range:framework`, joined by `|`.
+    `<d:Dependencies>${xml((entry.identity.dependencies ?? []).map((d) => `${d.id}:${d.range ?? ''}:`).join('|'))}</d:Dependencies>`,
     `<d:IsPrerelease ${bool(semver.prerelease(doc.version) !== null)}</d:IsPrerelease>`,
     `<d:IsLatestVersion ${bool(entry.latest)}</d:IsLatestVersion>`,
     `<d:IsAbsoluteLatestVersion ${bool(entry.absolute)}</d:IsAbsoluteLatestVersion>`,

@@ -2,6 +2,7 @@ import { inspectTarball, parseManifest, MANIFEST_FILE, type TarballFile } from '
 import type { RegistryContext } from '../http/registry-context.ts';
 import type { StoredVersion } from '../storage/metadata-store.ts';
 import { describeNugetIdentity, type NugetIdentity } from './nuget-ids.ts';
+import { readKeptDependencies } from './nupkg-to-pack.ts';
 
 /** Identities by blob key; a blob never changes, so an entry never goes stale. */
 const IDENTITY_CACHE_SIZE = 2000;
@@ -29,10 +30,13 @@ export async function readStoredPackFiles(
     kind: 'pack',
   });
   if (manifest === undefined) return undefined;
-  const identity = describeNugetIdentity(
+  const described = describeNugetIdentity(
     manifest,
     files.map((file) => file.path),
   );
+  const dependencies =
+    described.module?.kind === 'module' ? readKeptDependencies(files, described.module.path) : [];
+  const identity = dependencies.length === 0 ? described : { ...described, dependencies };
   remember(stored.blobKey, identity);
   return { identity, files };
 }
