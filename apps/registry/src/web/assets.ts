@@ -68,7 +68,7 @@ td ul { margin: 0; padding-left: 1rem; }
 .tool h4 { margin: 1rem 0 .3rem; font-size: 1rem; }
 .examples { list-style: none; padding: 0; margin: .3rem 0; }
 .examples p { margin: .4rem 0 .2rem; }
-.layout { display: grid; grid-template-columns: minmax(0, 1fr) 15rem; gap: 2rem; }
+.layout { display: grid; grid-template-columns: minmax(0, 1fr) 17rem; gap: 2rem; }
 @media (max-width: 48rem) { .layout { grid-template-columns: minmax(0, 1fr); } }
 .versions ol { list-style: none; padding: 0; margin: 0; }
 .versions li { padding: .3rem 0; border-bottom: 1px solid var(--line); }
@@ -86,6 +86,7 @@ form.search .field.sort { flex: 0 1 12rem; }
 .result-count { margin: 0 0 .5rem; }
 .pack-facts { display: flex; flex-wrap: wrap; gap: .3rem 1.2rem; list-style: none; padding: 0; margin: .5rem 0; color: var(--muted); }
 .requirements li { margin: .2rem 0; }
+.requirements code { white-space: nowrap; }
 .snippet-heading { margin-top: 1rem; font-size: 1rem; }
 .snippet { display: grid; grid-template-columns: minmax(0, 1fr); gap: .4rem; justify-items: start; }
 .snippet pre { width: 100%; margin: 0; }
@@ -98,7 +99,7 @@ dl.facts dd { overflow-wrap: break-word; min-width: 0; }
 dl.facts dd.copyable { display: flex; gap: .4rem; align-items: center; }
 code.truncate { display: block; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 button.small { padding: .1rem .5rem; font-size: .85rem; }
-@media (max-width: 30rem) { main { padding: 1rem; } header.site { padding: .75rem 1rem; } .install code { font-size: .9rem; } }
+@media (max-width: 30rem) { .tool .table-scroll table { min-width: 34rem; } main { padding: 1rem; } header.site { padding: .75rem 1rem; } .install code { font-size: .9rem; } }
 `;
 
 /**

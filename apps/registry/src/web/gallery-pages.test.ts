@@ -330,15 +330,15 @@ describe('pack page', () => {
     const requirements = (html: string) =>
       [
         ...(/<ul class="requirements">([\s\S]*?)<\/ul>/.exec(html)?.[1] ?? '').matchAll(
-          /<li>([^<]*)<\/li>/g,
+          /<li>(.*?)<\/li>/g,
         ),
       ].map((m) => m[1]);
     expect(requirements((await page('/packs/weather')).html)).toEqual([
-      'bash on PATH, for its .sh tools.',
-      expect.stringMatching(/^On Linux, bubblewrap \(bwrap\)/),
+      '<code>bash</code> on PATH, for its .sh tools.',
+      expect.stringMatching(/^On Linux, bubblewrap \(<code>bwrap<\/code>\)/),
     ]);
     expect(requirements((await page('/packs/greetings')).html)[0]).toBe(
-      'PowerShell 7.2 or later (pwsh on PATH): its tools are PowerShell.',
+      'PowerShell 7.2 or later (<code>pwsh</code> on PATH): its tools are PowerShell.',
     );
   });
 

@@ -10,7 +10,7 @@ import type { StoredVersion } from '../storage/metadata-store.ts';
 export interface PackDetails {
   /** The README's text, when the pack has one at its root. */
   readme?: string;
-  /** What a machine needs to run its tools, one line each. */
+  /** What a machine needs to run its tools, one line each; `code` in backticks. */
   requirements: string[];
 }
 
@@ -73,7 +73,7 @@ export function describeRequirements(input: RequirementsInput): string[] {
   const extensions = new Set(sources.map((file) => path.extname(file).toLowerCase()));
   const lines: string[] = [];
   if (input.isModule === true || [...extensions].some((ext) => POWERSHELL.has(ext)))
-    lines.push('PowerShell 7.2 or later (pwsh on PATH): its tools are PowerShell.');
+    lines.push('PowerShell 7.2 or later (`pwsh` on PATH): its tools are PowerShell.');
   const own = Object.fromEntries(
     Object.entries(input.interpreters ?? {}).map(([ext, argv]) => [ext.toLowerCase(), argv]),
   );
@@ -89,14 +89,14 @@ export function describeRequirements(input: RequirementsInput): string[] {
   for (const [name, exts] of byCommand) {
     lines.push(
       name === 'node'
-        ? `Nothing more for its ${exts.join(', ')} tools: mcp runs them with its own Node.js.`
-        : `${name} on PATH, for its ${exts.join(', ')} tools${exts.some((ext) => own[ext] !== undefined) ? ' (an interpreter of its own)' : ''}.`,
+        ? `Nothing more for its ${exts.join(', ')} tools: \`mcp\` runs them with its own Node.js.`
+        : `\`${name}\` on PATH, for its ${exts.join(', ')} tools${exts.some((ext) => own[ext] !== undefined) ? ' (an interpreter of its own)' : ''}.`,
     );
   }
   if (input.permissions?.subprocess === true)
     lines.push('The programs its tools start (its README names them).');
   lines.push(
-    'On Linux, bubblewrap (bwrap) for the sandbox that holds its tools to their permissions; without it they run unconfined, with a warning, or not at all with --require-sandbox.',
+    'On Linux, bubblewrap (`bwrap`) for the sandbox that holds its tools to their permissions; without it they run unconfined, with a warning, or not at all with `--require-sandbox`.',
   );
   return lines;
 }

@@ -36,6 +36,11 @@ export function renderBreakable(text: string): SafeHtml {
   return markup`${parts.map((part, index) => (index === 0 ? part : markup`<wbr>${part}`))}`;
 }
 
+/** Text with `code` in backticks, as the requirement lines are written. */
+function renderInlineCode(text: string): SafeHtml {
+  return markup`${text.split('`').map((part, index) => (index % 2 === 1 ? markup`<code>${part}</code>` : part))}`;
+}
+
 function formatCount(n: number): string {
   return new Intl.NumberFormat('en').format(n);
 }
@@ -342,7 +347,7 @@ ${input.powershell === undefined ? '' : renderPowerShellInstall(input.powershell
 <section aria-labelledby="requirements-heading">
 <h2 id="requirements-heading">What it needs to run</h2>
 <ul class="requirements">
-${input.requirements.map((line) => markup`<li>${line}</li>`)}
+${input.requirements.map((line) => markup`<li>${renderInlineCode(line)}</li>`)}
 </ul>
 </section>
 <section aria-labelledby="clients-heading">
