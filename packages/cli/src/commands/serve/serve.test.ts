@@ -53,9 +53,14 @@ describe("the project's schema dialect", () => {
 });
 
 describe('mcp serve flags', () => {
-  it('exits 2 on a bad --http address, --timeout or --schema-dialect', async () => {
+  it('exits 2 on a bad --http address, --timeout, --question-timeout or --schema-dialect', async () => {
     expect(await runCli(['serve', '--http', 'nope'], io)).toBe(2);
     expect(await runCli(['serve', '--timeout', '0'], io)).toBe(2);
+    // Refused for its value, not as an unknown option.
+    let said = '';
+    const seen = { ...io, stderr: { write: (text: string) => Boolean((said += text)) } };
+    expect(await runCli(['serve', '--question-timeout', '1.5'], seen)).toBe(2);
+    expect(said).toContain("option '--question-timeout <ms>' argument '1.5' is invalid");
     expect(await runCli(['serve', '--schema-dialect', 'strict'], io)).toBe(2);
   });
 });
