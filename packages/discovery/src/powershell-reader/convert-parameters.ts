@@ -137,7 +137,7 @@ class ParameterConverter {
       this.report(
         'error',
         'E_PARAMETER_NO_DESCRIPTION',
-        `Parameter $${name} of ${this.what} (line ${parameter.line}) has no description.`,
+        `Parameter $${name} of ${this.what} has no description.`,
         parameter.line,
         `Add ".PARAMETER ${name}" followed by a sentence to the comment-based help, or a "# ..." comment on the line above $${name}. To serve such tools anyway, with a warning per parameter: lenientHelp: true in toolpack.yaml, or --lenient-help.`,
       );

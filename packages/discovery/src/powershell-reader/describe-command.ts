@@ -70,7 +70,7 @@ export function createParseDiagnostics(
       createDiagnostic(
         'error',
         'E_PARSE',
-        `PowerShell cannot parse ${what}: ${error.message} (line ${error.line}).`,
+        `PowerShell cannot parse ${what}: ${error.message}.`,
         { path, line: error.line },
         "Fix the syntax; running the file once in pwsh shows PowerShell's own message.",
       ),
@@ -95,11 +95,11 @@ function describeMissingHelp(input: DescribeCommandInput): Diagnostic {
   let line = input.line;
   let path = input.path;
   if (help?.file !== undefined) {
-    message = `${capitalize(input.what)} has no description: its external help in ${help.file} (line ${help.lines.start}) has neither a synopsis nor a description.`;
+    message = `${capitalize(input.what)} has no description: its external help in ${help.file} has neither a synopsis nor a description.`;
     line = help.lines.start;
     path = help.file;
   } else if (help !== undefined) {
-    message = `${capitalize(input.what)} has no description: its comment-based help (line ${help.lines.start}) has neither .SYNOPSIS nor .DESCRIPTION.`;
+    message = `${capitalize(input.what)} has no description: its comment-based help has neither .SYNOPSIS nor .DESCRIPTION.`;
     line = help.lines.start;
   } else if (rejection !== undefined) {
     message = `${capitalize(input.what)} has no description: PowerShell ignores the help block at line ${rejection.line} because ${rejection.reason}.`;

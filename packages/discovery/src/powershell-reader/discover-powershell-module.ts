@@ -24,7 +24,7 @@ import { createFileDiagnostic } from './file-diagnostic.ts';
  * parameters marked for lenient help; 4: the engine's facts, dynamic parameters and compiled enums;
  * 5: a dynamicparam block that reads the call's arguments is warned about).
  */
-const MODULE_PARSER_VERSION = 6;
+const MODULE_PARSER_VERSION = 7;
 /** Assemblies a module may load from its folder: its compiled enums are keyed by them too. */
 const MAX_ASSEMBLY_SEARCH_ENTRIES = 20_000;
 const FOLDED_INTO_NEEDS_PWSH = new Set([

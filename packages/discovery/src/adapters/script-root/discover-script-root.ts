@@ -16,7 +16,7 @@ import type { ParseCache, SourceResult } from '../../types.ts';
  * for lenient help, no repeated synopsis; 5: bare named attribute arguments, hash literal
  * keys, scripts with `.EXTERNALHELP` kept out of the cache).
  */
-const SCRIPT_PARSER_VERSION = 6;
+const SCRIPT_PARSER_VERSION = 7;
 
 /** The extensions a script root serves; anything else in the folder is left alone. */
 const SCRIPT_EXTENSIONS = ['.ps1', '.sh', '.py', '.js', '.mjs', '.ts', '.bas'] as const;
