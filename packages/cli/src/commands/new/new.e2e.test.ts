@@ -293,6 +293,24 @@ describe('mcp new tool', () => {
     ).toEqual(expect.arrayContaining(['word_count', 'line_count', 'char_count']));
   });
 
+  it('with -C outside the folder it was started in, registers the tool in that folder', async () => {
+    const started = path.join(temp, 'started-here');
+    const elsewhere = path.join(temp, 'elsewhere');
+    await mkdir(started, { recursive: true });
+    await mkdir(elsewhere, { recursive: true });
+    const { code, stdout } = await mcp(
+      ['-C', elsewhere, 'new', 'tool', 'word-count', '--kind', 'script', '--lang', 'sh'],
+      started,
+    );
+    expect(code).toBe(0);
+    expect(await readFile(path.join(elsewhere, 'toolpack.yaml'), 'utf8')).toBe(
+      'sources:\n  - scripts: .\n',
+    );
+    expect(existsSync(path.join(started, 'toolpack.yaml'))).toBe(false);
+    // The next steps, typed where mcp was started, reach that project.
+    expect(stdout).toContain(`  mcp -C ${elsewhere} check\n`);
+  });
+
   it('leaves a toolpack.yaml it cannot read as it was, and says which line to add', async () => {
     const dir = path.join(temp, 'broken-manifest');
     await mkdir(dir, { recursive: true });
