@@ -284,6 +284,11 @@ describe('mcp pack add from NuGet feeds', () => {
     );
     expect(call.stdout).toBe('account: ada\n');
 
+    // An id whose `_` touches another separator has no pack name that reads back as it.
+    const refused = await mcp(['pack', 'add', 'Some__Module', '--source', repository], project);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/The NuGet id "Some__Module" cannot be a pack name/);
+
     // A fresh clone installs it back from the lock alone.
     rmSync(path.join(project, '.toolpack'), { recursive: true });
     const installed = await mcp(['pack', 'install', '--frozen'], project);
