@@ -49,6 +49,8 @@ const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844 },
 ];
 
+const LONG_NAME = 'acme/weather-forecasts-for-every-city-and-village-in-the-world';
+
 const OFFICIAL_PACKS = readdirSync(DEFAULT_SEED_DIR, { withFileTypes: true })
   .filter(
     (entry) =>
@@ -183,6 +185,8 @@ describe.skipIf(!hasChromium)(
       await app.publish(await packFixture('weather'), app.tokens.acme);
       await app.publish(await packFixture('weather', { version: '1.1.0' }), app.tokens.acme);
       await app.publish(await packFixture('issue-search'), app.tokens.acme);
+      // The longest name a pack may have, to be broken only at its separators on a phone.
+      await app.publish(await packFixture('weather', { name: LONG_NAME }), app.tokens.acme);
       await fetch(`${app.url}/v0/packs/weather/versions/1.0.0/deprecate`, {
         method: 'POST',
         headers: { authorization: `Bearer ${app.tokens.acme}` },
@@ -471,6 +475,13 @@ describe.skipIf(!hasChromium)(
         await page.locator('#sort').selectOption('name');
         await page.waitForURL(/sort=name/);
         expect(page.url()).toContain('q=tools');
+        await page.close();
+      });
+
+      it('a pack with a long name, in the search results and on its page', async () => {
+        await (await check(`${app.url}/?q=forecasts`, 'search-long-name')).page.close();
+        const { page } = await check(`${app.url}/packs/${LONG_NAME}`, 'pack-long-name');
+        expect(await page.locator('h1').innerText()).toContain(LONG_NAME);
         await page.close();
       });
 

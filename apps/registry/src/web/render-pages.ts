@@ -341,7 +341,7 @@ ${!doc.yanked && input.latest !== undefined && input.latest !== doc.version ? ma
 <button type="button" class="secondary" data-copy-target="install-command" data-copy-status="copy-status" hidden>Copy</button>
 <span id="copy-status" class="copy-status" role="status" aria-live="polite"></span>
 </div>
-<p class="muted">Its tools are served as <code>${alias}_&lt;tool&gt;</code>; choose another prefix with <code>--as</code>.</p>
+<p class="muted">Its tools are served as <code>${renderBreakable(`${alias}_`)}&lt;tool&gt;</code>; choose another prefix with <code>--as</code>.</p>
 ${input.powershell === undefined ? '' : renderPowerShellInstall(input.powershell, input.pinned ? doc.version : undefined)}
 </section>
 <section aria-labelledby="requirements-heading">
@@ -480,8 +480,8 @@ function renderTool(tool: VersionDoc['tools'][number], index: number, alias: str
   const hints = HINTS.filter(([key]) => annotations[key] === true);
   const served = toServedToolName(alias, tool.name);
   return markup`<section class="tool" aria-labelledby="${id}">
-<h3 id="${id}"><code>${tool.name}</code></h3>
-${served === tool.name ? '' : markup`<p class="served">Served as <code>${served}</code></p>`}
+<h3 id="${id}"><code>${renderBreakable(tool.name)}</code></h3>
+${served === tool.name ? '' : markup`<p class="served">Served as <code>${renderBreakable(served)}</code></p>`}
 <p>${tool.description}</p>
 ${hints.length === 0 ? '' : markup`<ul class="hints" aria-label="Hints">${hints.map(([, cls, label]) => markup`<li class="hint ${cls}">${label}</li>`)}</ul>`}
 ${
