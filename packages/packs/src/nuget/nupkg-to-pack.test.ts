@@ -108,6 +108,26 @@ describe('readNupkgAsPack', () => {
     });
   });
 
+  it('reads a prerelease as Publish-PSResource writes it: the label in the .nuspec, not in ModuleVersion', async () => {
+    // ModuleVersion = '1.2.0' with PSData.Prerelease = 'preview1' is the package 1.2.0-preview1.
+    const preview = await buildModuleNupkg({
+      id: 'Trusted',
+      version: '1.2.0',
+      nuspec: { version: '1.2.0-preview1' },
+    });
+    await expect(
+      readNupkgAsPack(preview, { name: 'trusted', version: '1.2.0-preview1' }),
+    ).resolves.toBeDefined();
+    const other = await buildModuleNupkg({
+      id: 'Trusted',
+      version: '1.3.0',
+      nuspec: { version: '1.2.0-preview1' },
+    });
+    await expect(
+      readNupkgAsPack(other, { name: 'trusted', version: '1.2.0-preview1' }),
+    ).rejects.toMatchObject({ code: 'E_TARBALL_MISMATCH' });
+  });
+
   it('refuses a package that is not a PowerShell module', async () => {
     const library = await buildZip([
       { path: 'Lib.nuspec', data: nuspecText({ id: 'Lib', version: '1.0.0' }) },

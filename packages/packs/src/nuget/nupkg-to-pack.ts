@@ -174,7 +174,10 @@ export async function readNupkgAsModule(
     );
   }
   const stated = readModuleVersion(content.find((f) => f.path === `${nuspec.id}.psd1`)!.data);
-  if (stated !== undefined && toSemverFromNuGetVersion(stated) !== options.version) {
+  // A prerelease label is PSData.Prerelease, not part of ModuleVersion: Publish-PSResource
+  // makes 1.2.0-preview1 of ModuleVersion 1.2.0 and Prerelease 'preview1'.
+  const release = options.version.replace(/-.*$/, '');
+  if (stated !== undefined && toSemverFromNuGetVersion(stated) !== release) {
     throw new ToolpackError(
       'E_TARBALL_MISMATCH',
       `${label} is ${nuspec.id} ${nuspec.version} by its .nuspec, but its module manifest ${nuspec.id}.psd1 says ModuleVersion ${stated}; nothing was installed.`,

@@ -298,6 +298,53 @@ describe('mcp pack add from NuGet feeds', () => {
     );
   }, 120_000);
 
+  it('reads versions as the real PSResourceGet writes them: a prerelease label, a fourth part, leading zeros', async () => {
+    const versioned = tempDir('versions');
+    const fixtures = path.join(import.meta.dirname, 'fixtures', 'versions');
+    const names = ['VersionPreview', 'VersionFourZero', 'VersionFourPart', 'VersionLeadingZeros'];
+    await pwsh(
+      `Register-PSResourceRepository -Name Versions -Uri '${versioned}' -Trusted -Force; ${names.map((name) => `Publish-PSResource -Path '${path.join(fixtures, name)}' -Repository Versions`).join('; ')}; Unregister-PSResourceRepository -Name Versions`,
+    );
+    // PSResourceGet normalises 2.0.0.0 and 01.02.03 itself, and puts PSData.Prerelease after
+    // the ModuleVersion; its module manifest keeps what the author wrote.
+    expect(readdirSync(versioned).sort()).toEqual([
+      'VersionFourPart.1.2.3.4.nupkg',
+      'VersionFourZero.2.0.0.nupkg',
+      'VersionLeadingZeros.1.2.3.nupkg',
+      'VersionPreview.1.2.0-preview1.nupkg',
+    ]);
+    const project = tempDir('versions-project');
+    const found = await mcp(
+      ['pack', 'search', '--tag', 'MCPTools', '--source', versioned],
+      project,
+    );
+    // A search shows what an add installs: stable versions semver can spell.
+    expect(found.stdout.split('\n').map((line) => line.split(/\s+/).slice(0, 2).join(' '))).toEqual(
+      expect.arrayContaining(['versionfourzero 2.0.0', 'versionleadingzeros 1.2.3']),
+    );
+    expect(found.stdout).not.toMatch(/versionfourpart|versionpreview/);
+
+    const preview = await mcp(
+      ['pack', 'add', 'VersionPreview@1.2.0-preview1', '--source', versioned, '--yes'],
+      project,
+    );
+    expect(preview.stderr).not.toMatch(/E_TARBALL_MISMATCH|ModuleVersion/);
+    expect(preview.stdout).toMatch(/^added versionpreview@1\.2\.0-preview1 /);
+    const zeros = await mcp(
+      ['pack', 'add', 'VersionLeadingZeros', '--source', versioned, '--yes'],
+      project,
+    );
+    expect(zeros.stdout).toMatch(/^added versionleadingzeros@1\.2\.3 /);
+    const four = await mcp(
+      ['pack', 'add', 'VersionFourPart', '--source', versioned, '--yes'],
+      project,
+    );
+    expect(four.code).toBe(1);
+    expect(four.stderr).toMatch(
+      /has no package versionfourpart .*versions semver cannot spell, such as 1\.0\.0\.1/,
+    );
+  }, 120_000);
+
   it('(c) a loopback feed of the PowerShell Gallery v2 API shape, which the real PSResourceGet finds by tag', async () => {
     const feed = await startFeed({ packages: [nupkg] });
     const found = await pwsh(
