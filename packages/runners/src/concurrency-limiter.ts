@@ -67,3 +67,55 @@ export function createConcurrencyLimiter(limit: number): ConcurrencyLimiter {
     },
   };
 }
+
+/** A call's slot while it runs, which it can give back for a while and take again. */
+export interface HeldSlot {
+  /** Gives the slot back (nothing if it is not held). */
+  pause(): void;
+  /** Takes a slot again; false when the call was stopped while it waited for one. */
+  resume(): Promise<boolean>;
+  release(): void;
+}
+
+export function holdSlot(
+  limiter: ConcurrencyLimiter,
+  first: ReleaseSlot,
+  signal: AbortSignal,
+): HeldSlot {
+  let release: ReleaseSlot | undefined = first;
+  return {
+    pause() {
+      release?.();
+      release = undefined;
+    },
+    async resume() {
+      release ??= await limiter.acquire(signal);
+      return release !== undefined;
+    },
+    release() {
+      release?.();
+      release = undefined;
+    },
+  };
+}
+
+/**
+ * The call's `ask` with its slot given back while the user thinks (a person may take minutes,
+ * a 2026-07-28 client may never call back) and taken again before the answer lets the tool go
+ * on: calls waiting for answers do not hold up every other call of their kind. For runners
+ * whose waiting tool holds nothing else the limit protects (a process blocked on a read, a
+ * promise in a module's process); a PowerShell runspace stays busy, so not for those.
+ */
+export function askWithoutSlot<Question, Answer>(
+  slot: HeldSlot,
+  ask: (question: Question) => Promise<Answer>,
+): (question: Question) => Promise<Answer> {
+  return async (question) => {
+    slot.pause();
+    try {
+      return await ask(question);
+    } finally {
+      await slot.resume();
+    }
+  };
+}

@@ -13,7 +13,7 @@ import {
   type ToolCallResult,
   type ToolInvocation,
 } from '@toolpack/core';
-import { createConcurrencyLimiter } from '../concurrency-limiter.ts';
+import { askWithoutSlot, createConcurrencyLimiter, holdSlot } from '../concurrency-limiter.ts';
 import { describeQuestionFailure } from '../describe-question-failure.ts';
 import { createSandboxPlanner } from '../plan-call-sandbox.ts';
 import { readQuestionFields } from '../read-question-fields.ts';
@@ -476,6 +476,8 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
           `Tool "${call.tool.name}" was stopped (${describeStopReason(call.signal.reason)}) before it started.`,
         );
       }
+      const slot = holdSlot(limiter, release, call.signal);
+      call = { ...call, ask: askWithoutSlot(slot, call.ask) };
       try {
         if (closed)
           return createErrorResult(`Tool "${call.tool.name}" was not run: the runner is closed.`);
@@ -494,7 +496,7 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
         }
         return await runOnChild(handle, call, invocation);
       } finally {
-        release();
+        slot.release();
       }
     },
     warm(modulePath, confinement) {

@@ -5,11 +5,7 @@ import { realpathSync } from 'node:fs';
 import { findInstallFolder, spawnContained, type ContainedProcess } from '@toolpack/containment';
 import type { ToolCallResult, ToolInvocation } from '@toolpack/core';
 import { createHeadBuffer, createTailBuffer } from '../capped-output.ts';
-import {
-  createConcurrencyLimiter,
-  type ConcurrencyLimiter,
-  type ReleaseSlot,
-} from '../concurrency-limiter.ts';
+import { askWithoutSlot, createConcurrencyLimiter, holdSlot } from '../concurrency-limiter.ts';
 import { createSandboxPlanner, type SandboxPlanner } from '../plan-call-sandbox.ts';
 import {
   createErrorResult,
@@ -111,7 +107,7 @@ export function createProcessRunner(options: ProcessRunnerOptions): KindRunner {
       const slot = holdSlot(limiter, release, call.signal);
       try {
         return await runProcess({
-          call,
+          call: { ...call, ask: askWithoutSlot(slot, call.ask) },
           scriptPath,
           extension,
           interpreter,
@@ -119,7 +115,6 @@ export function createProcessRunner(options: ProcessRunnerOptions): KindRunner {
           options,
           running,
           planner,
-          slot,
         });
       } finally {
         slot.release();
@@ -194,43 +189,11 @@ interface RunProcessInput {
   options: ProcessRunnerOptions;
   running: Set<ContainedProcess>;
   planner: SandboxPlanner;
-  slot: HeldSlot;
-}
-
-/**
- * A call's concurrency slot, given back while its process waits for its user's answer (a
- * person may take minutes, a 2026-07-28 client may never call back) and taken again before
- * the answer lets it go on: waiting scripts do not hold up every other call.
- */
-interface HeldSlot {
-  pause(): void;
-  /** False when the call was stopped while waiting for a slot. */
-  resume(): Promise<boolean>;
-  release(): void;
-}
-
-function holdSlot(limiter: ConcurrencyLimiter, first: ReleaseSlot, signal: AbortSignal): HeldSlot {
-  let release: ReleaseSlot | undefined = first;
-  return {
-    pause() {
-      release?.();
-      release = undefined;
-    },
-    async resume() {
-      release ??= await limiter.acquire(signal);
-      return release !== undefined;
-    },
-    release() {
-      release?.();
-      release = undefined;
-    },
-  };
 }
 
 function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
   const { call, scriptPath, extension, interpreter, declaredByPack, options, running, planner } =
     input;
-  const { slot } = input;
   const [command = '', ...prefix] = interpreter;
   const { environment } = call.confinement;
   return new Promise((settle) => {
@@ -281,14 +244,12 @@ function runProcess(input: RunProcessInput): Promise<ToolCallResult> {
     const progressLines = createProgressLineFilter({
       onProgress: (progress) => call.onProgress(progress),
       onAsk(line) {
-        slot.pause();
         const asked = call.ask(toQuestion(line)).then(
           (answer) => formatAnswerLine(line, answer),
           (error: unknown) => `error ${describeQuestionFailure(error).replace(/[\r\n]+/gu, ' ')}`,
         );
         answering = answering.then(async () => {
           const reply = await asked;
-          if (!(await slot.resume())) return;
           if (!settled && answers?.writable === true) answers.write(`${reply}\n`);
         });
       },
