@@ -12,6 +12,16 @@ const coreDir = path.resolve(import.meta.dirname, '..', '..', '..', '..', 'core'
 
 const mcp = (args: string[], cwd: string) => startMcp(args, { cwd });
 const hasGit = spawnSync('git', ['--version']).status === 0;
+// A real description: mcp check refuses the placeholder mcp new writes without one.
+const DESCRIPTION = 'Returns the text it is given and its length.';
+
+/** What the user does after mcp new without --description: the placeholder's second half goes. */
+async function writeDescription(file: string): Promise<void> {
+  const text = await readFile(file, 'utf8');
+  const described = text.replace(/; say here in one sentence what \w+ does\./, '.');
+  expect(described).not.toBe(text);
+  await writeFile(file, described);
+}
 
 /** What `npm install @toolpack/core zod` would give a JS/TS module outside the workspace. */
 async function linkToolpackCore(dir: string): Promise<void> {
@@ -53,48 +63,62 @@ interface TestReport {
 }
 
 describe.concurrent('mcp new tool, then mcp check and mcp test', () => {
-  it.each(COMBINATIONS)('--kind %s --lang %s', async (kind, lang, flag, source) => {
-    const name = `${kind}-${lang ?? 'basic'}-sample`;
-    const dir = path.join(temp, 'combinations', name);
-    await mkdir(dir, { recursive: true });
-    const created = await mcp(
-      ['new', 'tool', name, '--kind', kind, ...(lang === undefined ? [] : ['--lang', lang])],
-      dir,
-    );
-    expect(created.stderr).toBe('');
-    expect(created.code).toBe(0);
-    expect(created.stdout).toMatch(/^Created the .+:\n/);
-    const entry = `${flag === '--module' ? 'module' : flag === '--tools-dir' ? 'tools' : 'scripts'}: ${path.relative(dir, source(dir)) || '.'}`;
-    expect(created.stdout).toContain(
-      `Created toolpack.yaml, so mcp list serves it:\n  sources:\n    - ${entry}\n`,
-    );
-    expect(created.stdout).toMatch(/\n {2}mcp check\n {2}mcp test\n {2}mcp call /);
-    if (kind === 'module' && lang !== 'ps1') await linkToolpackCore(dir);
+  it.each(COMBINATIONS)(
+    '--kind %s --lang %s',
+    async (kind, lang, flag, source) => {
+      const name = `${kind}-${lang ?? 'basic'}-sample`;
+      const dir = path.join(temp, 'combinations', name);
+      await mkdir(dir, { recursive: true });
+      const created = await mcp(
+        [
+          'new',
+          'tool',
+          name,
+          '--kind',
+          kind,
+          ...(lang === undefined ? [] : ['--lang', lang]),
+          '--description',
+          DESCRIPTION,
+        ],
+        dir,
+      );
+      expect(created.stderr).toBe('');
+      expect(created.code).toBe(0);
+      expect(created.stdout).toMatch(/^Created the .+:\n/);
+      const entry = `${flag === '--module' ? 'module' : flag === '--tools-dir' ? 'tools' : 'scripts'}: ${path.relative(dir, source(dir)) || '.'}`;
+      expect(created.stdout).toContain(
+        `Created toolpack.yaml, so mcp list serves it:\n  sources:\n    - ${entry}\n`,
+      );
+      expect(created.stdout).toMatch(/\n {2}mcp check\n {2}mcp test\n {2}mcp call /);
+      if (kind === 'module' && lang !== 'ps1') await linkToolpackCore(dir);
 
-    // No source flags: the toolpack.yaml mcp new wrote is what serves the tool.
-    const [checked, tested] = await Promise.all([
-      mcp(['check', '--no-cache'], dir),
-      mcp(['test', '--json'], dir),
-    ]);
-    expect(checked.stdout).toMatch(/tools checked: 0 errors, 0 warnings/);
-    expect(checked.code).toBe(0);
+      // No source flags: the toolpack.yaml mcp new wrote is what serves the tool.
+      const [checked, tested] = await Promise.all([
+        mcp(['check', '--no-cache'], dir),
+        mcp(['test', '--json'], dir),
+      ]);
+      expect(checked.stdout).toMatch(/tools checked: 0 errors, 0 warnings/);
+      expect(checked.code).toBe(0);
 
-    const report = JSON.parse(tested.stdout) as TestReport;
-    expect(report.results).toHaveLength(1);
-    const [result] = report.results;
-    if (kind === 'basic') {
-      // No BASIC interpreter is configured: the smoke test is skipped, saying so.
-      expect(result).toMatchObject({
-        kind: 'smoke',
-        status: 'skipped',
-        reason: expect.stringMatching(/no interpreter is configured for \.bas/),
-      });
-    } else {
-      expect(result).toMatchObject({ kind: 'test', status: 'passed' });
-    }
-    expect(report.summary.failed).toBe(0);
-    expect(tested.code).toBe(0);
-  });
+      const report = JSON.parse(tested.stdout) as TestReport;
+      expect(report.results).toHaveLength(1);
+      const [result] = report.results;
+      if (kind === 'basic') {
+        // No BASIC interpreter is configured: the smoke test is skipped, saying so.
+        expect(result).toMatchObject({
+          kind: 'smoke',
+          status: 'skipped',
+          reason: expect.stringMatching(/no interpreter is configured for \.bas/),
+        });
+      } else {
+        expect(result).toMatchObject({ kind: 'test', status: 'passed' });
+      }
+      expect(report.summary.failed).toBe(0);
+      expect(tested.code).toBe(0);
+      // Eleven run at once, three mcp starts each: on two loaded cores one took 20 s.
+    },
+    60_000,
+  );
 
   // The three PowerShell kinds share one project, so one mcp check and one mcp test (one
   // server, one PowerShell host) serve them all: PowerShell and Node starts are what these
@@ -123,6 +147,8 @@ describe.concurrent('mcp new tool, then mcp check and mcp test', () => {
             'ps1',
             '--dir',
             kind === 'module' ? path.dirname(source) : source,
+            '--description',
+            DESCRIPTION,
           ],
           dir,
         ),
@@ -455,6 +481,7 @@ describe('mcp new pack', () => {
     expect(manifest).toMatch(/^ {2}- scripts: scripts /m);
     expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toMatch(/\| `weather_hello` \|/);
 
+    await writeDescription(path.join(dir, 'scripts', 'hello.js'));
     const [checked, tested] = await Promise.all([mcp(['check'], dir), mcp(['test'], dir)]);
     expect(checked.code).toBe(0);
     expect(tested.stdout).toMatch(/^ok {3}hello {2}\(scripts\/hello\.test\.mjs\)$/m);
@@ -503,6 +530,7 @@ describe('mcp new pack', () => {
     });
     const dir = path.join(parent, 'disk-tools');
     expect(existsSync(path.join(dir, 'tools', 'get-disk-usage', 'test.ps1'))).toBe(true);
+    await writeDescription(path.join(dir, 'tools', 'get-disk-usage', 'metadata.yaml'));
     const [checked, tested] = await Promise.all([mcp(['check'], dir), mcp(['test'], dir)]);
     expect(checked.code).toBe(0);
     expect(tested.code).toBe(0);
