@@ -94,6 +94,10 @@ export function listPackSources(options: {
   const sources: SourceSpec[] = [];
   const diagnostics: Diagnostic[] = [];
   const relativeDir = path.relative(projectDir, dir).split(path.sep).join('/');
+  // A pack outside the project (mcp serve --pack, from the cache) is rooted at its absolute
+  // folder: relative to wherever a client started the server, describe_tool showed
+  // `../../../home/ada/.cache/...`; absolute, the server shows it from ~ as it does the paths.
+  const sandboxRoot = relativeDir.startsWith('../') || relativeDir === '..' ? dir : relativeDir;
   manifest.sources.forEach((source, index) => {
     const { key, location } = getSourceLocation(source);
     const problem = findPackPathProblem(location, key === 'module');
@@ -124,9 +128,7 @@ export function listPackSources(options: {
               })),
             }
           : {}),
-        ...(confine === undefined
-          ? {}
-          : { sandbox: true, permissions: confine, sandboxRoot: relativeDir }),
+        ...(confine === undefined ? {} : { sandbox: true, permissions: confine, sandboxRoot }),
       }),
     );
   });

@@ -66,7 +66,7 @@ describe('fetchServedPack', () => {
         interpreters: {},
         sandbox: true,
         permissions: LEAST_PERMISSIONS,
-        sandboxRoot: relative,
+        sandboxRoot: served.dir,
       },
     ]);
     // Nothing but the cache was written: no staging folder left beside the version.

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/server';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { McpToolHost } from './create-mcp-server.ts';
-import { createServerPathRewriter, hideServerPaths } from './hide-server-paths.ts';
+import { createServerPathRewriter, findSourceRoots, hideServerPaths } from './hide-server-paths.ts';
 
 const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-hide-paths-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -60,6 +60,53 @@ describe('createServerPathRewriter', () => {
     );
     expect(rewrite(`${project}x/file`)).toBe('<tmp>/my projectx/file');
     expect(rewrite('/usr/bin/bash')).toBe('/usr/bin/bash');
+  });
+});
+
+describe('findSourceRoots', () => {
+  const home = '/home/ada';
+  const served = '/home/ada/.cache/toolpack/served/json/1.1.0-b4aa/pack';
+
+  it("shows a pack served from the cache from ~, not relative to the server's folder", () => {
+    // mcp serve --pack json started by a client in /srv/clients: the pack is no project folder.
+    const projectRoot = '/srv/clients';
+    const sources = [{ scripts: path.relative(projectRoot, `${served}/scripts`), pack: 'json' }];
+    const roots = findSourceRoots(projectRoot, sources, { homeFolder: home, tempFolder: temp });
+    expect(roots).toEqual([]);
+    const shown = createServerPathRewriter({
+      projectRoot,
+      sourceRoots: roots,
+      homeFolder: home,
+      tempFolder: temp,
+    });
+    expect(shown(`${served}/scripts/diff.mjs`)).toBe(
+      '~/.cache/toolpack/served/json/1.1.0-b4aa/pack/scripts/diff.mjs',
+    );
+    // Without the exception, the path a client saw depended on where it started the server.
+    const relative = createServerPathRewriter({
+      projectRoot,
+      sourceRoots: [`${served}/scripts`],
+      homeFolder: home,
+      tempFolder: temp,
+    });
+    expect(relative(`${served}/scripts/diff.mjs`)).toBe(
+      '../../home/ada/.cache/toolpack/served/json/1.1.0-b4aa/pack/scripts/diff.mjs',
+    );
+  });
+
+  it("keeps a project's own sources and installed packs relative to it, as mcp list shows them", () => {
+    const projectRoot = '/home/ada/project';
+    expect(
+      findSourceRoots(
+        projectRoot,
+        [
+          { scripts: '../shared' },
+          { scripts: '.toolpack/packs/json/scripts', pack: 'json' },
+          { module: 'Widgets' },
+        ],
+        { homeFolder: home, tempFolder: temp },
+      ),
+    ).toEqual(['/home/ada/shared', '/home/ada/project/.toolpack/packs/json/scripts']);
   });
 });
 

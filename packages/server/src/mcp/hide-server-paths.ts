@@ -113,12 +113,26 @@ export function createServerPathRewriter(roots: ServerPathRoots): (text: string)
     });
 }
 
+/** `folder` is `root` or inside it. */
+function isWithin(root: string, folder: string): boolean {
+  const relative = path.relative(root, folder);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
 /**
  * The folders a project's sources name (`scripts: ../shared`, an installed pack's), resolved
  * against the project; a module named without a path lives where PowerShell finds it, which
- * the home and temp roots cover when it is the user's.
+ * the home and temp roots cover when it is the user's. A pack served from Toolpack's cache
+ * (`mcp serve --pack`) is no folder of the project: relative to wherever a client started the
+ * server it read `../../../home/ada/.cache/toolpack/served/...`, different per client; it is
+ * left to the home and temp roots (`~/.cache/toolpack/served/json/1.1.0-.../pack/...`).
  */
-export function findSourceRoots(projectRoot: string, sources: readonly SourceSpec[]): string[] {
+export function findSourceRoots(
+  projectRoot: string,
+  sources: readonly SourceSpec[],
+  folders: { homeFolder?: string; tempFolder?: string } = {},
+): string[] {
+  const shared = [folders.homeFolder ?? homedir(), folders.tempFolder ?? tmpdir()];
   const roots = new Set<string>();
   for (const source of sources) {
     for (const key of SOURCE_LOCATION_KEYS) {
@@ -126,6 +140,12 @@ export function findSourceRoots(projectRoot: string, sources: readonly SourceSpe
       if (location === undefined) continue;
       if (key === 'module' && !/[\\/]/u.test(location)) continue;
       const resolved = path.resolve(projectRoot, location);
+      if (
+        source.pack !== undefined &&
+        !isWithin(path.resolve(projectRoot), resolved) &&
+        shared.some((folder) => isWithin(path.resolve(folder), resolved))
+      )
+        continue;
       roots.add(
         key === 'module' && path.extname(resolved) !== '' ? path.dirname(resolved) : resolved,
       );
