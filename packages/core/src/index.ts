@@ -7,7 +7,7 @@ export type { ErrorCodeEntry, ErrorExitClass, ToolpackErrorCode } from './error-
 export { createDiagnostic, formatDiagnostic, hasErrors } from './diagnostics.ts';
 export type { Diagnostic, DiagnosticLocation, DiagnosticSeverity } from './diagnostics.ts';
 
-export { TOOL_SOURCE_KINDS } from './tool-model.ts';
+export { TOOL_QUESTION_KEY_PATTERN, TOOL_SOURCE_KINDS } from './tool-model.ts';
 export type {
   DiscoveredTool,
   JsonSchema,

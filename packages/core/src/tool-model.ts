@@ -152,7 +152,16 @@ export interface ToolQuestionField {
 export interface ToolQuestion {
   message: string;
   fields: readonly ToolQuestionField[];
+  /**
+   * What the question is called where the protocol names it (a 2026-07-28 `input_required`
+   * result's `inputRequests` key): letters, digits, `_`, `-`, `.`, at most 64. A JS module
+   * may name its questions; others are called `question`.
+   */
+  key?: string;
 }
+
+/** The form a question's `key` takes. */
+export const TOOL_QUESTION_KEY_PATTERN = /^[\w.-]{1,64}$/u;
 
 export type ToolQuestionAnswer =
   | { action: 'accept'; values: Record<string, string> }
@@ -180,6 +189,7 @@ export interface ToolRunContext {
   ask?(question: {
     message: string;
     fields?: readonly ToolQuestionField[];
+    key?: string;
   }): Promise<ToolQuestionAnswer>;
 }
 

@@ -212,6 +212,8 @@ async function runCall(message: Extract<ToChildMessage, { type: 'call' }>): Prom
             reject(new Error(`The call was stopped: ${String(controller.signal.reason)}`));
             return;
           }
+          // Checked by the runner, which answers a bad one with why.
+          const named: unknown = question?.key;
           const askId = nextAskId++;
           const key = `${id}:${askId}`;
           const onAbort = () => {
@@ -233,6 +235,7 @@ async function runCall(message: Extract<ToChildMessage, { type: 'call' }>): Prom
             askId,
             message: String(question?.message ?? ''),
             fields: question?.fields ?? [],
+            ...(named === undefined ? {} : { key: String(named) }),
           });
         });
       },

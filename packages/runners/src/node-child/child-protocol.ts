@@ -34,6 +34,6 @@ export type FromChildMessage =
   | { type: 'progress'; id: number; progress: number; total?: number; message?: string }
   | { type: 'log'; id: number; level: ToolLogLevel; message: string }
   /** `context.ask`: answered with an `answer` message of the same `askId`. */
-  | { type: 'ask'; id: number; askId: number; message: string; fields: unknown }
+  | { type: 'ask'; id: number; askId: number; message: string; fields: unknown; key?: string }
   /** An uncaught exception: the child ends right after sending it. */
   | { type: 'crash'; message: string };

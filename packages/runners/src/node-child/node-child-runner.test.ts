@@ -56,6 +56,21 @@ describe('node child runner (a child process per module)', () => {
     ]);
   });
 
+  it('passes a question key a module gives, and refuses one that is no key', async () => {
+    const asked: ToolQuestion[] = [];
+    const ask = async (question: ToolQuestion): Promise<ToolQuestionAnswer> => {
+      asked.push(question);
+      return { action: 'decline' };
+    };
+    const tool = workerTool('askNamed');
+    expect(firstText(await runner.call(tool, { key: 'user_name' }, { ask }))).toBe('decline');
+    expect(asked[0]?.key).toBe('user_name');
+    expect(firstText(await runner.call(tool, { key: 'two words' }, { ask }))).toBe(
+      'cannot ask: context.ask: key "two words" is not 1 to 64 letters, digits, "_", "-" or ".".',
+    );
+    expect(asked).toHaveLength(1);
+  });
+
   it('rejects context.ask at once, with why, when nobody can answer', async () => {
     const started = performance.now();
     const text = firstText(await runner.call(workerTool('askFirst'), {}));

@@ -10,6 +10,7 @@ import {
 import {
   pickConditionFlags,
   readNodeOptionsConditionFlags,
+  TOOL_QUESTION_KEY_PATTERN,
   type ToolCallResult,
   type ToolInvocation,
 } from '@toolpack/core';
@@ -321,12 +322,20 @@ export function createNodeChildRunner(options: NodeChildRunnerOptions): NodeChil
           pending.call.onLog(message.level, clip(String(message.message)));
           break;
         case 'ask': {
-          const { id, askId } = message;
-          pending.call
-            .ask({
-              message: clip(String(message.message)),
-              fields: readQuestionFields(message.fields),
-            })
+          const { id, askId, key } = message;
+          const badKey = key !== undefined && !TOOL_QUESTION_KEY_PATTERN.test(String(key));
+          (badKey
+            ? Promise.reject(
+                new Error(
+                  `context.ask: key ${JSON.stringify(clip(String(key)))} is not 1 to 64 letters, digits, "_", "-" or ".".`,
+                ),
+              )
+            : pending.call.ask({
+                message: clip(String(message.message)),
+                fields: readQuestionFields(message.fields),
+                ...(key === undefined ? {} : { key: String(key) }),
+              })
+          )
             .then(
               (answer) => ({ type: 'answer' as const, id, askId, answer }),
               (error: unknown) => ({

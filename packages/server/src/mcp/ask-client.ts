@@ -21,11 +21,13 @@ export const QUESTION_TIMEOUT_MS = 10 * 60 * 1000;
 const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
 /**
- * The key of a question in an `input_required` result's `inputRequests`. A call has one
- * question open at a time, so one key serves every round; the `requestState` tells rounds
- * apart.
+ * The key of a question in an `input_required` result's `inputRequests`, unless the tool named
+ * it (a JS module's `context.ask({ key })`). A call has one question open at a time, so one key
+ * serves every round; the `requestState` tells rounds apart.
  */
 export const INPUT_REQUEST_KEY = 'question';
+
+const keyOf = (question: ToolQuestion) => question.key ?? INPUT_REQUEST_KEY;
 
 const ELICITATION_HINT =
   'Use an MCP client that declares the elicitation capability (form mode), or call a tool that needs no answer from its user.';
@@ -73,7 +75,7 @@ function readAnswer(result: ElicitResult, question: ToolQuestion): ToolQuestionA
 /** A question as the `inputRequests` of a 2026-07-28 `input_required` result. */
 export function toInputRequest(question: ToolQuestion): InputRequests {
   return {
-    [INPUT_REQUEST_KEY]: { method: 'elicitation/create', params: toElicitationForm(question) },
+    [keyOf(question)]: { method: 'elicitation/create', params: toElicitationForm(question) },
   };
 }
 
@@ -87,7 +89,7 @@ export function readInputResponse(
   question: ToolQuestion | undefined,
 ): ToolQuestionAnswer | undefined {
   if (question === undefined) return undefined;
-  const response = responses?.[INPUT_REQUEST_KEY];
+  const response = responses?.[keyOf(question)];
   if (typeof response !== 'object' || response === null) return undefined;
   const { action, content } = response as { action?: unknown; content?: unknown };
   if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return undefined;
