@@ -307,6 +307,11 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     expect(rows[1]).toMatchObject({ explained: false });
     expect(rows[1]?.note).toContain('2.50');
     expect(rows[1]?.note).toContain('no schema, argument check, policy or isolation');
+    // Run alone, the benchmark's own load figure is quoted.
+    const alone = buildResultRows({
+      outputs: { 'powershell-peers': load('powershell-peers') },
+    }).find((r) => r.bench === 'powershell-peers' && r.met === false);
+    expect(alone?.note).toContain('load average 1.20');
 
     const without = buildResultRows({
       outputs: { 'powershell-peers': { cores: 2, hasPwsh: false } },

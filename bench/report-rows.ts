@@ -1317,8 +1317,15 @@ const PEER_FLOOR_TARGETS = {
  * folders beside two floors standing for the peers' designs (one runspace per script with no
  * reset, as MCPServerPS; one session that dot-sources every tool, as dotbot), same run.
  */
-function powershellPeerRows(out: unknown, loadAverage?: readonly number[]): ResultRow[] {
+function powershellPeerRows(out: unknown, recordedLoad?: readonly number[]): ResultRow[] {
   const bench = 'powershell-peers';
+  // Run alone (not through `pnpm bench`), the benchmark's own record of the load is the one.
+  const ownLoad = arrayAt(out, 'loadAverage');
+  const loadAverage =
+    recordedLoad ??
+    (ownLoad.every((n) => typeof n === 'number') && ownLoad.length > 0
+      ? (ownLoad as number[])
+      : undefined);
   const engine = onEngine(stringAt(record(out)?.pwsh, 'description'));
   if (record(out)?.hasPwsh !== true)
     return [
