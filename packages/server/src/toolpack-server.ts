@@ -67,8 +67,9 @@ export interface ToolpackServerOptions {
    */
   schemaDialect?: SchemaDialect;
   /**
-   * How long a 2026-07-28 call whose tool asked its user waits, suspended, for the client's
-   * retry with the answer before it is stopped as on a timeout. Default 10 minutes.
+   * How long a tool's question waits for its answer: a 2025-era client's answer to
+   * elicitation/create (then the tool is told nobody answered), or a 2026-07-28 client's retry
+   * while the call is suspended (then it is stopped as on a timeout). Default 10 minutes.
    */
   questionTimeoutMs?: number;
   /** Re-discover when files under the sources change, and tell clients. Default false. */

@@ -235,6 +235,32 @@ describe.skipIf(!hasPwsh).each([
   }, 60_000);
 });
 
+describe('a question nobody answers over stdio (--question-timeout)', () => {
+  it('tells the tool nobody answered once the timeout passes; nothing happened', async () => {
+    const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-elicitation-timeout-'));
+    const session = await startStdioSession(
+      ['--no-cache', '--no-watch', '--question-timeout', '1000'],
+      { cwd: project, client: ASKING },
+    );
+    // A client that declared elicitation but never answers (its user walked away).
+    session.client.setRequestHandler('elicitation/create', () => new Promise(() => undefined));
+    try {
+      const target = path.join(temp, 'unanswered.txt');
+      const started = performance.now();
+      const result = await callTool(session.client, 'confirm_write', { marker: target });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
+      expect(result.isError).toBe(true);
+      expect(result.text).toContain(
+        'cannot ask: E_ELICITATION_UNAVAILABLE The tool asked its user a question and got no answer within 1000 ms.',
+      );
+      expect(existsSync(target)).toBe(false);
+    } finally {
+      await session.close();
+      rmSync(temp, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('elicitation in a task-augmented call over stdio', () => {
   it('refuses the question at once (the call was answered with its task); nothing happened', async () => {
     const temp = mkdtempSync(path.join(os.tmpdir(), 'toolpack-elicitation-task-'));

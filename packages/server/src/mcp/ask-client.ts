@@ -11,9 +11,10 @@ import { ToolpackError } from '@toolpack/core';
 import type { ToolQuestion, ToolQuestionAnswer } from '@toolpack/runners';
 
 /**
- * How long a question waits for the user before the tool is told nobody answered. The call's
- * own timeout does not run meanwhile (the runner holds it), so this is the bound on a call
- * left waiting by a user who walked away.
+ * How long a question waits for the user before the tool is told nobody answered, unless the
+ * server says otherwise (`mcp serve --question-timeout`). The call's own timeout does not run
+ * meanwhile (the runner holds it), so this is the bound on a call left waiting by a user who
+ * walked away.
  */
 export const QUESTION_TIMEOUT_MS = 10 * 60 * 1000;
 
@@ -123,6 +124,7 @@ export function verifyElicitationDeclared(ctx: ServerContext): void {
 export function createClientAsker(
   server: Server,
   ctx: ServerContext,
+  timeoutMs: number,
 ): (question: ToolQuestion) => Promise<ToolQuestionAnswer> {
   return async (question) => {
     if (server.getClientCapabilities()?.elicitation === undefined) {
@@ -136,13 +138,13 @@ export function createClientAsker(
     try {
       result = await ctx.mcpReq.send(
         { method: 'elicitation/create', params: { ...toElicitationForm(question) } },
-        { signal: ctx.mcpReq.signal, timeout: QUESTION_TIMEOUT_MS },
+        { signal: ctx.mcpReq.signal, timeout: timeoutMs },
       );
     } catch (error) {
       if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
         throw new ToolpackError(
           'E_ELICITATION_UNAVAILABLE',
-          `The tool asked its user a question and got no answer within ${QUESTION_TIMEOUT_MS / 60_000} minutes.`,
+          `The tool asked its user a question and got no answer within ${timeoutMs} ms.`,
           { hint: 'Answer sooner, or give what the tool asks for as an argument.' },
         );
       }

@@ -275,7 +275,7 @@ export function createMcpServerInstance(
     signal: ctx.mcpReq.signal,
     notify: ctx.mcpReq.notify,
     log: ctx.mcpReq.log,
-    ask: createClientAsker(server, ctx),
+    ask: createClientAsker(server, ctx, suspended.waitMs),
   });
   // 2025-era answers stay `{tools}` alone: the stdio transport sends those as a line
   // serialized once per reload (tools-list-line.ts).

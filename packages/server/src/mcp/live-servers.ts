@@ -16,7 +16,7 @@ export function createLiveServers(
   host: McpToolHost,
   log: (line: string) => void,
   settings: {
-    /** How long a 2026-07-28 call that asked its user waits for the retry with the answer. */
+    /** How long a tool's question waits for its answer (both eras). */
     questionTimeoutMs?: number;
   } = {},
 ): LiveServers {

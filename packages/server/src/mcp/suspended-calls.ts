@@ -68,6 +68,8 @@ export interface SuspendedCalls<Context> {
   /** Stops every suspended call (server shutdown). */
   close(): void;
   readonly size: number;
+  /** How long a question may wait for its answer. */
+  readonly waitMs: number;
 }
 
 interface Suspended<Context> {
@@ -159,6 +161,7 @@ export function createSuspendedCalls<Context>(
     get size() {
       return table.size;
     },
+    waitMs: options.waitMs,
 
     start(binding, run, request) {
       const bound = digestBinding(binding);

@@ -164,7 +164,7 @@ export function createServeCommand(io: CliIo, done: (code: number) => void): Com
     )
     .option(
       '--question-timeout <ms>',
-      'how long a 2026-07-28 call whose tool asked its user waits for the retry with the answer before it is stopped (default 600000)',
+      "how long a tool's question to its user waits for the answer (a 2026-07-28 call waits suspended, then is stopped) (default 600000)",
       parseTimeout,
     )
     .option(
