@@ -68,6 +68,11 @@ const REPO_EXCLUSIONS: ReadonlyArray<{ pattern: RegExp; reason: string }> = [
       'requires the module EchoHelpers (RequiredModules), which pack add installs beside it from the same feed: imported alone it fails; nuget-feeds.e2e.test.ts serves the pair as a pack with pwsh',
   },
   {
+    pattern: /^apps\/registry\/src\/nuget\/fixtures\/modules\/WorldClocks\//,
+    reason:
+      'requires the module TimeHelpers (RequiredModules), which the gallery and Install-PSResource install beside it: imported alone it fails; nuget-endpoint.test.ts and tests/system/powershell-gallery serve the pair with pwsh',
+  },
+  {
     pattern: /^packages\/discovery\/src\/powershell-reader\/fixtures\/modules\/Binary\//,
     reason: 'a binary module fixture whose DLL does not exist: nothing to import',
   },
