@@ -34,6 +34,8 @@ async function threeFeeds() {
     await buildModuleNupkg({ id: 'EchoTools', version: '1.3.0-beta' }),
     await buildModuleNupkg({ id: 'Other', version: '2.0.0' }),
     await buildModuleNupkg({ id: 'Legacy', version: '1.0.0.1' }),
+    // A valid NuGet id (`_` beside `.`) that no pack name can stand for.
+    await buildModuleNupkg({ id: 'Odd_.Name', version: '1.0.0' }),
   ];
   const feed = await startFeed({ packages });
   return [
@@ -63,6 +65,11 @@ describe('openNuGetFeed', () => {
     expect(found.packs.map((p) => `${p.name}@${p.version}`)).toEqual([
       'echotools@1.2.0',
       'other@2.0.0',
+    ]);
+    // Named with why, not silently dropped (the CLI prints them under the table).
+    expect(found.metadata.passedOver).toEqual([
+      { id: 'Legacy', version: '1.0.0.1', reason: 'version 1.0.0.1 has no semver form' },
+      { id: 'Odd_.Name', version: '1.0.0', reason: 'its NuGet id cannot be a pack name' },
     ]);
     expect((await feed.search({ tags: ['MCPTools'], q: 'echo' })).packs.map((p) => p.name)).toEqual(
       ['echotools'],

@@ -160,12 +160,24 @@ export function openNuGetFeed(options: NuGetFeedOptions): NuGetFeedClient {
         limit,
       });
       const latest = new Map<string, { version: string; entry: FeedEntry }>();
+      // Listed matches that no `mcp pack add <name>` installs, by id, with why: a search names
+      // them rather than hide them (unlisted versions are hidden on purpose, as NuGet does).
+      const passedOver = new Map<string, { id: string; version: string; reason: string }>();
       for (const entry of found) {
+        if (!entry.listed) continue;
         const name = toPackNameFromNuGetId(entry.id);
         const version = toSemverFromNuGetVersion(entry.version);
         // A search shows what `mcp pack add <name>` would install: the latest stable version.
-        if (name === undefined || version === undefined || version.includes('-') || !entry.listed)
+        if (name === undefined || version === undefined || version.includes('-')) {
+          const reason =
+            name === undefined
+              ? 'its NuGet id cannot be a pack name'
+              : version === undefined
+                ? `version ${entry.version} has no semver form`
+                : `only a prerelease: add it as ${name}@${version}`;
+          passedOver.set(entry.id.toLowerCase(), { id: entry.id, version: entry.version, reason });
           continue;
+        }
         const current = latest.get(name);
         if (
           current === undefined ||
@@ -173,6 +185,7 @@ export function openNuGetFeed(options: NuGetFeedOptions): NuGetFeedClient {
         )
           latest.set(name, { version, entry });
       }
+      for (const name of latest.keys()) passedOver.delete(toNuGetIdFromPackName(name) ?? name);
       const packs = [...latest.entries()]
         .sort(([a], [b]) => a.localeCompare(b))
         .slice(0, limit)
@@ -183,7 +196,17 @@ export function openNuGetFeed(options: NuGetFeedOptions): NuGetFeedClient {
           tags: entry.tags,
           toolCount: 0,
         }));
-      return { packs, metadata: { count: packs.length } };
+      return {
+        packs,
+        metadata: {
+          count: packs.length,
+          ...(passedOver.size === 0
+            ? {}
+            : {
+                passedOver: [...passedOver.values()].sort((a, b) => a.id.localeCompare(b.id)),
+              }),
+        },
+      };
     },
     async getPack(name) {
       return (await listPack(name)).doc;

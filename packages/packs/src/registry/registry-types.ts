@@ -76,7 +76,16 @@ export interface PackSummary {
 
 export interface SearchResponse {
   packs: PackSummary[];
-  metadata: { count: number; nextCursor?: string | null };
+  metadata: {
+    count: number;
+    nextCursor?: string | null;
+    /**
+     * NuGet feeds only: listed matches that no `mcp pack add <name>` installs (an id no pack
+     * name stands for, a version semver cannot spell, only prereleases), each with why, so a
+     * search does not hide them.
+     */
+    passedOver?: { id: string; version: string; reason: string }[];
+  };
 }
 
 export interface SearchQuery {

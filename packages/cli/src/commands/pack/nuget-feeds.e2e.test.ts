@@ -322,7 +322,13 @@ describe('mcp pack add from NuGet feeds', () => {
     expect(found.stdout.split('\n').map((line) => line.split(/\s+/).slice(0, 2).join(' '))).toEqual(
       expect.arrayContaining(['versionfourzero 2.0.0', 'versionleadingzeros 1.2.3']),
     );
-    expect(found.stdout).not.toMatch(/versionfourpart|versionpreview/);
+    const [table, passedOver] = found.stdout.split('Also matched, but not added by name');
+    expect(table).not.toMatch(/versionfourpart|versionpreview/i);
+    // The others are named with why, not hidden.
+    expect(passedOver).toContain('VersionFourPart 1.2.3.4: version 1.2.3.4 has no semver form');
+    expect(passedOver).toContain(
+      'VersionPreview 1.2.0-preview1: only a prerelease: add it as versionpreview@1.2.0-preview1',
+    );
 
     const preview = await mcp(
       ['pack', 'add', 'VersionPreview@1.2.0-preview1', '--source', versioned, '--yes'],

@@ -63,8 +63,16 @@ Exit codes: 0 the registry answered (matches or not), 1 it could not be reached.
         done(EXIT_OK);
         return;
       }
+      // Matches a name cannot add are named with why, never silently dropped.
+      const passedOver = response.metadata.passedOver ?? [];
+      const passedOverNote =
+        passedOver.length === 0
+          ? ''
+          : `\nAlso matched, but not added by name (Install-PSResource installs them):\n${passedOver
+              .map((entry) => `  ${entry.id} ${entry.version}: ${entry.reason}\n`)
+              .join('')}`;
       if (response.packs.length === 0) {
-        io.stdout.write(`No packs match in ${location}.\n`);
+        io.stdout.write(`No packs match in ${location}.\n${passedOverNote}`);
         done(EXIT_OK);
         return;
       }
@@ -92,6 +100,7 @@ Exit codes: 0 the registry answered (matches or not), 1 it could not be reached.
         ? ' (more match: add words or tags, or raise --limit)'
         : '';
       io.stdout.write(`\n${plural(response.packs.length, 'pack')} from ${location}${more}\n`);
+      io.stdout.write(passedOverNote);
       if (source !== undefined)
         io.stdout.write(`add one with: mcp pack add <name> --source ${source}\n`);
       done(EXIT_OK);
