@@ -205,7 +205,7 @@ describe.skipIf(skipReason !== undefined)(
       expect(found.map((entry) => entry.Name).sort()).toEqual(['Greetings', 'sysinfo']);
       for (const entry of found)
         expect(entry.Tags).toEqual(expect.arrayContaining(['PSModule', 'MCPTools']));
-      expect(found.find((entry) => entry.Name === 'sysinfo')?.Version).toBe('1.1.0');
+      expect(found.find((entry) => entry.Name === 'sysinfo')?.Version).toBe('1.1.1');
     });
 
     it('finds packs by name, with wildcards too; a pack that is no module says how to add it', async () => {
@@ -300,7 +300,7 @@ describe.skipIf(skipReason !== undefined)(
       );
       expect(added.code, added.stderr).toBe(0);
       // Read as a bare module, the wrapper gave "0 tools" and E_MODULE_NO_TOOLS.
-      expect(added.stdout + added.stderr).toMatch(/added sysinfo@1\.1\.0 .*: 4 tools/);
+      expect(added.stdout + added.stderr).toMatch(/added sysinfo@1\.1\.1 .*: 4 tools/);
       const listed = await startMcp(['list', '--json'], { cwd: project, env: cleanEnv() });
       expect(listed.code, listed.stderr).toBe(0);
       const names = (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools

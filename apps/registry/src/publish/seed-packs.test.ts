@@ -24,12 +24,12 @@ describe('seeding', () => {
       expect(first.seed.problems).toEqual([]);
       expect(first.seed.published).toEqual(
         expect.arrayContaining([
-          'files@1.2.0',
-          'git@1.1.0',
-          'http@1.1.0',
-          'jira@1.1.0',
-          'json@1.1.0',
-          'sysinfo@1.1.0',
+          'files@1.2.1',
+          'git@1.1.1',
+          'http@1.1.1',
+          'jira@1.1.1',
+          'json@1.1.1',
+          'sysinfo@1.1.1',
         ]),
       );
       expect(first.seed.published).toHaveLength(folders.length);
@@ -49,11 +49,11 @@ describe('seeding', () => {
         versions: [expect.objectContaining({ publishedBy: 'seed' })],
       });
       // Each version document carries what its toolpack.yaml declares.
-      expect((await first.store.getVersion('jira', '1.1.0'))?.doc.permissions?.network).toEqual({
+      expect((await first.store.getVersion('jira', '1.1.1'))?.doc.permissions?.network).toEqual({
         access: 'any',
         hosts: ['*.atlassian.net'],
       });
-      expect((await first.store.getVersion('git', '1.1.0'))?.doc.permissions).toMatchObject({
+      expect((await first.store.getVersion('git', '1.1.1'))?.doc.permissions).toMatchObject({
         filesystem: { read: ['project'], write: [] },
         subprocess: true,
       });

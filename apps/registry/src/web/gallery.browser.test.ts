@@ -232,7 +232,7 @@ describe.skipIf(!hasChromium)(
       const { page } = await openPage(context, `${app.url}/?q=files`);
       await page.locator('.results h3 a', { hasText: 'files' }).first().click();
       await page.waitForURL(/\/packs\/files$/);
-      expect(await page.locator('h1').innerText()).toMatch(/^files\s*1\.2\.0$/);
+      expect(await page.locator('h1').innerText()).toMatch(/^files\s*1\.2\.1$/);
       expect(await page.locator('#tools-heading').innerText()).toBe('Tools (3)');
       const readTool = page.locator('section.tool', {
         has: page.locator('h3', { hasText: 'files_read' }),

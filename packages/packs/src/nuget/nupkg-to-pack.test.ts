@@ -36,11 +36,11 @@ describe('readNupkgAsPack', () => {
   it("takes the pack a Toolpack gallery's .nupkg wraps (under pack/) as it is, where the module alone gives no tools", async () => {
     // Downloaded from this repository's gallery (apps/registry, `/nuget/v3/flatcontainer/`)
     // serving the official sysinfo pack (registry/packs/sysinfo); see fixtures/README.md.
-    const bytes = await readFile(path.join(import.meta.dirname, 'fixtures/sysinfo.1.1.0.nupkg'));
+    const bytes = await readFile(path.join(import.meta.dirname, 'fixtures/sysinfo.1.1.1.nupkg'));
     const inner = await inspectNupkg(bytes);
     // Without this rule the wrapper module is the pack: a psd1 whose functions no file defines.
     expect(inner.files?.map((f) => f.path)).toContain('sysinfo.psm1');
-    const pack = await readNupkgAsPack(bytes, { name: 'sysinfo', version: '1.1.0' });
+    const pack = await readNupkgAsPack(bytes, { name: 'sysinfo', version: '1.1.1' });
     expect(pack.files.map((f) => f.path).sort()).toEqual([
       'README.md',
       'scripts/Get-CpuInfo.ps1',
@@ -56,7 +56,7 @@ describe('readNupkgAsPack', () => {
     // The pack's own permissions, not the least a bare module asks for.
     expect(manifest).toMatchObject({
       name: 'sysinfo',
-      version: '1.1.0',
+      version: '1.1.1',
       sources: [{ scripts: 'scripts' }],
       permissions: { subprocess: true },
     });

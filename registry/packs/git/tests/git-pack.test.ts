@@ -81,7 +81,7 @@ describe('the git pack', () => {
     const checked = await checkPackFolder(packDir, path.join(temp, 'unpacked'));
     expect(checked.manifest).toMatchObject({
       name: 'git',
-      version: '1.1.0',
+      version: '1.1.1',
       tags: expect.arrayContaining(['MCPTools']),
     });
     expect(checked.listing.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);

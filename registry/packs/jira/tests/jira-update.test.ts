@@ -87,7 +87,7 @@ describe('an update of jira that adds network', { timeout: 120_000 }, () => {
     const stopped = await mcp(['pack', 'update', '--registry', registry]);
     expect(stopped.code).not.toBe(0);
     expect(stopped.stdout + stopped.stderr).toContain(
-      'jira@1.1.0 (from 1.0.9): asks for more: network access (any host)',
+      'jira@1.1.1 (from 1.0.9): asks for more: network access (any host)',
     );
     // --allow without network: shown, then refused.
     const narrow = await mcp([
@@ -119,11 +119,11 @@ describe('an update of jira that adds network', { timeout: 120_000 }, () => {
 
     const accepted = await mcp(['pack', 'update', '--yes', '--registry', registry]);
     expect(accepted.code, accepted.stderr).toBe(0);
-    expect(accepted.stdout).toContain('updated jira 1.0.9 -> 1.1.0');
+    expect(accepted.stdout).toContain('updated jira 1.0.9 -> 1.1.1');
     expect(
       JSON.parse(readFileSync(path.join(project, 'toolpack.lock'), 'utf8')).packs.jira,
     ).toMatchObject({
-      version: '1.1.0',
+      version: '1.1.1',
       permissions: { network: { access: 'any', hosts: ['*.atlassian.net'] } },
     });
 

@@ -29,7 +29,7 @@ describe('the sysinfo pack (discovery, no pwsh needed)', () => {
   it('publishes cleanly: four PowerShell tools read from comment-based help, no diagnostics', () => {
     expect(checked.manifest).toMatchObject({
       name: 'sysinfo',
-      version: '1.1.0',
+      version: '1.1.1',
       tags: expect.arrayContaining(['MCPTools', 'powershell']),
     });
     // Only the expected info that Get-X scripts are served as Get_X.

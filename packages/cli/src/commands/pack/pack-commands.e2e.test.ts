@@ -88,9 +88,9 @@ describe('mcp pack search', { timeout: 60_000 }, () => {
     expect(code).toBe(0);
     expect(stdout.split('\n')[0]).toMatch(/^NAME\s+VERSION\s+TOOLS\s+TAGS\s+DESCRIPTION$/);
     expect(stdout).toMatch(
-      /^jira\s+1\.1\.0\s+5\s+MCPTools, jira, atlassian, issues\s+Jira issue tools/m,
+      /^jira\s+1\.1\.1\s+5\s+MCPTools, jira, atlassian, issues\s+Jira issue tools/m,
     );
-    expect(stdout).toMatch(/^json\s+1\.1\.0\s+3\s+MCPTools, json, data\s+JSON tools/m);
+    expect(stdout).toMatch(/^json\s+1\.1\.1\s+3\s+MCPTools, json, data\s+JSON tools/m);
   });
 
   it('needs every tag, matches words, and prints the API answer with --json', async () => {
@@ -113,7 +113,7 @@ describe('mcp pack search', { timeout: 60_000 }, () => {
       packs: [
         {
           name: 'json',
-          version: '1.1.0',
+          version: '1.1.1',
           description: expect.stringMatching(/^JSON tools/),
           tags: ['MCPTools', 'json', 'data'],
           toolCount: 3,
@@ -152,7 +152,7 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
     expect(added.stderr).not.toContain('cannot run on this machine');
     expect(added.code).toBe(0);
     expect(added.stdout).toBe(
-      'added jira@1.1.0 (^1.1.0) in .toolpack/packs/jira: 5 tools\n  jira_add_comment\n  jira_create_issue\n  jira_get_issue\n  jira_search_issues\n  jira_transition_issue\n',
+      'added jira@1.1.1 (^1.1.1) in .toolpack/packs/jira: 5 tools\n  jira_add_comment\n  jira_create_issue\n  jira_get_issue\n  jira_search_issues\n  jira_transition_issue\n',
     );
     expect(
       tree(project).filter(
@@ -172,12 +172,12 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
       'toolpack.yaml',
     ]);
     expect(readFileSync(path.join(project, 'toolpack.yaml'), 'utf8')).toBe(
-      'packs:\n  jira: ^1.1.0\n',
+      'packs:\n  jira: ^1.1.1\n',
     );
     const lock = JSON.parse(readFileSync(path.join(project, 'toolpack.lock'), 'utf8'));
     expect(lock.packs.jira).toEqual({
       name: 'jira',
-      version: '1.1.0',
+      version: '1.1.1',
       resolved: `file:${path.relative(project, path.join(officialPacks, 'jira')).split(path.sep).join('/')}`,
       integrity: expect.stringMatching(/^sha512-/),
       permissions: {
@@ -189,7 +189,7 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
       tools: expect.objectContaining({ jira_get_issue: expect.stringMatching(/^sha256-/) }),
     });
     // What it may touch was shown before it was installed, and approved with --yes.
-    expect(added.stderr).toMatch(/^jira@1\.1\.0 asks that its tools may:\n {2}files: /);
+    expect(added.stderr).toMatch(/^jira@1\.1\.1 asks that its tools may:\n {2}files: /);
     expect(added.stderr).toContain('  network: any host');
     expect(added.stderr).toContain('Approved (--yes).');
 
@@ -252,18 +252,18 @@ describe('mcp pack add, list, info and remove in an empty folder', { timeout: 60
     rmSync(path.join(project, '.toolpack', 'cache'), { recursive: true, force: true });
 
     const list = mcp(['pack', 'list'], project);
-    expect(list.stdout).toMatch(/^jira\s+jira\s+\^1\.1\.0\s+1\.1\.0\s+installed$/m);
+    expect(list.stdout).toMatch(/^jira\s+jira\s+\^1\.1\.1\s+1\.1\.1\s+installed$/m);
 
     const removed = mcp(['pack', 'remove', 'jira'], project);
-    expect(removed).toMatchObject({ code: 0, stdout: 'removed jira@1.1.0\n' });
+    expect(removed).toMatchObject({ code: 0, stdout: 'removed jira@1.1.1\n' });
     expect(tree(project)).toEqual([]);
   });
 
   it('shows a pack with its versions, env and each tool with its schema', () => {
     const info = mcp(['pack', 'info', 'jira', '--registry', officialPacks], repo);
     expect(info.code).toBe(0);
-    expect(info.stdout).toMatch(/^jira@1\.1\.0 {2}Jira issue tools/);
-    expect(info.stdout).toContain('versions: 1.1.0 (latest)');
+    expect(info.stdout).toMatch(/^jira@1\.1\.1 {2}Jira issue tools/);
+    expect(info.stdout).toContain('versions: 1.1.1 (latest)');
     expect(info.stdout).toContain('  JIRA_API_TOKEN (required, secret) An API token');
     expect(info.stdout).toContain(
       'permissions (as the registry states them):\n  files: read its own folder; write nothing\n  network: any host (says it reaches *.atlassian.net)\n',
@@ -404,7 +404,7 @@ describe('mcp pack install and update', { timeout: 60_000 }, () => {
     const offline = mcp(['pack', 'install', '--offline', '--frozen'], project);
     expect(offline).toMatchObject({
       code: 0,
-      stdout: 'installed json@1.1.0 (from the cache)\n1 pack installed, 0 up to date\n',
+      stdout: 'installed json@1.1.1 (from the cache)\n1 pack installed, 0 up to date\n',
     });
     expect(
       existsSync(path.join(project, '.toolpack', 'packs', 'json', 'scripts', 'query.mjs')),
@@ -419,7 +419,7 @@ describe('mcp pack install and update', { timeout: 60_000 }, () => {
       code: 0,
       stderr:
         'warning .toolpack/packs/json did not match its locked tarball (changed scripts/query.mjs); reinstalling it.\n',
-      stdout: 'installed json@1.1.0 (from the cache)\n1 pack installed, 0 up to date\n',
+      stdout: 'installed json@1.1.1 (from the cache)\n1 pack installed, 0 up to date\n',
     });
     expect(readFileSync(query, 'utf8')).toBe(pristine);
 
@@ -428,7 +428,7 @@ describe('mcp pack install and update', { timeout: 60_000 }, () => {
     });
     expect(empty.stdout).toContain('0 packs installed, 1 up to date');
     expect(empty.stderr).toMatch(
-      /^warning \.toolpack\/packs\/json was not checked against its locked tarball: json@1\.1\.0 is not in the pack cache/,
+      /^warning \.toolpack\/packs\/json was not checked against its locked tarball: json@1\.1\.1 is not in the pack cache/,
     );
     rmSync(path.join(project, '.toolpack'), { recursive: true });
     const missing = mcp(['pack', 'install', '--offline'], project, {
@@ -436,14 +436,14 @@ describe('mcp pack install and update', { timeout: 60_000 }, () => {
     });
     expect(missing).toMatchObject({
       code: 1,
-      stderr: expect.stringMatching(/json@1\.1\.0 is not in the pack cache/),
+      stderr: expect.stringMatching(/json@1\.1\.1 is not in the pack cache/),
     });
 
     writeFileSync(path.join(project, 'toolpack.yaml'), 'packs:\n  json: ^2.0.0\n');
     const frozen = mcp(['pack', 'install', '--frozen'], project);
     expect(frozen.code).toBe(1);
     expect(frozen.stderr).toContain(
-      'toolpack.lock does not match toolpack.yaml (--frozen):\n  - json is locked at 1.1.0, outside ^2.0.0 in toolpack.yaml',
+      'toolpack.lock does not match toolpack.yaml (--frozen):\n  - json is locked at 1.1.1, outside ^2.0.0 in toolpack.yaml',
     );
   });
 
@@ -487,7 +487,7 @@ describe('mcp pack pack and publish', { timeout: 60_000 }, () => {
       repo,
     );
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^jira@1\.1\.0 {2}Jira issue tools/);
+    expect(first.stdout).toMatch(/^jira@1\.1\.1 {2}Jira issue tools/);
     expect(first.stdout).toContain(
       '5 tools: add_comment, create_issue, get_issue, search_issues, transition_issue',
     );
@@ -511,7 +511,7 @@ describe('mcp pack pack and publish', { timeout: 60_000 }, () => {
     expect(first.stdout).toContain(second.integrity);
     expect(second.files).toEqual(['README.md', 'src/jira-tools.mjs', 'toolpack.yaml']);
     const named = mcp(['pack', 'pack', path.join(officialPacks, 'json')], out);
-    expect(named.stdout).toContain('wrote json-1.1.0.tgz');
+    expect(named.stdout).toContain('wrote json-1.1.1.tgz');
   });
 
   it('refuses to pack a folder with problems, listing each', () => {

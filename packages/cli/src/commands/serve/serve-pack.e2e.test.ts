@@ -200,14 +200,14 @@ describe('mcp serve --pack', { timeout: 90_000 }, () => {
     expect(call.result?.structuredContent).toEqual({ json: '{"a":[1,2],"b":1}' });
     expect(await server.stop()).toBe(0);
     expect(server.stderr()).toContain(
-      `serving json@1.1.0 (downloaded from ${registry.url}) as json_*; its tools may:\n` +
+      `serving json@1.1.1 (downloaded from ${registry.url}) as json_*; its tools may:\n` +
         'toolpack:   files: read its own folder; write nothing\n' +
         'toolpack:   network: none\n',
     );
-    expect(server.stderr()).toContain('serving 5 tools from json@1.1.0 over stdio');
+    expect(server.stderr()).toContain('serving 5 tools from json@1.1.1 over stdio');
     expect(readdirSync(folder)).toEqual([]);
     expect(readdirSync(path.join(cacheDir, 'served', 'json'))).toEqual([
-      expect.stringMatching(/^1\.1\.0-[0-9a-f]{16}$/),
+      expect.stringMatching(/^1\.1\.1-[0-9a-f]{16}$/),
     ]);
     expect(readdirSync(home).filter((name) => name !== '.cache')).toEqual([]);
   });
@@ -229,13 +229,13 @@ describe('mcp serve --pack', { timeout: 90_000 }, () => {
       await own.close();
     }
 
-    for (const spec of ['json@1.1.0', 'json@^1']) {
+    for (const spec of ['json@1.1.1', 'json@^1']) {
       const offline = await startStdio(['--pack', spec, '--registry', own.url], folder, cacheDir);
       const call = await offline.request('tools/call', formatCall);
       expect(call.result?.structuredContent, spec).toEqual({ json: '{"a":[1,2],"b":1}' });
       expect(await offline.stop()).toBe(0);
       expect(offline.stderr()).toMatch(
-        /serving json@1\.1\.0 \(from the cache: Cannot reach the registry at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED, so newer versions and yanks are unknown\)/,
+        /serving json@1\.1\.1 \(from the cache: Cannot reach the registry at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED, so newer versions and yanks are unknown\)/,
       );
     }
     const never = spawnMcp(['serve', '--pack', 'json@^2', '--registry', own.url], folder, cacheDir);
@@ -250,7 +250,7 @@ describe('mcp serve --pack', { timeout: 90_000 }, () => {
     writeFileSync(path.join(folder, 'notes.txt'), 'hello from the project\n');
     const cacheDir = tempDir('cache');
     const server = await startStdio(
-      ['--pack', 'files', '--pack', 'jira@1.1.0', '--registry', registry.url],
+      ['--pack', 'files', '--pack', 'jira@1.1.1', '--registry', registry.url],
       folder,
       cacheDir,
     );
@@ -280,7 +280,7 @@ describe('mcp serve --pack', { timeout: 90_000 }, () => {
     const folder = tempDir('nosandbox');
     const cacheDir = tempDir('cache');
     const noSandbox = { TOOLPACK_SANDBOX: 'off' };
-    const args = ['--pack', 'json@1.1.0', '--registry', registry.url];
+    const args = ['--pack', 'json@1.1.1', '--registry', registry.url];
     const loose = await startStdio(args, folder, cacheDir, noSandbox);
     const ran = await loose.request('tools/call', formatCall);
     expect(ran.result?.structuredContent).toEqual({ json: '{"a":[1,2],"b":1}' });
@@ -306,7 +306,7 @@ describe('mcp serve --pack', { timeout: 90_000 }, () => {
       expect(await server.stop()).toBe(0);
     }
     const versions = readdirSync(path.join(cacheDir, 'served', 'json'));
-    expect(versions).toEqual([expect.stringMatching(/^1\.1\.0-[0-9a-f]{16}$/)]);
+    expect(versions).toEqual([expect.stringMatching(/^1\.1\.1-[0-9a-f]{16}$/)]);
     expect(readdirSync(path.join(cacheDir, 'served', 'json', versions[0]!)).sort()).toEqual([
       'pack',
       'served.json',
@@ -330,7 +330,7 @@ describe('mcp serve --pack', { timeout: 90_000 }, () => {
     expect(listCode, listed.stderr()).toBe(0);
     expect(listedOut).toMatch(/^hello\b/m);
     const server = await startStdio(
-      ['--pack', 'json@1.1.0', '--registry', registry.url],
+      ['--pack', 'json@1.1.1', '--registry', registry.url],
       project,
       cacheDir,
     );

@@ -117,7 +117,7 @@ describe('mcp serve --pack', () => {
 
   it('refuses one short name twice, and a pack the registry does not have', async () => {
     const twice = await run(
-      ['--pack', 'json', '--pack', 'json@1.1.0', '--registry', officialPacks],
+      ['--pack', 'json', '--pack', 'json@1.1.1', '--registry', officialPacks],
       fixtures,
     );
     expect(twice.code).toBe(2);

@@ -19,7 +19,7 @@ describe('searchRegistry', { timeout: 60_000 }, () => {
       packs: [
         {
           name: 'json',
-          version: '1.1.0',
+          version: '1.1.1',
           description: expect.stringMatching(/^JSON tools/),
           tags: ['MCPTools', 'json', 'data'],
           toolCount: 3,

@@ -100,8 +100,8 @@ describe('mcp pack server-json', { timeout: 90_000 }, () => {
     expect(document).toMatchObject({
       $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
       name: 'dev.toolpack/jira',
-      version: '1.1.0',
-      websiteUrl: `${registry.url}/packs/jira?version=1.1.0`,
+      version: '1.1.1',
+      websiteUrl: `${registry.url}/packs/jira?version=1.1.1`,
     });
     const [pkg] = document.packages;
     expect(pkg).toMatchObject({
@@ -112,7 +112,7 @@ describe('mcp pack server-json', { timeout: 90_000 }, () => {
     });
     expect(pkg?.packageArguments).toEqual([
       { type: 'positional', value: 'serve' },
-      { type: 'named', name: '--pack', value: 'jira@1.1.0' },
+      { type: 'named', name: '--pack', value: 'jira@1.1.1' },
       { type: 'named', name: '--registry', value: registry.url },
     ]);
     expect(
@@ -131,7 +131,7 @@ describe('mcp pack server-json', { timeout: 90_000 }, () => {
     expect(run.stderr).toBe(
       `warning @toolpack/cli is not on the npm registry yet: \`npx -y @toolpack/cli@${cliVersion}\` fails (404) until it is published. ` +
         'Until then, install mcp from a Toolpack clone with scripts/install-mcp.sh (or the tarballs of `pnpm pack-tarballs`, installed with npm) and start it by path: ' +
-        `\`mcp serve --pack jira@1.1.0 --registry ${registry.url}\` serves this pack version.\n`,
+        `\`mcp serve --pack jira@1.1.1 --registry ${registry.url}\` serves this pack version.\n`,
     );
   });
 
@@ -148,7 +148,7 @@ describe('mcp pack server-json', { timeout: 90_000 }, () => {
     expect(named.code, named.stderr).toBe(0);
     expect(readDocument(named.stdout)).toMatchObject({
       name: 'com.example.packs/json',
-      version: '1.1.0',
+      version: '1.1.1',
     });
 
     const cwd = path.dirname(officialPacks);
