@@ -1,4 +1,4 @@
-import { cp, readdir, writeFile } from 'node:fs/promises';
+import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PACK_LIMITS } from '@toolpack/packs';
@@ -12,6 +12,8 @@ import type { PublishContext } from './publish-pack.ts';
 import { seedPacks } from './seed-packs.ts';
 
 afterAll(removeTempDirs);
+
+const PUBLISHED_INTEGRITY = path.join(DEFAULT_SEED_DIR, '..', 'published.json');
 
 describe('seeding', () => {
   it('publishes every official pack through the publish path, as the toolpack owner, once', async () => {
@@ -57,6 +59,23 @@ describe('seeding', () => {
         filesystem: { read: ['project'], write: [] },
         subprocess: true,
       });
+      // A published version never changes: each official pack's tarball is recorded per
+      // version, so a change to a pack's files without a new version fails here, not in the
+      // lock of a user who added it from the folder or a gallery that already holds it.
+      const recorded = JSON.parse(await readFile(PUBLISHED_INTEGRITY, 'utf8')) as Record<
+        string,
+        string
+      >;
+      for (const id of first.seed.published) {
+        const [name = '', version = ''] = id.split('@');
+        const integrity = (await first.store.getVersion(name, version))?.doc.dist.integrity;
+        expect(
+          recorded[id],
+          recorded[id] === undefined
+            ? `${id} is not in registry/published.json: add "${id}": "${integrity}"`
+            : `${id} changed without a new version: raise version: in registry/packs/${name}/toolpack.yaml, then record the new version in registry/published.json`,
+        ).toBe(integrity);
+      }
     } finally {
       await first.close();
     }
