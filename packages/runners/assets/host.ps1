@@ -59,7 +59,8 @@ param(
     [Parameter(Mandatory = $true)] [string] $ChannelPath,
     [Parameter(Mandatory = $true)] [string] $ProjectRoot,
     [int] $PoolSize = 4,
-    [long] $MaxOutputChars = 1048576
+    [long] $MaxOutputChars = 1048576,
+    [int] $IdleReleaseMs = 5000
 )
 
 $ErrorActionPreference = 'Stop'
@@ -1202,6 +1203,26 @@ function Reset-Runspaces {
     }
 }
 
+function Close-SurplusRunspaces {
+    # Once no call has run for IdleReleaseMs, the runspaces a burst opened beyond the pool's
+    # floor are closed, the least recently used first, and the memory they held is collected:
+    # at rest the host holds what a warm call needs (WarmRunspaces), not what the last burst did.
+    if ($script:Calls.Count -gt 0 -or $script:PendingScripts.Count -gt 0 -or $script:Resetting.Count -gt 0 -or $script:Reviving.Count -gt 0) {
+        $script:LastActivity = [System.Diagnostics.Stopwatch]::GetTimestamp()
+        return
+    }
+    if ($script:Idle.Count -le $script:WarmRunspaces) { return }
+    $idleMs = ([System.Diagnostics.Stopwatch]::GetTimestamp() - $script:LastActivity) * 1000 / [System.Diagnostics.Stopwatch]::Frequency
+    if ($idleMs -lt $IdleReleaseMs) { return }
+    # ToArray lists a stack from its top (the most recently used).
+    $entries = $script:Idle.ToArray()
+    $script:Idle.Clear()
+    for ($index = $entries.Length - 1; $index -ge 0; $index--) {
+        if ($index -lt $script:WarmRunspaces) { $script:Idle.Push($entries[$index]) } else { Close-ScriptRunspace $entries[$index]['Runspace'] }
+    }
+    $script:CollectAfterClose = $true
+}
+
 function Select-IdleRunspace {
     # An idle runspace for a call of this session ('' for none): one that already holds it,
     # else none while one that holds it is being reset, else a fresh one (it loads the
@@ -1511,6 +1532,12 @@ function Clear-ClosedRunspaces {
             try { $runspace.Dispose() } catch { }
         }
     }
+    if ($script:CollectAfterClose -and $script:Closing.Count -eq 0) {
+        # Disposed runspaces leave garbage the GC would keep resident until the next busy spell.
+        $script:CollectAfterClose = $false
+        [System.Runtime.GCSettings]::LargeObjectHeapCompactionMode = [System.Runtime.GCLargeObjectHeapCompactionMode]::CompactOnce
+        [System.GC]::Collect()
+    }
 }
 
 $script:Calls = [System.Collections.Generic.Dictionary[string, hashtable]]::new()
@@ -1537,6 +1564,8 @@ $script:Modules = [System.Collections.Generic.Dictionary[string, hashtable]]::ne
 $script:RetiredSlots = [System.Collections.Generic.List[hashtable]]::new()
 $script:PoolFailures = 0
 $script:ProcessStateDirty = $false
+$script:LastActivity = [System.Diagnostics.Stopwatch]::GetTimestamp()
+$script:CollectAfterClose = $false
 $script:Running = $true
 
 try {
@@ -1574,6 +1603,8 @@ try {
         foreach ($entry in $script:Reviving) { $waitList.Add($entry['ResetTask']) }
         $timeout = 1000
         if ($waitList.Count -gt 1 -or (Test-Opening)) { $timeout = 50 }
+        # Runspaces beyond the floor are closed after IdleReleaseMs at rest: look in time.
+        if ($script:Idle.Count -gt $script:WarmRunspaces) { $timeout = [Math]::Min($timeout, [Math]::Max(50, [Math]::Min(250, $IdleReleaseMs))) }
         [void][System.Threading.Tasks.Task]::WaitAny($waitList.ToArray(), [int]$timeout)
 
         while ($readTask.IsCompleted) {
@@ -1608,6 +1639,7 @@ try {
             Start-ToolCall $call $entry['Runspace'] $entry
         }
         foreach ($slot in (Get-AllModuleSlots)) { Update-ModuleSlot $slot }
+        Close-SurplusRunspaces
         Clear-ClosedRunspaces
     }
 } catch {
