@@ -59,7 +59,8 @@ param(
     [Parameter(Mandatory = $true)] [string] $ChannelPath,
     [Parameter(Mandatory = $true)] [string] $ProjectRoot,
     [int] $PoolSize = 4,
-    [long] $MaxOutputChars = 1048576
+    [long] $MaxOutputChars = 1048576,
+    [int] $IdleReleaseMs = 5000
 )
 
 $ErrorActionPreference = 'Stop'
@@ -422,6 +423,10 @@ function __Toolpack-InvokeTool {
     # before a call pays for it and records what a clean runspace holds. A request that
     # carries that Baseline is cleaned after the tool, for the runspace's next call.
     param([hashtable] $Request)
+    # The channel to Node, kept out of the request (which the tool's scope can read) in a
+    # private variable: a tool shares this process, so this is tidiness, not a boundary.
+    $ExecutionContext.SessionState.PSVariable.Set([psvariable]::new('__tpChannel', $Request['Channel'], [System.Management.Automation.ScopedItemOptions]::Private))
+    $Request['Channel'] = $null
     if ($Request['Mode'] -eq 'prepare') {
         $null = __Toolpack-RunTool @{ Mode = 'prepare' }
         $null = __Toolpack-ConvertToJson -Value @{ warm = @(1, 'two', [pscustomobject]@{ three = 3 }) } -MaxChars 100
@@ -441,9 +446,10 @@ function __Toolpack-InvokeTool {
     } else {
         $Request['Envelope'] = @{ Kind = 'error'; Text = $null; Json = $null; Error = $sessionFailure; File = $null; Line = 0; Truncated = $false }
     }
-    # The answer is written here, on the runspace's own thread, so that calls finishing
-    # together do not queue for the host's single loop to serialise them; the loop sends it
-    # as is unless the call was stopped or wrote to a stream.
+    # The answer is built here, on the runspace's own thread, so that calls finishing
+    # together do not queue for the host's single loop to serialise them, and sent from here
+    # when nothing else has to go with it (no stream records, no stop): waking the loop to
+    # send it cost a thread switch per call, which on a busy machine is most of a call.
     $envelope = $Request['Envelope']
     $options = $Request['JsonOptions']
     if ($null -ne $envelope -and $null -ne $options) {
@@ -462,6 +468,27 @@ function __Toolpack-InvokeTool {
         $answer['stopped'] = $false
         $answer['errorCount'] = 0
         $Request['Answer'] = [System.Text.Json.JsonSerializer]::Serialize($answer, [System.Collections.Generic.Dictionary[string, object]], $options) + "`n"
+        $streams = $Request['Streams']
+        if ($null -ne $__tpChannel -and $null -ne $streams) {
+            # Under the call's lock, which the loop holds while it drains the call's streams or
+            # stops it, and the channel's, which every writer holds: nothing interleaves.
+            [System.Threading.Monitor]::Enter($Request)
+            try {
+                if (-not $Request['Stopping'] -and -not $Request['HadErrors'] -and $streams.Error.Count -eq 0 -and $streams.Warning.Count -eq 0 -and
+                    $streams.Information.Count -eq 0 -and $streams.Progress.Count -eq 0 -and $streams.Verbose.Count -eq 0 -and $streams.Debug.Count -eq 0) {
+                    [System.Threading.Monitor]::Enter($__tpChannel)
+                    try {
+                        $__tpChannel.Write([string]$Request['Answer'])
+                        $__tpChannel.Flush()
+                        $Request['Answered'] = $true
+                    } finally {
+                        [System.Threading.Monitor]::Exit($__tpChannel)
+                    }
+                }
+            } finally {
+                [System.Threading.Monitor]::Exit($Request)
+            }
+        }
     }
     # A runspace whose session failed to load half-way is not cleaned, so it is closed.
     if ($null -ne $Request['Baseline'] -and $null -eq $sessionFailure) { __Toolpack-Clean $Request $Request['Baseline'] }
@@ -736,8 +763,19 @@ function ConvertFrom-ToolpackJsonElement {
 function Send-Message {
     param([System.Collections.IDictionary] $Message)
     $line = [string](__Toolpack-ConvertToJson -Value $Message -MaxChars 1073741823)['Json'] + "`n"
-    $script:Writer.Write($line)
-    $script:Writer.Flush()
+    Write-Channel $line
+}
+
+function Write-Channel {
+    # Tool runspaces send their own answers (__Toolpack-InvokeTool): every write holds the lock.
+    param([string] $Line)
+    [System.Threading.Monitor]::Enter($script:Writer)
+    try {
+        $script:Writer.Write($Line)
+        $script:Writer.Flush()
+    } finally {
+        [System.Threading.Monitor]::Exit($script:Writer)
+    }
 }
 
 function Send-Log {
@@ -766,6 +804,18 @@ function Send-StreamRecords {
     if ($Call['Warm'] -eq $true) { return }
     $streams = $Call['Shell'].Streams
     if (Test-StreamsEmpty $streams) { return }
+    # Under the call's lock: its runspace, about to send the answer itself, sees either the
+    # records still there or HadErrors set, never an answer sent ahead of the records.
+    [System.Threading.Monitor]::Enter($Call['Request'])
+    try {
+        Send-DrainedRecords $Call $streams
+    } finally {
+        [System.Threading.Monitor]::Exit($Call['Request'])
+    }
+}
+
+function Send-DrainedRecords {
+    param([hashtable] $Call, [System.Management.Automation.PSDataStreams] $streams)
     # A burst of one activity's records (a tight loop) is sent as its latest only: a loop of
     # 10,000 Write-Progress calls costs the channel a few messages per drain, not 10,000.
     # Completions and changes of activity are kept, in order: Node needs them to follow nesting.
@@ -785,6 +835,7 @@ function Send-StreamRecords {
     foreach ($message in $progress) { Send-Message $message }
     foreach ($record in $streams.Error.ReadAll()) {
         $Call['ErrorCount'] = [int]$Call['ErrorCount'] + 1
+        $Call['Request']['HadErrors'] = $true
         Send-Log $Call 'error' (Format-ErrorRecord $record)
     }
     foreach ($record in $streams.Warning.ReadAll()) { Send-Log $Call 'warning' ([string]$record.Message) }
@@ -912,15 +963,35 @@ function Update-Pool {
     }
     if ($script:PoolFailures -ge 3) { return }
     # Runspaces are opened as calls need them, up to PoolSize, and then kept: waiting calls
-    # beyond those already opening get a new one; two are kept ready from the start.
-    $wanted = [Math]::Min($PoolSize, [Math]::Max($script:WarmRunspaces, $script:RunspaceCount - $script:Idle.Count - $script:Preparing.Count - $script:Reviving.Count - $script:Resetting.Count + $script:PendingScripts.Count))
+    # beyond those already opening get a new one; two are kept ready from the start. One
+    # whose call has answered is being cleaned and is idle again in a millisecond or two.
+    $cleaning = 0
+    foreach ($call in $script:Calls.Values) { if ($null -ne $call['Entry'] -and $call['Request']['Answered'] -eq $true) { $cleaning++ } }
+    $wanted = [Math]::Min($PoolSize, [Math]::Max($script:WarmRunspaces, $script:RunspaceCount - $script:Idle.Count - $script:Preparing.Count - $script:Reviving.Count - $script:Resetting.Count - $cleaning + $script:PendingScripts.Count))
     while ($script:RunspaceCount -lt $wanted) { New-ScriptRunspace }
+}
+
+function Test-ProcessStateDirty {
+    if ($script:ProcessStateDirty) { return -not (Test-ToolsRunning) }
+    foreach ($call in $script:Calls.Values) {
+        if ($null -ne $call['Entry'] -and $call['Request']['Answered'] -eq $true) { return -not (Test-ToolsRunning) }
+    }
+    return $false
+}
+
+function Test-ToolsRunning {
+    # A call that has sent its answer runs no more tool code (only the clean-up of its runspace).
+    foreach ($call in $script:Calls.Values) {
+        if ($null -ne $call['Task'] -and $call['Request']['Answered'] -ne $true) { return $true }
+    }
+    return $false
 }
 
 function Restore-ProcessState {
     # The environment and the working directory belong to the process, not to a runspace:
     # put back what the last calls changed, once none is running (calls that run at the same
     # time share them, as they would in any PowerShell process).
+    $script:ProcessStateDirty = $false
     if ([System.Environment]::CurrentDirectory -ne $script:StartDirectory) {
         try { [System.Environment]::CurrentDirectory = $script:StartDirectory } catch { }
     }
@@ -1058,6 +1129,10 @@ function Start-ToolCall {
             $Call['Request']['Baseline'] = $Entry['Baseline']
             $Call['Request']['SessionLoaded'] = ([string]$Entry['Session'] -ne '' -and [string]$Entry['Session'] -eq [string]$Call['Request']['SessionKey'])
         }
+        if ($Call['Warm'] -ne $true) {
+            $Call['Request']['Streams'] = $shell.Streams
+            $Call['Request']['Channel'] = $script:Writer
+        }
         [void]$shell.AddCommand('__Toolpack-InvokeTool').AddParameter('Request', $Call['Request'])
         $Call['Shell'] = $shell
         $Call['Task'] = $shell.InvokeAsync()
@@ -1079,6 +1154,7 @@ function Complete-Runspace {
     }
     $runspace = $Call['Runspace']
     if ($null -eq $runspace) { return }
+    $script:ProcessStateDirty = $true
     $entry = $Call['Entry']
     $entry['Uses'] = [int]$entry['Uses'] + 1
     if ($Call['Request']['SessionLoaded'] -eq $true) {
@@ -1099,9 +1175,7 @@ function Reset-Runspaces {
     # back to the runspace's initial state (Runspace.ResetRunspaceState, about 0.6 ms), on a
     # thread-pool thread so the loop can answer other calls meanwhile; idle again after.
     if ($script:Resetting.Count -gt 0) {
-        $running = 0
-        foreach ($call in $script:Calls.Values) { if ($null -ne $call['Task']) { $running++ } }
-        if ($running -eq 0) { Restore-ProcessState }
+        if ((Test-ToolsRunning) -eq $false) { Restore-ProcessState }
         foreach ($entry in $script:Resetting) {
             $entry['ResetTask'] = $script:TaskFactory.StartNew($script:ResetAction, [object]$entry['Runspace'])
             $script:Reviving.Add($entry)
@@ -1129,6 +1203,26 @@ function Reset-Runspaces {
     }
 }
 
+function Close-SurplusRunspaces {
+    # Once no call has run for IdleReleaseMs, the runspaces a burst opened beyond the pool's
+    # floor are closed, the least recently used first, and the memory they held is collected:
+    # at rest the host holds what a warm call needs (WarmRunspaces), not what the last burst did.
+    if ($script:Calls.Count -gt 0 -or $script:PendingScripts.Count -gt 0 -or $script:Resetting.Count -gt 0 -or $script:Reviving.Count -gt 0) {
+        $script:LastActivity = [System.Diagnostics.Stopwatch]::GetTimestamp()
+        return
+    }
+    if ($script:Idle.Count -le $script:WarmRunspaces) { return }
+    $idleMs = ([System.Diagnostics.Stopwatch]::GetTimestamp() - $script:LastActivity) * 1000 / [System.Diagnostics.Stopwatch]::Frequency
+    if ($idleMs -lt $IdleReleaseMs) { return }
+    # ToArray lists a stack from its top (the most recently used).
+    $entries = $script:Idle.ToArray()
+    $script:Idle.Clear()
+    for ($index = $entries.Length - 1; $index -ge 0; $index--) {
+        if ($index -lt $script:WarmRunspaces) { $script:Idle.Push($entries[$index]) } else { Close-ScriptRunspace $entries[$index]['Runspace'] }
+    }
+    $script:CollectAfterClose = $true
+}
+
 function Select-IdleRunspace {
     # An idle runspace for a call of this session ('' for none): one that already holds it,
     # else none while one that holds it is being reset, else a fresh one (it loads the
@@ -1147,9 +1241,9 @@ function Select-IdleRunspace {
         foreach ($pending in @($script:Resetting) + @($script:Reviving)) {
             if ([string]$pending['Session'] -eq $SessionKey) { return $null }
         }
-        # So is one a warm-up is loading it into.
+        # So is one a warm-up is loading it into, or one cleaned after the answer it sent.
         foreach ($running in $script:Calls.Values) {
-            if ($running['Warm'] -eq $true -and $null -ne $running['Task'] -and [string]$running['Request']['SessionKey'] -eq $SessionKey) { return $null }
+            if (($running['Warm'] -eq $true -or $running['Request']['Answered'] -eq $true) -and $null -ne $running['Task'] -and [string]$running['Request']['SessionKey'] -eq $SessionKey) { return $null }
         }
         foreach ($candidate in $entries) {
             if ([string]$candidate['Session'] -eq '') { $chosen = $candidate; break }
@@ -1192,13 +1286,19 @@ function Complete-ToolCall {
         Complete-Runspace $Call
         return
     }
+    if ($Call['Request']['Answered'] -eq $true) {
+        # Its runspace sent the answer; what ran since was the clean-up for its next call.
+        [void]$script:Calls.Remove([string]$Call['Id'])
+        try { $Call['Shell'].Dispose() } catch { }
+        Complete-Runspace $Call
+        return
+    }
     $answer = $Call['Request']['Answer']
     if ($null -ne $answer -and -not $Call['Stopping'] -and [int]$Call['ErrorCount'] -eq 0 -and (Test-StreamsEmpty $Call['Shell'].Streams)) {
         [void]$script:Calls.Remove([string]$Call['Id'])
         try { $Call['Shell'].Dispose() } catch { }
         Complete-Runspace $Call
-        $script:Writer.Write([string]$answer)
-        $script:Writer.Flush()
+        Write-Channel ([string]$answer)
         return
     }
     Send-StreamRecords $Call
@@ -1300,6 +1400,14 @@ function Stop-ToolCall {
     if (-not $script:Calls.ContainsKey($Id)) { return }
     $call = $script:Calls[$Id]
     if ($null -ne $call['Shell']) {
+        # Answered already: what still runs is the clean-up for the runspace's next call.
+        [System.Threading.Monitor]::Enter($call['Request'])
+        try {
+            if ($call['Request']['Answered'] -eq $true) { return }
+            $call['Request']['Stopping'] = $true
+        } finally {
+            [System.Threading.Monitor]::Exit($call['Request'])
+        }
         if (-not $call['Stopping']) {
             $call['Stopping'] = $true
             # A pipeline waiting for its user stops only once the wait ends.
@@ -1424,6 +1532,12 @@ function Clear-ClosedRunspaces {
             try { $runspace.Dispose() } catch { }
         }
     }
+    if ($script:CollectAfterClose -and $script:Closing.Count -eq 0) {
+        # Disposed runspaces leave garbage the GC would keep resident until the next busy spell.
+        $script:CollectAfterClose = $false
+        [System.Runtime.GCSettings]::LargeObjectHeapCompactionMode = [System.Runtime.GCLargeObjectHeapCompactionMode]::CompactOnce
+        [System.GC]::Collect()
+    }
 }
 
 $script:Calls = [System.Collections.Generic.Dictionary[string, hashtable]]::new()
@@ -1449,6 +1563,9 @@ $script:Closing = [System.Collections.Generic.List[System.Management.Automation.
 $script:Modules = [System.Collections.Generic.Dictionary[string, hashtable]]::new([System.StringComparer]::Ordinal)
 $script:RetiredSlots = [System.Collections.Generic.List[hashtable]]::new()
 $script:PoolFailures = 0
+$script:ProcessStateDirty = $false
+$script:LastActivity = [System.Diagnostics.Stopwatch]::GetTimestamp()
+$script:CollectAfterClose = $false
 $script:Running = $true
 
 try {
@@ -1486,6 +1603,8 @@ try {
         foreach ($entry in $script:Reviving) { $waitList.Add($entry['ResetTask']) }
         $timeout = 1000
         if ($waitList.Count -gt 1 -or (Test-Opening)) { $timeout = 50 }
+        # Runspaces beyond the floor are closed after IdleReleaseMs at rest: look in time.
+        if ($script:Idle.Count -gt $script:WarmRunspaces) { $timeout = [Math]::Min($timeout, [Math]::Max(50, [Math]::Min(250, $IdleReleaseMs))) }
         [void][System.Threading.Tasks.Task]::WaitAny($waitList.ToArray(), [int]$timeout)
 
         while ($readTask.IsCompleted) {
@@ -1505,7 +1624,7 @@ try {
         Send-Questions
         foreach ($call in @($script:Calls.Values)) {
             if ($null -eq $call['Task']) { continue }
-            if ($call['Task'].IsCompleted) { Complete-ToolCall $call } else { Send-StreamRecords $call }
+            if ($call['Task'].IsCompleted) { Complete-ToolCall $call } elseif ($call['Request']['Answered'] -ne $true) { Send-StreamRecords $call }
         }
         Reset-Runspaces
         Update-Pool
@@ -1514,9 +1633,13 @@ try {
             $entry = Select-IdleRunspace ([string]$call['Request']['SessionKey'])
             if ($null -eq $entry) { break }
             $script:PendingScripts.RemoveAt(0)
+            # A call whose runspace answered before its loop turn came left the process state
+            # (environment, working directory) as its tool did: put back before the next starts.
+            if (Test-ProcessStateDirty) { Restore-ProcessState }
             Start-ToolCall $call $entry['Runspace'] $entry
         }
         foreach ($slot in (Get-AllModuleSlots)) { Update-ModuleSlot $slot }
+        Close-SurplusRunspaces
         Clear-ClosedRunspaces
     }
 } catch {

@@ -83,6 +83,12 @@ export interface ToolRunnerOptions {
   /** How long pwsh may take to start. Default 30 000 ms. */
   pwshStartTimeoutMs?: number;
   /**
+   * How long the PowerShell host's runspace pool must go without calls before the runspaces
+   * a burst opened beyond its floor (two) are closed and their memory collected. Default
+   * 5 000 ms.
+   */
+  pwshIdleReleaseMs?: number;
+  /**
    * JS/TS module tools (a child process per module): its V8 heap limit (default 512 MB), the
    * limit on the resident memory of the child and all it starts, watched from outside
    * (default 1024 MB; over it the child is killed and the call fails), and Node flags.
@@ -224,6 +230,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       DEFAULT_MAX_RESIDENT_MB,
     ...(options.worker?.execArgv === undefined ? {} : { execArgv: options.worker.execArgv }),
   });
+  const idleReleaseMs = readPositive(options.pwshIdleReleaseMs, 'pwshIdleReleaseMs');
   const pwshRunner = createPwshRunner({
     projectRoot,
     maxOutputBytes,
@@ -238,6 +245,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
     startTimeoutMs:
       readPositive(options.pwshStartTimeoutMs, 'pwshStartTimeoutMs') ??
       DEFAULT_PWSH_START_TIMEOUT_MS,
+    ...(idleReleaseMs === undefined ? {} : { idleReleaseMs }),
   });
 
   const deadlines = createCallDeadlines();

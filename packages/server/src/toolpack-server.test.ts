@@ -12,6 +12,7 @@ import path from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isToolpackError } from '@toolpack/core';
+import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { createToolpackServer, type ToolpackServer } from './toolpack-server.ts';
 
 const fixtures = path.join(import.meta.dirname, 'fixtures');
@@ -280,6 +281,27 @@ describe('warming the hosts', () => {
       await client.close();
     }
   });
+
+  it("with warm: 'after-list', starts no PowerShell host for sources without PowerShell", async () => {
+    const s = await start({ warm: 'after-list' });
+    expect(s.runner.stats().pwshHosts).toBe(0);
+  });
+
+  it.skipIf(!hasPwsh)(
+    `with warm: 'after-list', starts the PowerShell host while discovery runs, before any list ${PWSH_TEST_TAG}`,
+    async () => {
+      cpSync(path.join(fixtures, 'powershell'), path.join(project, 'ps'), { recursive: true });
+      const s = await start({
+        discovery: { sources: [{ scripts: 'ps' }], cwd: project, cache: false },
+        warm: 'after-list',
+      });
+      expect(s.runner.stats().pwshHosts).toBe(1);
+      const tool = s.tools.find((t) => /greeting/iu.test(t.name));
+      const result = await s.callTool(tool?.name ?? '', { Name: 'Ada' });
+      expect(result.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
+      expect(s.runner.stats().pwshRestarts).toBe(0);
+    },
+  );
 
   it("with warm: 'after-list', a first call made without listing is answered", async () => {
     const s = await startWith('after-list');

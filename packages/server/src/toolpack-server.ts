@@ -14,6 +14,7 @@ import { createCallPipeline } from './call-pipeline/call-tool.ts';
 import type { DispatchCallOptions } from './call-pipeline/dispatch-types.ts';
 import { createDiagnosticLog } from './diagnostic-log.ts';
 import { findRefusal } from './find-refusal.ts';
+import { mayServePowerShell } from './may-serve-powershell.ts';
 import {
   createServerPathRewriter,
   findSourceRoots,
@@ -78,7 +79,9 @@ export interface ToolpackServerOptions {
    * Start what the tools need (workers, the PowerShell host) before the first call: `true` right
    * away; `'after-list'` once a client has been answered its first tools/list (or sends its
    * first call), so the hosts' own start-up does not compete for the CPU with the answers a
-   * client waits on at start. Default false.
+   * client waits on at start. Either way the shared PowerShell host itself starts while
+   * discovery runs when the sources may hold PowerShell tools (its start-up is the longest a
+   * first call waits for); modules and tool-folder sessions load into it as above. Default false.
    */
   warm?: boolean | 'after-list';
   /**
@@ -205,8 +208,13 @@ export async function createToolpackServer(
   const discover = async () =>
     withholdTools(await discoverTools(options.discovery), options.admitTool);
   let first: Awaited<ReturnType<typeof discover>>;
-  let resources: Awaited<ReturnType<typeof openServerResources>>;
+  let resources: Awaited<ReturnType<typeof openServerResources>> | undefined;
   try {
+    resources = await openServerResources(options, log);
+    // The PowerShell host takes longer to start than discovery takes to read the files: it
+    // starts now, so a first call made right after the list finds it up or nearly.
+    if (options.warm !== undefined && options.warm !== false && mayServePowerShell(sources, cwd))
+      void resources.runner.warm();
     first = await discover();
     const refusal = findRefusal(first.diagnostics);
     if (refusal !== undefined) {
@@ -214,8 +222,8 @@ export async function createToolpackServer(
         ...(refusal.hint === undefined ? {} : { hint: refusal.hint }),
       });
     }
-    resources = await openServerResources(options, log);
   } catch (error) {
+    await resources?.close();
     await watcher?.close();
     throw error;
   }

@@ -22,6 +22,8 @@ export interface PwshHostOptions {
   hostScriptPath: string;
   projectRoot: string;
   poolSize: number;
+  /** How long the pool rests before the runspaces beyond its floor are closed (host default when absent). */
+  idleReleaseMs?: number;
   maxOutputBytes: number;
   environment: Readonly<Record<string, string>>;
   /** How long pwsh may take to start and connect back. */
@@ -320,6 +322,9 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
         options.projectRoot,
         '-PoolSize',
         String(options.poolSize),
+        ...(options.idleReleaseMs === undefined
+          ? []
+          : ['-IdleReleaseMs', String(options.idleReleaseMs)]),
         '-MaxOutputChars',
         String(options.maxOutputBytes),
       ];

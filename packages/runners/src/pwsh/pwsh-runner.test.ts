@@ -404,6 +404,51 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} closes the runspaces a burst opened once the pool has rested, keeping its floor`,
+    async () => {
+      const own = createToolRunner({
+        projectRoot: fixtures,
+        concurrency: { pwsh: 8 },
+        pwshIdleReleaseMs: 300,
+      });
+      const count = scriptTool('Get-OpenRunspaces');
+      const openRunspaces = async () => Number(firstText(await own.call(count, {})));
+      try {
+        const slow = scriptTool('Get-Slow', {
+          N: { type: 'integer' },
+          Milliseconds: { type: 'integer' },
+        });
+        await Promise.all(
+          Array.from({ length: 8 }, (_, n) =>
+            own.call(slow, { N: n, Milliseconds: 500 }, { timeoutMs: 60_000 }),
+          ),
+        );
+        // The burst opened a runspace per call: the host's own and at least 5 more.
+        expect(await openRunspaces()).toBeGreaterThanOrEqual(6);
+        // At rest the pool keeps its floor of two (the host's own runspace makes three);
+        // without the release every runspace the burst opened stays open.
+        let open = Number.POSITIVE_INFINITY;
+        for (let attempt = 0; attempt < 100 && open > 3; attempt += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          open = await openRunspaces();
+        }
+        expect(open).toBeLessThanOrEqual(3);
+        // A call after the release is answered as before.
+        expect(
+          firstText(
+            await own.call(scriptTool('Get-Greeting', { Name: { type: 'string' } }), {
+              Name: 'Ada',
+            }),
+          ),
+        ).toBe('Hello, Ada!');
+      } finally {
+        await own.close();
+      }
+    },
+    120_000,
+  );
+
+  it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} runs 8 calls of a waiting tool side by side with the default pool`,
     async () => {
       const own = createToolRunner({ projectRoot: fixtures });

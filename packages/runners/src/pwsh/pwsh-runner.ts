@@ -28,6 +28,11 @@ export interface PwshRunnerOptions {
   maxOutputBytes: number;
   /** Script calls running at once; also the number of runspaces kept open in advance. */
   concurrency: number;
+  /**
+   * How long a host's runspace pool must go without calls before the runspaces a burst
+   * opened beyond its floor (two) are closed. Default 5 000 ms.
+   */
+  idleReleaseMs?: number;
   /** What the shared host of unconfined tools gets; a confined tool's host gets its own. */
   sharedEnvironment: Readonly<Record<string, string>>;
   /** The pwsh executable; found on PATH when absent. */
@@ -118,6 +123,7 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
       hostScriptPath,
       projectRoot: options.projectRoot,
       poolSize: options.concurrency,
+      ...(options.idleReleaseMs === undefined ? {} : { idleReleaseMs: options.idleReleaseMs }),
       maxOutputBytes: options.maxOutputBytes,
       environment: confinement.environment,
       startTimeoutMs: options.startTimeoutMs,
