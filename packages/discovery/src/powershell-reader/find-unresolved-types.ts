@@ -164,16 +164,11 @@ export interface UnresolvedTypesInput {
  * E_UNRESOLVED_TYPE for each parameter typed with a name PowerShell resolves to no type: pwsh
  * reads such a command, then every call fails with "Unable to find type [strin]". Judged only
  * where nothing of the file or module can add types and the name is in a namespace the table
- * lists completely; a name elsewhere is `undecided`, left to the engine (checkTypesWithEngine).
+ * lists completely; a name elsewhere is `undecided` and not judged (the parameter is served as
+ * a string, I_PARAMETER_AS_STRING): only the engine could tell, and reading a script starts none.
  */
-export function findUnresolvedTypes(input: UnresolvedTypesInput): {
-  diagnostics: Diagnostic[];
-  undecided: Array<{ parameter: PsParameter; typeName: string }>;
-} {
-  const result = {
-    diagnostics: [] as Diagnostic[],
-    undecided: [] as Array<{ parameter: PsParameter; typeName: string }>,
-  };
+export function findUnresolvedTypes(input: UnresolvedTypesInput): { diagnostics: Diagnostic[] } {
+  const result = { diagnostics: [] as Diagnostic[] };
   const context = readTypeContext(input.document.tokens);
   if (context.loadsTypes || input.module?.loadsTypes === true) return result;
   const own = new Set([
@@ -185,10 +180,7 @@ export function findUnresolvedTypes(input: UnresolvedTypesInput): {
     for (const typeName of parameter.typeNames) {
       const resolution = resolveTypeName(typeName, context);
       if (resolution === undefined || own.has(resolution.name.toLowerCase())) continue;
-      if (resolution.status === 'undecided') {
-        result.undecided.push({ parameter, typeName: resolution.name });
-        continue;
-      }
+      if (resolution.status === 'undecided') continue;
       result.diagnostics.push(
         describeUnresolvedType({
           path: input.path,
