@@ -160,6 +160,7 @@ async function readModule(
     return discoverJsModule({
       module,
       cwd: options.cwd,
+      ...(cache === undefined ? {} : { cache }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.envAllowList === undefined ? {} : { envAllowList: options.envAllowList }),
       ...(sandbox === undefined ? {} : { sandbox }),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { describeContainment } from '@toolpack/containment';
 import { ToolpackError } from '@toolpack/core';
+import { FileParseCache } from '../../cache/file-parse-cache.ts';
 import { discoverTools } from '../../discover-tools.ts';
 import { discoverJsModule } from './discover-js-module.ts';
 
@@ -42,6 +43,26 @@ describe('discoverJsModule', () => {
           'Tool forged: the input schema is not valid JSON Schema: /properties/id/pattern the pattern "^(a)\\\\1$" uses a back-reference (\\1), which the linear-time engine (RE2) cannot run.',
       }),
     ]);
+  });
+
+  it('checks each listed schema once per content with a cache, and refuses it again on a hit', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'toolpack-schema-check-'));
+    try {
+      const cache = new FileParseCache({ dir });
+      const read = vi.spyOn(cache, 'read');
+      const first = await discoverJsModule({ module: 'forged-schemas.mjs', cwd: fixtures, cache });
+      // One check per listed tool, kept under the schemas' hash with no file behind it.
+      const checks = read.mock.calls.filter(([kind]) => kind.startsWith('js-module-schema-check@'));
+      expect(checks.map(([, files]) => files)).toEqual([[], []]);
+      expect(cache.stats).toEqual({ hits: 0, misses: 2 });
+      const second = await discoverJsModule({ module: 'forged-schemas.mjs', cwd: fixtures, cache });
+      expect(cache.stats).toEqual({ hits: 2, misses: 2 });
+      // The remembered answer refuses the forged schema as the check did.
+      expect(second).toEqual(first);
+      expect(second.diagnostics.map((d) => d.code)).toEqual(['E_INPUT_SCHEMA']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('finds every exported defineTool value, with full schemas, in a child process', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -23,7 +24,7 @@ import {
 } from '@toolpack/core';
 import { createDiscoveryAbortedError, throwIfDiscoveryAborted } from '../../discovery-aborted.ts';
 import { resolveAsset } from '../../package-assets.ts';
-import type { SourceResult } from '../../types.ts';
+import type { ParseCache, SourceResult } from '../../types.ts';
 
 export const JS_MODULE_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'] as const;
 
@@ -60,6 +61,12 @@ export interface DiscoverJsModuleOptions {
   sandbox?: ToolSandbox;
   /** With `sandbox`: where the OS sandbox cannot be had, refuse to import the module at all. */
   requireSandbox?: boolean;
+  /**
+   * Remembers which listed schemas were checked, by their content: the check's first use
+   * compiles the JSON Schema meta-schema (70-90 ms of every start), and a module's schemas
+   * rarely change between starts.
+   */
+  cache?: ParseCache;
 }
 
 /**
@@ -124,7 +131,11 @@ export async function discoverJsModule(options: DiscoverJsModuleOptions): Promis
     seen.set(listed.name, listed.exportName);
     // defineTool checked these in the child, but the child runs the module's code and may say
     // anything: a pattern only a backtracking engine could run is refused here too.
-    const schemaProblem = findListedSchemaProblem(listed.inputSchema, listed.outputSchema);
+    const schemaProblem = await checkListedSchemas(
+      listed.inputSchema,
+      listed.outputSchema,
+      options.cache,
+    );
     if (schemaProblem !== undefined) {
       diagnostics.push(
         createDiagnostic(
@@ -168,10 +179,37 @@ export async function discoverJsModule(options: DiscoverJsModuleOptions): Promis
   return { tools, diagnostics };
 }
 
+type ListedSchemaProblem = {
+  code: 'E_INPUT_SCHEMA' | 'E_OUTPUT_SCHEMA';
+  role: string;
+  problems: string[];
+};
+
+/**
+ * The check is a pure function of the two schemas, so its answer is kept under their hash
+ * with no file behind it (the cache's entries end with the discovery version that made them).
+ */
+async function checkListedSchemas(
+  inputSchema: unknown,
+  outputSchema: unknown,
+  cache: ParseCache | undefined,
+): Promise<ListedSchemaProblem | undefined> {
+  if (cache === undefined) return findListedSchemaProblem(inputSchema, outputSchema);
+  const key = createHash('sha256')
+    .update(JSON.stringify([inputSchema, outputSchema ?? null]))
+    .digest('hex');
+  const answer = await cache.read(
+    `js-module-schema-check@1\u0000${key}`,
+    [],
+    () => findListedSchemaProblem(inputSchema, outputSchema) ?? null,
+  );
+  return answer ?? undefined;
+}
+
 function findListedSchemaProblem(
   inputSchema: unknown,
   outputSchema: unknown,
-): { code: 'E_INPUT_SCHEMA' | 'E_OUTPUT_SCHEMA'; role: string; problems: string[] } | undefined {
+): ListedSchemaProblem | undefined {
   const inputProblems = findSchemaProblems(inputSchema);
   if (inputProblems.length > 0)
     return { code: 'E_INPUT_SCHEMA', role: 'input', problems: inputProblems };
