@@ -16,6 +16,7 @@ it('@toolpack/core exports exactly these runtime names', () => {
     'SOURCE_LOCATION_KEYS',
     'TOOL_NAME_MAX_LENGTH',
     'TOOL_NAME_PATTERN',
+    'TOOL_QUESTION_KEY_PATTERN',
     'TOOL_SOURCE_KINDS',
     'ToolpackError',
     'addParameterSetBranches',
