@@ -33,7 +33,7 @@ export const WORKSPACE_PACKAGES: readonly WorkspacePackage[] = [
   {
     name: '@toolpack/runners',
     dir: 'packages/runners',
-    assets: ['assets/host.ps1', 'dist/node-child-entry.mjs'],
+    assets: ['assets/host.ps1', 'assets/warm-up/Invoke-WarmUp.ps1', 'dist/node-child-entry.mjs'],
     entries: ['dist/index.mjs'],
   },
   { name: '@toolpack/server', dir: 'packages/server', assets: [], entries: ['dist/index.mjs'] },

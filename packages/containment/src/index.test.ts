@@ -17,6 +17,7 @@ it('@toolpack/containment exports exactly these runtime names', () => {
     'findInstallFolder',
     'findWithheldAllowListEntries',
     'killProcessTree',
+    'openCacheFolder',
     'planSandbox',
     'readContainmentRequest',
     'spawnContained',

@@ -16,10 +16,14 @@ export { killProcessTree } from './kill-process-tree.ts';
 
 export { planSandbox } from './sandbox/plan-sandbox.ts';
 export { findInstallFolder } from './sandbox/find-install-folder.ts';
-export type { PlanSandboxOptions, SandboxPlan } from './sandbox/plan-sandbox.ts';
+export type { PlanSandboxOptions, SandboxHomeFile, SandboxPlan } from './sandbox/plan-sandbox.ts';
 // The runtime folder's own entry (`@toolpack/containment/runtime-folder`) locates and checks
 // it without loading the rest; these are what the runners need of it.
-export { buildCompileCacheEnvironment, createChannelFolder } from './runtime-folder/run-folder.ts';
+export {
+  buildCompileCacheEnvironment,
+  createChannelFolder,
+  openCacheFolder,
+} from './runtime-folder/run-folder.ts';
 export { SANDBOX_ENV_VARIABLE, describeSandbox } from './sandbox/probe-sandbox.ts';
 export type { SandboxDescription, SandboxRequest } from './sandbox/probe-sandbox.ts';
 

@@ -8,3 +8,8 @@ import { fileURLToPath } from 'node:url';
 export function resolveHostScriptPath(): string {
   return fileURLToPath(new URL('../assets/host.ps1', import.meta.url));
 }
+
+/** The folder of the confined warm-up's script (`startup-profile.ts`), shipped in `assets/`. */
+export function resolveWarmUpFolder(): string {
+  return fileURLToPath(new URL('../assets/warm-up/', import.meta.url)).replace(/\/$/u, '');
+}

@@ -3,10 +3,18 @@
 // contained under the OS sandbox, and each refusal is shown to be real by the same tool
 // reaching the same thing with TOOLPACK_SANDBOX=off, so no test here can pass vacuously.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeSandbox } from '@toolpack/containment';
 import {
@@ -18,7 +26,15 @@ import {
 } from '@toolpack/core';
 import { hasPwsh, PWSH_TEST_TAG } from '@toolpack/pwsh-probe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveHostScriptPath } from './asset-paths.ts';
+import { findExecutable } from './find-executable.ts';
 import { createToolRunner, type ToolRunner, type ToolRunnerOptions } from './index.ts';
+import {
+  locateStartupProfile,
+  prepareStartupProfile,
+  PROFILE_HOME_TARGET,
+  type StartupProfileOptions,
+} from './pwsh/startup-profile.ts';
 import {
   findMarkedProcesses,
   firstText,
@@ -171,6 +187,20 @@ async function attempt(
   return result.structuredContent as unknown as Attempt;
 }
 
+/** What the runner's confined PowerShell hosts use: the profile in Toolpack's own cache. */
+function profileOptions(): StartupProfileOptions {
+  return {
+    pwshPath: findExecutable('pwsh', process.env as Record<string, string>) ?? 'pwsh',
+    hostScriptPath: resolveHostScriptPath(),
+    environment: { PATH: process.env.PATH ?? '' },
+    startTimeoutMs: 60_000,
+  };
+}
+
+function profileFile(): string {
+  return locateStartupProfile(profileOptions());
+}
+
 const sandboxMissing = sandbox.available ? undefined : `bwrap: ${sandbox.reason}`;
 
 describe.each(KINDS)('a confined $name', (kind) => {
@@ -212,6 +242,30 @@ describe.each(KINDS)('a confined $name', (kind) => {
         expect(tried.port).toEqual({ ok: true, value: GREETING });
       });
     },
+  );
+
+  it.skipIf(missing !== undefined)(
+    `cannot write in Toolpack's startup-profile cache, which it never sees; with TOOLPACK_SANDBOX=off the same tool can ${needs}`,
+    async () => {
+      // A file beside the profiles, not a profile other tests' hosts read.
+      const planted = join(dirname(profileFile()), `planted-${process.pid}.profile`);
+      const tool = hostileTool(kind, LEAST_PERMISSIONS);
+      try {
+        await withRunner({ TOOLPACK_SANDBOX: 'auto' }, async (runner) => {
+          const tried = await attempt(runner, kind, tool, { attempt: 'write', path: planted });
+          expect(tried.ok, JSON.stringify(tried)).toBe(false);
+          expect(existsSync(planted)).toBe(false);
+        });
+        await withRunner({ TOOLPACK_SANDBOX: 'off' }, async (runner) => {
+          const tried = await attempt(runner, kind, tool, { attempt: 'write', path: planted });
+          expect(tried).toEqual({ ok: true, value: 'written' });
+          expect(existsSync(planted)).toBe(true);
+        });
+      } finally {
+        rmSync(planted, { force: true });
+      }
+    },
+    60_000,
   );
 
   it.skipIf(kind.missing !== undefined)(
@@ -400,5 +454,33 @@ describe('confined PowerShell and JS module tools', () => {
       expect(started.length).toBeGreaterThanOrEqual(4);
       expect(await waitFor(() => started.every((pid) => !isProcessAlive(pid)), 5_000)).toBe(true);
     },
+  );
+});
+
+describe('a confined PowerShell host’s startup profile', () => {
+  it.skipIf(!hasPwsh || sandboxMissing !== undefined)(
+    `is Toolpack's own, at the path pwsh reads, read-only: a pack tool cannot overwrite, append to, replace or remove it ${PWSH_TEST_TAG} [needs pwsh, bwrap]`,
+    async () => {
+      const [, , scriptKind] = KINDS as [Kind, Kind, Kind];
+      const recorded = await prepareStartupProfile(profileOptions());
+      expect(recorded).toBe(profileFile());
+      const source = readFileSync(profileFile());
+      // The sandbox's HOME (containment's SANDBOX_HOME), where pwsh looks for its profile.
+      const inside = `/home/toolpack/${PROFILE_HOME_TARGET}`;
+      const tool = hostileTool(scriptKind, GRANTED);
+      await withRunner({ TOOLPACK_SANDBOX: 'auto' }, async (runner) => {
+        const size = await attempt(runner, scriptKind, tool, { attempt: 'size', path: inside });
+        expect(size).toEqual({ ok: true, value: source.length });
+        for (const how of ['write', 'append', 'replace', 'remove']) {
+          const tried = await attempt(runner, scriptKind, tool, { attempt: how, path: inside });
+          expect(tried.ok, `${how}: ${JSON.stringify(tried)}`).toBe(false);
+        }
+        expect(await attempt(runner, scriptKind, tool, { attempt: 'size', path: inside })).toEqual(
+          size,
+        );
+      });
+      expect(readFileSync(profileFile()).equals(source)).toBe(true);
+    },
+    120_000,
   );
 });

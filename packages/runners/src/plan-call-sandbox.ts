@@ -1,4 +1,4 @@
-import { planSandbox, type SandboxPlan } from '@toolpack/containment';
+import { planSandbox, type SandboxHomeFile, type SandboxPlan } from '@toolpack/containment';
 import type { CallConfinement } from './runner-types.ts';
 
 export interface PlanCallSandboxInput {
@@ -12,6 +12,8 @@ export interface PlanCallSandboxInput {
   runtimePaths(): readonly string[];
   /** Paths the runner itself needs writable inside (the PowerShell host's socket folder). */
   extraWrite?: readonly string[];
+  /** Files bound read-only into the private HOME (a PowerShell host's startup profile). */
+  homeFiles?: readonly SandboxHomeFile[];
 }
 
 export interface SandboxPlanner {
@@ -26,7 +28,7 @@ export interface SandboxPlanner {
 export function createSandboxPlanner(projectRoot: string): SandboxPlanner {
   const plans = new Map<string, SandboxPlan>();
   return {
-    plan({ confinement, variant, runtimePaths, extraWrite }) {
+    plan({ confinement, variant, runtimePaths, extraWrite, homeFiles }) {
       const sandbox = confinement.sandbox;
       if (sandbox === undefined) return undefined;
       const cacheKey = variant === undefined ? undefined : `${confinement.key}\0${variant}`;
@@ -37,6 +39,7 @@ export function createSandboxPlanner(projectRoot: string): SandboxPlanner {
         projectRoot,
         runtimePaths: runtimePaths(),
         ...(extraWrite === undefined ? {} : { writableRuntimePaths: extraWrite }),
+        ...(homeFiles === undefined ? {} : { homeFiles }),
       });
       if (cacheKey !== undefined) plans.set(cacheKey, plan);
       return plan;

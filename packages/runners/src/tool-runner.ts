@@ -88,6 +88,8 @@ export interface ToolRunnerOptions {
    * 5 000 ms.
    */
   pwshIdleReleaseMs?: number;
+  /** Told what Toolpack's own background work could not do (a PowerShell startup-profile warm-up). */
+  onDebug?(message: string): void;
   /**
    * JS/TS module tools (a child process per module): its V8 heap limit (default 512 MB), the
    * limit on the resident memory of the child and all it starts, watched from outside
@@ -246,6 +248,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       readPositive(options.pwshStartTimeoutMs, 'pwshStartTimeoutMs') ??
       DEFAULT_PWSH_START_TIMEOUT_MS,
     ...(idleReleaseMs === undefined ? {} : { idleReleaseMs }),
+    ...(options.onDebug === undefined ? {} : { onDebug: options.onDebug }),
   });
 
   const deadlines = createCallDeadlines();

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ToolpackError } from '@toolpack/core';
 import {
@@ -77,6 +77,31 @@ export function createSandboxTempFolder(ownFolder: string): string {
     folder = path.join(openRunFolder(), `temp-${name}`);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     tempFolders.set(ownFolder, folder);
+  }
+  return folder;
+}
+
+/**
+ * A 0700 folder of the runtime folder that outlives the run (`name`: one per kind of cache),
+ * for what Toolpack makes once and reuses: never bound writable into a sandbox, so no pack
+ * can plant what a later run reads. Throws `E_RUNTIME_FOLDER` when the runtime folder cannot
+ * be used, or `name` is there but not a real folder of this user.
+ */
+export function openCacheFolder(name: string): string {
+  const folder = path.join(openRuntimeFolder(), name);
+  try {
+    mkdirSync(folder, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const stats = lstatSync(folder);
+  const uid = process.getuid?.();
+  if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) {
+    throw new ToolpackError(
+      'E_RUNTIME_FOLDER',
+      `Toolpack's cache folder ${folder} is not a folder of yours.`,
+      { hint: `Remove ${folder}; Toolpack makes it again.` },
+    );
   }
   return folder;
 }

@@ -199,3 +199,28 @@ describe('the sandbox’s /tmp', () => {
     expect(at).toBeLessThan(granted.indexOf('/tmp/project'));
   });
 });
+
+describe('the sandbox’s HOME', () => {
+  it('is a tmpfs with the plan’s home files bound read-only in it, before the plan’s paths', () => {
+    const profile = '/run/user/1000/toolpack/pwsh-startup-profiles/0a1b.profile';
+    const argv = buildSandboxArgv({
+      plan: {
+        ...plan,
+        homeFiles: [
+          { source: profile, target: '.cache/powershell/StartupProfileData-NonInteractive' },
+        ],
+      },
+      command: '/x',
+      args: [],
+    });
+    const mounts = readMounts(argv);
+    const home = mounts.findIndex((mount) => mount.join(' ') === `--tmpfs ${SANDBOX_HOME}`);
+    expect(mounts[home + 1]).toEqual([
+      '--ro-bind-try',
+      profile,
+      `${SANDBOX_HOME}/.cache/powershell/StartupProfileData-NonInteractive`,
+    ]);
+    expect(home).toBeLessThan(mounts.findIndex((mount) => mount.includes('/work/project')));
+    expect(argv.filter((arg) => arg === profile)).toHaveLength(1);
+  });
+});

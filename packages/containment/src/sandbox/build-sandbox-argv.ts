@@ -59,7 +59,7 @@ const NETWORK_ETC_FILES = [
 export const SANDBOX_SYSTEM_ROOTS: readonly string[] = ['/usr', ...SYSTEM_FOLDERS, ...ETC_FILES];
 
 export interface BuildSandboxArgvOptions {
-  plan: Pick<SandboxPlan, 'read' | 'write' | 'network' | 'cwd' | 'temp'>;
+  plan: Pick<SandboxPlan, 'read' | 'write' | 'network' | 'cwd' | 'temp' | 'homeFiles'>;
   /**
    * The child's fd of each plan path opened beforehand (`openPlanPaths`), bound by fd; null
    * leaves a path out. A path without an entry is bound by name (`--bind-try`).
@@ -84,7 +84,8 @@ export interface BuildSandboxArgvOptions {
  * - the system read-only (/usr, the /bin, /lib... symlinks or binds, a selection of /etc,
  *   with name resolution and certificates only for `plan.network`), a
  *   fresh /proc and a minimal /dev, a private HOME (tmpfs) and /tmp (tmpfs, or the pack's
- *   own temp folder, `plan.temp`, when `temp` was granted: never the machine's);
+ *   own temp folder, `plan.temp`, when `temp` was granted: never the machine's), with
+ *   `plan.homeFiles` bound read-only in that HOME;
  * - the plan's paths at their own paths, parents before children, so a writable folder inside
  *   a read-only project stays writable and a read-only own folder inside a writable project
  *   stays read-only.
@@ -107,6 +108,10 @@ export function buildSandboxArgv(options: BuildSandboxArgvOptions): string[] {
   if (plan.temp === undefined) argv.push('--tmpfs', PRIVATE_TMP);
   else argv.push('--bind', plan.temp, PRIVATE_TMP);
   argv.push('--tmpfs', SANDBOX_HOME);
+  // Read-only inside the writable HOME: a bind's mount point cannot be written, replaced,
+  // renamed or removed, so no run can leave another a file it reads.
+  for (const { source, target } of plan.homeFiles ?? [])
+    argv.push('--ro-bind-try', source, path.posix.join(SANDBOX_HOME, target));
   const binds = [
     ...plan.read.map((folder) => ({ folder, writable: false })),
     ...plan.write.map((folder) => ({ folder, writable: true })),

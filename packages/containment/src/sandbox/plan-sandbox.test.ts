@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LEAST_PERMISSIONS, type PackPermissions } from '@toolpack/core';
@@ -235,5 +235,33 @@ describe('planSandbox', () => {
       projectRoot: path.join(scratch, 'no-such-project'),
     });
     expect(plan).toMatchObject({ ownFolder, cwd: ownFolder });
+  });
+
+  it('keeps home files whose source exists, and refuses a target that leaves HOME', () => {
+    const source = path.join(scratch, 'elsewhere', 'profile');
+    writeFileSync(source, 'profile');
+    const target = '.cache/powershell/StartupProfileData-NonInteractive';
+    const plan = planSandbox({
+      sandbox: { root: ownRoot, permissions: LEAST_PERMISSIONS },
+      projectRoot,
+      homeFiles: [
+        { source, target },
+        { source: path.join(scratch, 'missing'), target: 'missing' },
+      ],
+    });
+    expect(plan.homeFiles).toEqual([{ source, target }]);
+    for (const wrong of [
+      { source, target: '../../tmp/x' },
+      { source, target: '/etc/passwd' },
+      { source, target: '.cache//x' },
+      { source: 'relative/profile', target },
+    ])
+      expect(() =>
+        planSandbox({
+          sandbox: { root: ownRoot, permissions: LEAST_PERMISSIONS },
+          projectRoot,
+          homeFiles: [wrong],
+        }),
+      ).toThrow(expect.objectContaining({ code: 'E_SANDBOX_ARGUMENTS' }));
   });
 });

@@ -33,6 +33,19 @@ export interface SandboxPlan {
    * `/tmp` that ends with it.
    */
   temp?: string;
+  /**
+   * Files bound read-only into the private HOME, which stays a writable tmpfs around them:
+   * `source` is an absolute path outside the sandbox, `target` a path relative to HOME. Only
+   * for files Toolpack itself made where no sandbox can write (a startup profile in its
+   * private runtime folder), never a file of the user's own HOME or cache.
+   */
+  homeFiles?: readonly SandboxHomeFile[];
+}
+
+/** A file bound read-only into a sandbox's private HOME (`SandboxPlan.homeFiles`). */
+export interface SandboxHomeFile {
+  source: string;
+  target: string;
 }
 
 /** What `planSandbox` resolves: the tool's grants, and what its runner needs besides. */
@@ -60,6 +73,11 @@ export interface PlanSandboxOptions {
    * folder of this run (`createSandboxTempFolder`).
    */
   tempFolder?: string;
+  /**
+   * Files the runner binds read-only into the private HOME (`SandboxPlan.homeFiles`). Sources
+   * that do not exist are left out.
+   */
+  homeFiles?: readonly SandboxHomeFile[];
 }
 
 /**
@@ -148,6 +166,7 @@ export function planSandbox(options: PlanSandboxOptions): SandboxPlan {
   }
   for (const runtimePath of readRuntimePaths(options.runtimePaths))
     if (!write.has(runtimePath)) read.add(runtimePath);
+  const homeFiles = readHomeFiles(options.homeFiles);
   const visible = [...read, ...write];
   const cwd =
     projectRoot !== undefined && visible.some((folder) => isWithin(projectRoot, folder))
@@ -160,7 +179,32 @@ export function planSandbox(options: PlanSandboxOptions): SandboxPlan {
     network: permissions.network.access === 'any',
     cwd,
     ...(temp === undefined ? {} : { temp }),
+    ...(homeFiles.length === 0 ? {} : { homeFiles }),
   };
+}
+
+/**
+ * The home files whose source exists. A target must stay inside HOME: bound elsewhere, a
+ * runner's file could hide a path the plan grants.
+ */
+function readHomeFiles(files: readonly SandboxHomeFile[] | undefined): SandboxHomeFile[] {
+  const found: SandboxHomeFile[] = [];
+  for (const { source, target } of files ?? []) {
+    const segments = target.split(/[\\/]/u);
+    if (
+      !path.isAbsolute(source) ||
+      path.isAbsolute(target) ||
+      segments.some((segment) => segment === '' || segment === '.' || segment === '..')
+    ) {
+      throw new ToolpackError(
+        'E_SANDBOX_ARGUMENTS',
+        `A sandbox home file needs an absolute source and a plain path inside HOME; got ${JSON.stringify(source)} -> ${JSON.stringify(target)}.`,
+        { hint: 'Give the target relative to HOME, without "." or ".." segments.' },
+      );
+    }
+    if (readRealPath(source) !== undefined) found.push({ source, target });
+  }
+  return found;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import {
   existsSync,
@@ -25,7 +25,8 @@ import {
   waitUntil,
 } from '../testing/index.ts';
 import { planSandbox, type SandboxPlan } from './plan-sandbox.ts';
-import { describeSandbox } from './probe-sandbox.ts';
+import { SANDBOX_HOME, buildSandboxArgv } from './build-sandbox-argv.ts';
+import { describeSandbox, resolveSandbox } from './probe-sandbox.ts';
 
 const sandbox = describeSandbox({});
 const sourceIndex = path.join(import.meta.dirname, '..', 'index.ts');
@@ -480,6 +481,42 @@ net.connect(${port}, '127.0.0.1').setEncoding('utf8').on('data', (d) => process.
       } finally {
         delete process.env.TOOLPACK_SANDBOX;
       }
+    });
+
+    it('keeps a home file read-only: no run overwrites, appends to, replaces or removes it', async () => {
+      const cache = mkdtempSync(path.join(scratch, 'cache-'));
+      const source = path.join(cache, 'profile');
+      writeFileSync(source, 'recorded by the warm-up\n');
+      const target = '.cache/powershell/StartupProfileData-NonInteractive';
+      const inside = `${SANDBOX_HOME}/${target}`;
+      const attack = [
+        `cat ${inside}`,
+        `echo forged > ${inside} 2>/dev/null && echo overwrote`,
+        `echo forged >> ${inside} 2>/dev/null && echo appended`,
+        `echo forged > ${inside}.new && mv -f ${inside}.new ${inside} 2>/dev/null && echo replaced`,
+        `rm -f ${inside} 2>/dev/null && echo removed`,
+        'true',
+      ].join('; ');
+      const confined: SandboxPlan = { ...plan(), homeFiles: [{ source, target }] };
+      const contained = spawnContained({
+        command: 'bash',
+        args: ['-c', attack],
+        env,
+        sandbox: confined,
+      });
+      expect((await collectOutput(contained)).stdout).toBe('recorded by the warm-up\n');
+      expect(readFileSync(source, 'utf8')).toBe('recorded by the warm-up\n');
+      // The same file bound at the same path writable: every write reaches the file the next
+      // run would read.
+      const bwrap = resolveSandbox().bwrap ?? 'bwrap';
+      const argv = buildSandboxArgv({ plan: confined, command: '/bin/bash', args: ['-c', attack] });
+      const at = argv.indexOf(source) - 1;
+      expect(argv[at]).toBe('--ro-bind-try');
+      argv[at] = '--bind-try';
+      const writable = spawnSync(bwrap, argv, { env, encoding: 'utf8' });
+      expect(writable.stdout).toBe('recorded by the warm-up\noverwrote\nappended\n');
+      expect(readFileSync(source, 'utf8')).toBe('forged\nforged\n');
+      rmSync(cache, { recursive: true, force: true });
     });
 
     it('runs unconfined, as without a plan, when TOOLPACK_SANDBOX=off', async () => {

@@ -20,6 +20,7 @@ import type { HostResultMessage, HostSession } from './host-protocol.ts';
 import { startPwshHost, type PwshCallRequest, type PwshHost } from './pwsh-host.ts';
 import { createProgressRecordMapper } from './progress-records.ts';
 import { redactSecrets, resolveCredentials } from './resolve-credentials.ts';
+import { findStartupProfile } from './startup-profile.ts';
 
 type PwshInvocation = Extract<ToolInvocation, { runner: 'pwsh' }>;
 
@@ -45,6 +46,8 @@ export interface PwshRunnerOptions {
    * server's own environment, not the tool's. Default `process.env`.
    */
   secretEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** Where a failed startup-profile warm-up is told (`startup-profile.ts`); silent when absent. */
+  onDebug?(message: string): void;
 }
 
 export interface PwshRunner extends KindRunner {
@@ -127,16 +130,27 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
       maxOutputBytes: options.maxOutputBytes,
       environment: confinement.environment,
       startTimeoutMs: options.startTimeoutMs,
-      // Inside a sandbox: pwsh and its .NET runtime, the host script, and the channel's folder.
-      planSandbox: (socketFolder) =>
-        planner.plan({
+      // Inside a sandbox: pwsh and its .NET runtime, the host script, the channel's folder,
+      // and .NET's startup profile recorded by Toolpack's own confined warm-up.
+      planSandbox: (socketFolder) => {
+        if (confinement.sandbox === undefined) return undefined;
+        const profile = findStartupProfile({
+          pwshPath,
+          hostScriptPath,
+          environment: options.sharedEnvironment,
+          startTimeoutMs: options.startTimeoutMs,
+          ...(options.onDebug === undefined ? {} : { onDebug: options.onDebug }),
+        });
+        return planner.plan({
           confinement,
           runtimePaths: () => [
             ...findPwshRuntimePaths(pwshPath, confinement.environment),
             dirname(hostScriptPath),
           ],
           ...(socketFolder === undefined ? {} : { extraWrite: [socketFolder] }),
-        }),
+          ...(profile === undefined ? {} : { homeFiles: [profile] }),
+        });
+      },
     });
     slot.started += 1;
     return slot.host;
