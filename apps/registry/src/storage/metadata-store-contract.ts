@@ -455,13 +455,18 @@ export function describeMetadataStoreContract(
           }),
         );
       };
-      const sorted = async (sort: 'relevance' | 'downloads' | 'updated' | 'name', words = '') => {
+      const sorted = async (
+        sort: 'relevance' | 'downloads' | 'updated' | 'name',
+        words = '',
+        countUpTo = 100,
+      ) => {
         const page = await store.search({
           words: words === '' ? [] : words.split(' '),
           tags: [],
           sort,
           offset: 0,
           limit: 2,
+          countUpTo,
         });
         return { names: page.packs.map((p) => p.name), total: page.total, more: page.hasMore };
       };
@@ -502,6 +507,11 @@ export function describeMetadataStoreContract(
         });
         expect(await sorted('updated', 'beta')).toEqual({ names: ['beta'], total: 1, more: false });
         expect((await sorted('relevance', 'nothing-matches')).total).toBe(0);
+        // Counting stops at the bound a page asked for, and is not done unasked.
+        expect((await sorted('name', '', 2)).total).toBe(2);
+        expect(
+          (await store.search({ words: [], tags: [], offset: 0, limit: 2 })).total,
+        ).toBeUndefined();
       });
     });
 

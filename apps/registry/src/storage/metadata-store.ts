@@ -152,13 +152,22 @@ export interface StoreSearchQuery {
   sort?: SearchSort;
   offset: number;
   limit: number;
+  /**
+   * Count the matches of all pages, up to this many (a page that shows a result count asks
+   * for it). Counting is bounded and opt-in: an exact count of a query that matches most of a
+   * 100,000-pack catalogue cost every search several times its own time.
+   */
+  countUpTo?: number;
 }
 
 export interface StoreSearchPage {
   packs: PackSummary[];
   hasMore: boolean;
-  /** How many packs match in all pages. */
-  total: number;
+  /**
+   * With `countUpTo`: how many packs match in all pages, counted up to it (equal to it: at
+   * least that many). Absent otherwise.
+   */
+  total?: number;
 }
 
 export interface VersionListQuery {

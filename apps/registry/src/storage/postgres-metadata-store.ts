@@ -314,7 +314,11 @@ export async function createPostgresMetadataStore(
       // Words with nothing searchable in them (`"*()`) match nothing rather than everything,
       // and no pack carries a tag PostgreSQL cannot even hold.
       if ((hasWords && tsquery === undefined) || tags.some((tag) => tag.includes('\0')))
-        return { packs: [], hasMore: false, total: 0 };
+        return {
+          packs: [],
+          hasMore: false,
+          ...(query_.countUpTo === undefined ? {} : { total: 0 }),
+        };
       const { limit, offset } = query_;
       // Each statement numbers its own parameters; `where` adds the filters every one has.
       const statement = () => {
@@ -335,15 +339,20 @@ export async function createPostgresMetadataStore(
         const match = `${of.param(tsquery.exact)}::tsquery`;
         return [...of.where, `(prefixes @@ ${match} OR name_prefixes @@ ${match})`];
       };
-      const counted = statement();
-      const total = Number(
-        (
-          await query(
-            `SELECT count(*) AS n FROM packs WHERE ${matching(counted).join(' AND ')}`,
-            counted.params,
-          )
-        ).rows[0]?.n,
-      );
+      let total: number | undefined;
+      if (query_.countUpTo !== undefined) {
+        const counted = statement();
+        const where = matching(counted);
+        total = Number(
+          (
+            await query(
+              `SELECT count(*) AS n FROM (SELECT 1 FROM packs WHERE ${where.join(' AND ')}
+               LIMIT ${counted.param(query_.countUpTo)}) AS matched`,
+              counted.params,
+            )
+          ).rows[0]?.n,
+        );
+      }
       let rows: Row[];
       if (tsquery === undefined || sort !== 'relevance') {
         const sorted = statement();
@@ -410,7 +419,7 @@ export async function createPostgresMetadataStore(
           toolCount: summary.toolCount,
         };
       });
-      return { packs, hasMore: rows.length > limit, total };
+      return { packs, hasMore: rows.length > limit, ...(total === undefined ? {} : { total }) };
     },
 
     async recordDownload(blobKey) {

@@ -351,7 +351,12 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
       const match = buildFtsQuery(query.words);
       const hasWords = query.words.some((word) => word.trim() !== '');
       // Words with nothing searchable in them (`"*()`) match nothing rather than everything.
-      if (hasWords && match === undefined) return { packs: [], hasMore: false, total: 0 };
+      if (hasWords && match === undefined)
+        return {
+          packs: [],
+          hasMore: false,
+          ...(query.countUpTo === undefined ? {} : { total: 0 }),
+        };
       const tags = [...new Set(query.tags.map((tag) => tag.toLowerCase()))];
       const params: SQLInputValue[] = [];
       const where = ['p.listed = 1'];
@@ -368,7 +373,16 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
         params.unshift(match);
       }
       const filter = `FROM ${from} WHERE ${where.join(' AND ')}`;
-      const total = Number((db.prepare(`SELECT count(*) AS n ${filter}`).get(...params) as Row).n);
+      const total =
+        query.countUpTo === undefined
+          ? undefined
+          : Number(
+              (
+                db
+                  .prepare(`SELECT count(*) AS n FROM (SELECT 1 ${filter} LIMIT ?)`)
+                  .get(...params, query.countUpTo) as Row
+              ).n,
+            );
       const sort = query.sort ?? 'relevance';
       const columns = 'p.name, p.head_version, p.description, p.tags, p.tool_count';
       const pageParams = [...params];
@@ -393,7 +407,11 @@ export function createSqliteMetadataStore(options: SqliteMetadataStoreOptions): 
         tags: JSON.parse(String(row.tags)) as string[],
         toolCount: Number(row.tool_count),
       }));
-      return { packs, hasMore: rows.length > query.limit, total };
+      return {
+        packs,
+        hasMore: rows.length > query.limit,
+        ...(total === undefined ? {} : { total }),
+      };
     },
 
     async recordDownload(blobKey) {

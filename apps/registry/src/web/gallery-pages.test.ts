@@ -121,6 +121,33 @@ describe('search page', () => {
     expect(inView).not.toContain('>tag-17<');
   });
 
+  it('counts results up to its cap, then says so with a +', () => {
+    const packs = Array.from({ length: 20 }, (_, i) => ({
+      name: `pack-${i}`,
+      version: '1.0.0',
+      description: 'A pack.',
+      tags: ['MCPTools'],
+      toolCount: 1,
+    }));
+    const count = (total: number, offset = 0) =>
+      /<p class="muted result-count" role="status">([^<]*)<\/p>/.exec(
+        renderSearchPage({
+          q: '',
+          tags: [],
+          sort: 'relevance',
+          packs,
+          total,
+          totalCap: 1000,
+          offset,
+          topTags: [],
+          nextCursor: null,
+        }),
+      )?.[1];
+    expect(count(1000)).toBe('1–20 of 1,000+ packs');
+    expect(count(57, 20)).toBe('21–40 of 57 packs');
+    expect(count(20)).toBe('20 packs');
+  });
+
   it('says so when nothing matches, and offers to drop the tags', async () => {
     const { html } = await page('/?q=zzzz&tag=weather');
     expect(html).toContain('No pack matches.');

@@ -12,6 +12,9 @@ import { buildClientSnippets } from './client-snippets.ts';
 import { readPackDetails } from './read-pack-details.ts';
 import { renderNotFoundPage, renderPackPage, renderSearchPage } from './render-pages.ts';
 
+/** The search page counts results up to this many, then says "1,000+". */
+const RESULT_COUNT_CAP = 1000;
+
 /** Tags the search page lists (all of them, in practice; the rest of a huge registry's are long tail). */
 const LISTED_TAGS = 500;
 
@@ -74,7 +77,7 @@ export async function handleSearchPage(
     });
     return sendText(response, 400, 'text/html; charset=utf-8', page, PAGE_HEADERS);
   }
-  const result = await context.store.search(parsed.query);
+  const result = await context.store.search({ ...parsed.query, countUpTo: RESULT_COUNT_CAP });
   const downloads = await context.store.countDownloads(result.packs.map((pack) => pack.name));
   // While seeding, the page shows what is published so far and says that more is coming;
   // the status tells scripts the same.
@@ -84,7 +87,7 @@ export async function handleSearchPage(
     tags,
     sort: parsed.query.sort ?? 'relevance',
     packs: result.packs,
-    total: result.total,
+    ...(result.total === undefined ? {} : { total: result.total, totalCap: RESULT_COUNT_CAP }),
     offset: parsed.query.offset,
     downloads: new Map([...downloads].map(([name, counts]) => [name, counts.total])),
     topTags,

@@ -119,6 +119,8 @@ export interface SearchPageInput {
   packs: PackSummary[];
   /** How many packs match in all pages (absent when the query was refused). */
   total?: number;
+  /** `total` was counted up to this many: equal to it reads "1,000+". */
+  totalCap?: number;
   /** Where the page starts among them. */
   offset?: number;
   /** Downloads by pack name; a pack never downloaded is absent. */
@@ -230,12 +232,14 @@ ${input.nextCursor === null ? '' : markup`<nav class="pages" aria-label="Pages">
 /** "12 packs", or "21–40 of 57 packs" past the first page. */
 function describeRange(input: SearchPageInput): string {
   const total = input.total ?? input.packs.length;
+  const capped = input.totalCap !== undefined && total >= input.totalCap;
   const noun = total === 1 ? 'pack' : 'packs';
   const first = (input.offset ?? 0) + 1;
   const last = (input.offset ?? 0) + input.packs.length;
-  return first === 1 && last === total
-    ? `${formatCount(total)} ${noun}`
-    : `${formatCount(first)}–${formatCount(last)} of ${formatCount(total)} ${noun}`;
+  const shown = capped ? `${formatCount(total)}+` : formatCount(total);
+  return first === 1 && last === total && !capped
+    ? `${shown} ${noun}`
+    : `${formatCount(first)}–${formatCount(last)} of ${shown} ${noun}`;
 }
 
 function describeResults(input: SearchPageInput): string {
