@@ -5,6 +5,7 @@ import {
   KNOWN_TYPES,
   TYPE_ACCELERATORS,
 } from './known-types/known-types.ts';
+import { splitTypeArguments } from './map-powershell-type.ts';
 import type { Token } from './tokenizer.ts';
 import type { PowerShellDocument, PsParameter } from './reader.ts';
 
@@ -55,18 +56,7 @@ function splitTypeName(written: string): { name: string; args: string[] } | unde
   const open = text.indexOf('[');
   if (open < 0) return text.includes(',') ? undefined : { name: text, args: [] };
   if (!text.endsWith(']')) return undefined;
-  const args: string[] = [];
-  let depth = 0;
-  let current = '';
-  for (const ch of text.slice(open + 1, -1)) {
-    if (ch === '[') depth += 1;
-    if (ch === ']') depth -= 1;
-    if (ch === ',' && depth === 0) {
-      args.push(current);
-      current = '';
-    } else current += ch;
-  }
-  args.push(current);
+  const args = splitTypeArguments(text.slice(open + 1, -1));
   // `[[System.String, mscorlib]]`: an assembly-qualified argument is not judged.
   if (args.some((arg) => arg.startsWith('['))) return undefined;
   return { name: text.slice(0, open), args };

@@ -159,6 +159,29 @@ function normalizeTypeName(name: string): string {
     .replace(/^collections\.generic\./, '');
 }
 
+/**
+ * The arguments of a generic type as written between its brackets (`string, List[int]` of
+ * `Dictionary[string, List[int]]`), split at the top-level commas only. The one reader of
+ * that syntax: the type mapping and the unresolved-type check both use it.
+ */
+export function splitTypeArguments(inner: string): string[] {
+  const args: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of inner) {
+    if (ch === '[') depth += 1;
+    if (ch === ']') depth -= 1;
+    if (ch === ',' && depth === 0) {
+      args.push(current);
+      current = '';
+    } else {
+      current += ch;
+    }
+  }
+  args.push(current);
+  return args;
+}
+
 /** Splits `List[string]` into `list` and `['string']`, `string[][]` into `string` and rank 2. */
 function parseTypeName(text: string): { name: string; args: string[]; rank: number } {
   let name = text.replace(/\s+/g, '');
@@ -167,23 +190,11 @@ function parseTypeName(text: string): { name: string; args: string[]; rank: numb
     name = name.replace(/\[,*\]$/, '');
     rank += 1;
   }
-  const args: string[] = [];
+  let args: string[] = [];
   if (name.endsWith(']')) {
     const open = name.indexOf('[');
     if (open > 0) {
-      let depth = 0;
-      let current = '';
-      for (const ch of name.slice(open + 1, -1)) {
-        if (ch === '[') depth += 1;
-        if (ch === ']') depth -= 1;
-        if (ch === ',' && depth === 0) {
-          args.push(current);
-          current = '';
-        } else {
-          current += ch;
-        }
-      }
-      args.push(current);
+      args = splitTypeArguments(name.slice(open + 1, -1));
       name = name.slice(0, open);
     }
   }
