@@ -97,6 +97,22 @@ function New-ToolpackHostTypes {
     $ctor.Emit($op::Ldarg_0)
     $ctor.Emit($op::Call, [System.Management.Automation.Host.PSHostUserInterface].GetConstructor([System.Reflection.BindingFlags]'Instance, NonPublic, Public', $null, [type[]]@(), $null))
     $ctor.Emit($op::Ret)
+    # What tools print to the host goes nowhere (only the streams reach Node), in plain .NET:
+    # as script, with Set-PSDebug -Trace on, writing each traced line ran a traced line, and
+    # the recursion overflowed the stack and killed the host.
+    $voidWrites = @(
+        @('Write', [type[]]@([string])),
+        @('Write', [type[]]@([System.ConsoleColor], [System.ConsoleColor], [string])),
+        @('WriteLine', [type[]]@([string])),
+        @('WriteErrorLine', [type[]]@([string])),
+        @('WriteDebugLine', [type[]]@([string])),
+        @('WriteProgress', [type[]]@([long], [System.Management.Automation.ProgressRecord])),
+        @('WriteVerboseLine', [type[]]@([string])),
+        @('WriteWarningLine', [type[]]@([string])))
+    foreach ($write in $voidWrites) {
+        $il = $base.DefineMethod($write[0], $method, [void], $write[1]).GetILGenerator()
+        $il.Emit($op::Ret)
+    }
     $baseType = $base.CreateType()
 
     $hostBuilder = $module.DefineType('Toolpack.Host', [System.Reflection.TypeAttributes]'Public, Sealed, Class', [System.Management.Automation.Host.PSHost])
@@ -229,15 +245,6 @@ class ToolpackHostInterface : Toolpack.HostInterfaceBase {
         }
         throw [System.Management.Automation.PSInvalidOperationException]::new("The answer `"$picked`" is none of the choices of `"$text`".")
     }
-    # What tools print to the host goes nowhere, as before: only the streams reach Node.
-    [void] Write([string] $value) { }
-    [void] Write([System.ConsoleColor] $foreground, [System.ConsoleColor] $background, [string] $value) { }
-    [void] WriteLine([string] $value) { }
-    [void] WriteErrorLine([string] $value) { }
-    [void] WriteDebugLine([string] $value) { }
-    [void] WriteProgress([long] $sourceId, [System.Management.Automation.ProgressRecord] $record) { }
-    [void] WriteVerboseLine([string] $value) { }
-    [void] WriteWarningLine([string] $value) { }
 }
 
 [ToolpackHostInterface]
@@ -460,6 +467,17 @@ function __Toolpack-InvokeTool {
         if ($null -eq (__Toolpack-EnterSession $Request) -and $null -ne $Request['Baseline']) { __Toolpack-Clean $Request $Request['Baseline'] }
         return
     }
+    # What ResetRunspaceState would reset, before the tool runs (see the end of this function).
+    $stateBefore = $null
+    $baseline = $Request['Baseline']
+    if ($null -ne $Request['Fingerprint'] -and $null -ne $baseline -and $null -ne $baseline.VariableTable) {
+        try {
+            $stateBefore = $Request['Fingerprint'].Item1.Invoke($baseline.VariableTable)
+            $locationBefore = $ExecutionContext.SessionState.Path.CurrentLocation.Path
+        } catch {
+            $stateBefore = $null
+        }
+    }
     $sessionFailure = __Toolpack-EnterSession $Request
     if ($null -eq $sessionFailure) {
         __Toolpack-RunTool $Request
@@ -520,6 +538,25 @@ function __Toolpack-InvokeTool {
     }
     # A runspace whose session failed to load half-way is not cleaned, so it is closed.
     if ($null -ne $Request['Baseline'] -and $null -eq $sessionFailure) { __Toolpack-Clean $Request $Request['Baseline'] }
+    # Unchanged: the call left everything ResetRunspaceState resets as it found it (global
+    # variables, location, event subscriptions and events, breakpoints and the debugger's mode,
+    # script tracing, history), so the host reuses the runspace without that reset, which
+    # costs about 1 ms of CPU a call. Anything unlike before, or any failure to tell, resets.
+    if ($null -ne $stateBefore -and $Request['Cleaned'] -eq $true -and $Request['Baseline'] -eq $baseline) {
+        try {
+            $global:ToolpackToolName = ''
+            $trace = $baseline.DebugTrace
+            $debugger = [runspace]::DefaultRunspace.Debugger
+            $Request['Unchanged'] = $Request['Fingerprint'].Item2.Invoke($stateBefore, $Request['Fingerprint'].Item1.Invoke($baseline.VariableTable)) -and
+                $ExecutionContext.SessionState.Path.CurrentLocation.Path -ceq $locationBefore -and
+                $ExecutionContext.Events.Subscribers.Count -eq 0 -and $ExecutionContext.Events.ReceivedEvents.Count -eq 0 -and
+                $debugger.GetBreakpoints().Count -eq 0 -and $debugger.DebugMode -eq $trace.Mode -and
+                [int]$trace.Level.GetValue($trace.Context) -eq 0 -and -not [bool]$trace.Step.GetValue($trace.Context) -and
+                @(Get-History -Count 1).Count -eq 0
+        } catch {
+            $Request['Unchanged'] = $false
+        }
+    }
 }
 
 function __Toolpack-EnterSession {
@@ -719,6 +756,8 @@ function __Toolpack-ReadState {
     # about 0.4 ms a call. Where a PowerShell names them otherwise, the drives are listed.
     $state['AliasTable'] = $null
     $state['FunctionTable'] = $null
+    $state['VariableTable'] = $null
+    $state['DebugTrace'] = $null
     try {
         $flags = [System.Reflection.BindingFlags]'Instance, NonPublic'
         $internal = [System.Management.Automation.SessionState].GetProperty('Internal', $flags).GetValue($ExecutionContext.SessionState)
@@ -729,6 +768,14 @@ function __Toolpack-ReadState {
             $functionTable -is [System.Collections.Generic.Dictionary[string, System.Management.Automation.FunctionInfo]]) {
             $state['AliasTable'] = $aliasTable
             $state['FunctionTable'] = $functionTable
+        }
+        $variableTable = $scope.GetType().GetProperty('Variables', $flags).GetValue($scope)
+        $context = [System.Management.Automation.EngineIntrinsics].GetField('_context', $flags).GetValue($ExecutionContext)
+        $traceLevel = $context.GetType().GetProperty('PSDebugTraceLevel', $flags)
+        $traceStep = $context.GetType().GetProperty('PSDebugTraceStep', $flags)
+        if ($variableTable -is [System.Collections.Generic.IDictionary[string, System.Management.Automation.PSVariable]] -and $null -ne $traceLevel -and $null -ne $traceStep) {
+            $state['VariableTable'] = $variableTable
+            $state['DebugTrace'] = @{ Context = $context; Level = $traceLevel; Step = $traceStep; Mode = [runspace]::DefaultRunspace.Debugger.DebugMode }
         }
     } catch { }
     return $state
@@ -905,6 +952,8 @@ function New-ToolpackSessionState {
     foreach ($name in @('ToolpackProjectRoot', 'DotbotProjectRoot')) {
         $state.Variables.Add([System.Management.Automation.Runspaces.SessionStateVariableEntry]::new($name, $ProjectRoot, 'The Toolpack project root'))
     }
+    # Set to the tool's name for its call and back to '' after it: a clean runspace has it.
+    $state.Variables.Add([System.Management.Automation.Runspaces.SessionStateVariableEntry]::new('ToolpackToolName', '', 'The name of the tool being called'))
     # ReadOnly: a tool that defines a function of the same name gets an error instead of
     # replacing the host's own for the calls that follow on a reused runspace.
     foreach ($name in @('__Toolpack-WriteJsonValue', '__Toolpack-ConvertToJson', '__Toolpack-InvokeTool', '__Toolpack-EnterSession', '__Toolpack-RunTool', '__Toolpack-ReadState', '__Toolpack-Clean')) {
@@ -1221,7 +1270,8 @@ function Complete-Runspace {
     $reusable = (-not $Call['Stopping']) -and $Call['Request']['Cleaned'] -eq $true -and $entry['Uses'] -lt $script:MaxRunspaceUses
     if ($reusable) {
         $Call['Runspace'] = $null
-        $script:Resetting.Add($entry)
+        # Left as it was found (see __Toolpack-InvokeTool): idle at once, no reset needed.
+        if ($Call['Request']['Unchanged'] -eq $true) { $script:Idle.Push($entry) } else { $script:Resetting.Add($entry) }
         return
     }
     Close-ScriptRunspace $runspace
@@ -1466,6 +1516,52 @@ function New-JsonCodecs {
     return $E::Lambda($make, [ParameterExpression[]]@()).Compile().DynamicInvoke()
 }
 
+function New-StateFingerprint {
+    # A runspace's global variables as a flat list (for each: its name, the PSVariable, its
+    # value, options, visibility, description, attribute count and, for a collection, its
+    # count), and a comparison of two such lists, as compiled delegates: a call whose list is
+    # the same after as before (and that left the rest ResetRunspaceState resets as it was:
+    # see __Toolpack-InvokeTool) is not reset, since a reset would change nothing a tool can
+    # see. Values compare with Equals, so a variable given another object, or an equal string
+    # or number, is the same, while $Error or $PSDefaultParameterValues grown in place is not.
+    $E = [System.Linq.Expressions.Expression]
+    $newMethod = $E.GetMethod('New', [type[]]@([System.Reflection.ConstructorInfo], [System.Linq.Expressions.Expression[]]))
+    $none = [type[]]@()
+    $pairType = [System.Collections.Generic.KeyValuePair[string, System.Management.Automation.PSVariable]]
+    $table = $E::Parameter([object], 'table')
+    $list = $E::Variable([System.Collections.Generic.List[object]], 'list')
+    $entries = $E::Variable([System.Collections.Generic.IEnumerator[System.Collections.Generic.KeyValuePair[string, System.Management.Automation.PSVariable]]], 'entries')
+    $variable = $E::Variable([System.Management.Automation.PSVariable], 'variable')
+    $value = $E::Variable([object], 'value')
+    $end = $E::Label('end')
+    $add = { param($Item) $E::Call($list, 'Add', $none, [Expression[]]@($E::Convert($Item, [object]))) }
+    $body = $E::Block([ParameterExpression[]]@($list, $entries, $variable, $value), [Expression[]]@(
+            $E::Assign($list, $newMethod.Invoke($null, @([System.Collections.Generic.List[object]].GetConstructor($none), [Expression[]]@()))),
+            $E::Assign($entries, $E::Call($E::Convert($table, [System.Collections.Generic.IEnumerable[System.Collections.Generic.KeyValuePair[string, System.Management.Automation.PSVariable]]]),
+                    [System.Collections.Generic.IEnumerable[System.Collections.Generic.KeyValuePair[string, System.Management.Automation.PSVariable]]].GetMethod('GetEnumerator'))),
+            $E::Loop($E::IfThenElse($E::Call($entries, [System.Collections.IEnumerator].GetMethod('MoveNext')),
+                    $E::Block([Expression[]]@(
+                            $E::Assign($variable, $E::Property($E::Property($entries, 'Current'), $pairType.GetProperty('Value'))),
+                            $E::Assign($value, $E::Property($variable, 'Value')),
+                            (& $add $E::Property($E::Property($entries, 'Current'), $pairType.GetProperty('Key'))),
+                            (& $add $variable),
+                            (& $add $value),
+                            (& $add $E::Property($variable, 'Options')),
+                            (& $add $E::Property($variable, 'Visibility')),
+                            (& $add $E::Property($variable, 'Description')),
+                            (& $add $E::Property($E::Property($variable, 'Attributes'), [System.Collections.Generic.ICollection[System.Attribute]].GetProperty('Count'))),
+                            (& $add $E::Condition($E::TypeIs($value, [System.Collections.ICollection]), $E::Property($E::Convert($value, [System.Collections.ICollection]), 'Count'), $E::Constant(-1))))),
+                    $E::Break($end)), $end),
+            $list))
+    $take = $E::Lambda([System.Func[object, System.Collections.Generic.List[object]]], $body, [ParameterExpression[]]@($table)).Compile()
+    $first = $E::Parameter([System.Collections.Generic.List[object]], 'first')
+    $second = $E::Parameter([System.Collections.Generic.List[object]], 'second')
+    $sequenceEqual = [System.Linq.Enumerable].GetMethods() | Where-Object { $_.Name -eq 'SequenceEqual' -and $_.GetParameters().Count -eq 2 }
+    $same = $E::Lambda([System.Func[System.Collections.Generic.List[object], System.Collections.Generic.List[object], bool]],
+        $E::Call($sequenceEqual.MakeGenericMethod([object]), [Expression[]]@($first, $second)), [ParameterExpression[]]@($first, $second)).Compile()
+    return [System.Tuple[System.Func[object, System.Collections.Generic.List[object]], System.Func[System.Collections.Generic.List[object], System.Collections.Generic.List[object], bool]]]::new($take, $same)
+}
+
 function New-ResetAction {
     # Runspace.ResetRunspaceState as a plain .NET delegate (built from an expression tree, as
     # the bare engine has no Add-Type), so that a thread-pool thread can run it: a script
@@ -1549,6 +1645,7 @@ function Register-ToolCall {
         Id             = $id
         JsonOptions    = $script:AnswerJsonOptions
         JsonWriter     = $(if ($null -ne $script:Codecs) { $script:Codecs.Item2 } else { $null })
+        Fingerprint    = $script:Fingerprint
         Mode           = [string]$Message['mode']
         ScriptPath     = [string]$Message['scriptPath']
         FunctionName   = [string]$Message['functionName']
@@ -1788,6 +1885,7 @@ $script:ProcessStateDirty = $false
 $script:LastActivity = [System.Diagnostics.Stopwatch]::GetTimestamp()
 $script:CollectAfterClose = $false
 $script:Codecs = $null
+$script:Fingerprint = $null
 $script:Running = $true
 
 try {
@@ -1872,6 +1970,7 @@ try {
         # first rest, after the first calls, never in the way of the first.
         if ($null -eq $script:Codecs -and $script:Calls.Count -eq 0 -and $script:PendingScripts.Count -eq 0 -and $script:Preparing.Count -eq 0 -and -not $readTask.IsCompleted) {
             $script:Codecs = New-JsonCodecs
+            $script:Fingerprint = New-StateFingerprint
         }
     }
 } catch {

@@ -283,6 +283,57 @@ describe('PowerShell runner with pwsh', () => {
   );
 
   it.skipIf(!hasPwsh)(
+    `${PWSH_TEST_TAG} reuses a runspace without a reset only when a call left its global state as it found it`,
+    async () => {
+      // The host skips ResetRunspaceState for a call that changed nothing it resets. A call
+      // that changes nothing keeps the very PSVariable objects a reset would replace...
+      const identity = scriptTool('Get-VariableIdentity');
+      let reusedAsIs = false;
+      for (let attempt = 0; attempt < 60 && !reusedAsIs; attempt += 1) {
+        // (the host builds what compares the state at its first rest, so give it one)
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+        const result = await runner.call(identity, {});
+        reusedAsIs = (result.structuredContent as { Same: boolean }).Same;
+      }
+      expect(reusedAsIs).toBe(true);
+      // ...and a call that changes any of it, without adding a name, is reset after.
+      const clean = {
+        Confirm: 'High',
+        Errors: 0,
+        Defaults: 0,
+        Description: expect.not.stringMatching(/leaked/),
+        Subscribers: 0,
+        Events: 0,
+        Breakpoints: 0,
+        Trace: 0,
+        History: 0,
+      };
+      const subtle = scriptTool('Set-SubtleState', { Leave: { type: 'string' } });
+      const kinds = [
+        'preference',
+        'error',
+        'default',
+        'description',
+        'subscriber',
+        'event',
+        'breakpoint',
+        'trace',
+        'history',
+      ];
+      for (const kind of kinds) {
+        // Left behind, then looked for by the next call on that runspace (the most recently
+        // used is the next one given out), with a call in between that changes nothing.
+        for (let call = 0; call < 2; call += 1) {
+          const result = await runner.call(subtle, { Leave: kind });
+          expect(result.structuredContent, `after leaving a ${kind}`).toEqual(clean);
+          await runner.call(identity, {});
+        }
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} shares state between calls of one module, one call at a time`,
     async () => {
       const start = (
