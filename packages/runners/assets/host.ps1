@@ -45,8 +45,8 @@
         { type: "result", id, kind: "none"|"text"|"json"|"error", text, json, error, file,
           line, truncated, stopped, errorCount }
 
-    Script and tool-folder calls run on a pool of runspaces (up to -PoolSize, two opened at
-    start, more as parallel calls need them), each reused after its call has been cleaned
+    Script and tool-folder calls run on a pool of runspaces (up to -PoolSize, one opened at
+    start, a second once it has served, more as parallel calls need them), each reused after its call has been cleaned
     (__Toolpack-Clean) and reset (ResetRunspaceState); see Complete-Runspace. Module calls run
     in one runspace per module (the module imported once, by an explicit Import-Module pipeline
     that must have completed before the first call starts), one call at a time, so module
@@ -986,13 +986,23 @@ function New-ToolRunspace {
 }
 
 function New-ScriptRunspace {
+    # -Now: the first runspace at start, opened on this thread (nothing can run before it is
+    # ready anyway) and its preparation started at once, instead of when the loop next looks.
+    param([switch] $Now)
     $created = New-ToolRunspace
     $runspace = $created['Runspace']
     # One pipeline thread per runspace, kept between calls (the default starts a thread per call).
     $runspace.ThreadOptions = [System.Management.Automation.Runspaces.PSThreadOptions]::ReuseThread
-    $runspace.OpenAsync()
+    if ($Now) {
+        # A failure leaves it Broken, which Update-Pool reports as for any runspace.
+        try { $runspace.Open() } catch { }
+    } else {
+        $runspace.OpenAsync()
+    }
     $script:RunspaceCount = $script:RunspaceCount + 1
-    $script:Preparing.Add(@{ Runspace = $runspace; Interface = $created['Interface']; Shell = $null; Task = $null; Request = $null; Baseline = $null; Uses = 0; Session = '' })
+    $entry = @{ Runspace = $runspace; Interface = $created['Interface']; Shell = $null; Task = $null; Request = $null; Baseline = $null; Uses = 0; Session = '' }
+    $script:Preparing.Add($entry)
+    if ($Now -and $runspace.RunspaceStateInfo.State -eq 'Opened') { Start-Preparation $entry }
 }
 
 function Close-ScriptRunspace {
@@ -1064,11 +1074,16 @@ function Update-Pool {
     }
     if ($script:PoolFailures -ge 3) { return }
     # Runspaces are opened as calls need them, up to PoolSize, and then kept: waiting calls
-    # beyond those already opening get a new one; two are kept ready from the start. One
+    # beyond those already opening get a new one; two are kept ready once the first is. One
     # whose call has answered is being cleaned and is idle again in a millisecond or two.
+    # The second waits until the first has been idle with no call waiting (unless a second
+    # call needs it): on a small machine its opening would share the cores with the first's
+    # preparation and the first call, which is what a client that just started waits for.
+    if ($script:Idle.Count -gt 0 -and $script:PendingScripts.Count -eq 0) { $script:FirstServed = $true }
     $cleaning = 0
     foreach ($call in $script:Calls.Values) { if ($null -ne $call['Entry'] -and $call['Request']['Answered'] -eq $true) { $cleaning++ } }
-    $wanted = [Math]::Min($PoolSize, [Math]::Max($script:WarmRunspaces, $script:RunspaceCount - $script:Idle.Count - $script:Preparing.Count - $script:Reviving.Count - $script:Resetting.Count - $cleaning + $script:PendingScripts.Count))
+    $floor = if ($script:FirstServed) { $script:WarmRunspaces } else { 1 }
+    $wanted = [Math]::Min($PoolSize, [Math]::Max($floor, $script:RunspaceCount - $script:Idle.Count - $script:Preparing.Count - $script:Reviving.Count - $script:Resetting.Count - $cleaning + $script:PendingScripts.Count))
     while ($script:RunspaceCount -lt $wanted) { New-ScriptRunspace }
 }
 
@@ -1873,6 +1888,7 @@ $script:AnswerJsonOptions = [System.Text.Json.JsonSerializerOptions]::new()
 $script:AnswerJsonOptions.Encoder = [System.Text.Encodings.Web.JavaScriptEncoder]::UnsafeRelaxedJsonEscaping
 $script:RunspaceCount = 0
 $script:WarmRunspaces = [Math]::Min(2, $PoolSize)
+$script:FirstServed = $false
 # A reused runspace is replaced after this many calls, so whatever no reset reaches (caches,
 # type data) cannot grow without bound.
 $script:MaxRunspaceUses = 500
@@ -1889,10 +1905,10 @@ $script:Fingerprint = $null
 $script:Running = $true
 
 try {
-    # The first runspaces open on their own threads while this one connects: the first call
-    # waits for a runspace, not for the hello.
+    # The first runspace is prepared on its own thread while this one connects: the first
+    # call waits for a runspace, not for the hello.
     $script:SessionState = New-ToolpackSessionState
-    Update-Pool
+    New-ScriptRunspace -Now
     $utf8 = [System.Text.UTF8Encoding]::new($false)
     $channel = Connect-Channel $ChannelPath
     $script:Reader = [System.IO.StreamReader]::new($channel, $utf8, $false, 65536)

@@ -16,6 +16,7 @@ import { describeQuestionFailure } from '../describe-question-failure.ts';
 import type { HostResultMessage, HostSession, ToHostMessage } from './host-protocol.ts';
 import { parseHostMessage } from './host-protocol.ts';
 import type { ProgressRecord } from './progress-records.ts';
+import { resolvePwshLaunch } from './resolve-pwsh-launch.ts';
 
 export interface PwshHostOptions {
   pwshPath: string;
@@ -338,9 +339,10 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
       ];
       try {
         const sandbox = options.planSandbox?.(socketFolder);
+        const launch = resolvePwshLaunch(options.pwshPath, options.environment);
         contained = spawnContained({
-          command: options.pwshPath,
-          args,
+          command: launch.command,
+          args: [...launch.args, ...args],
           cwd: sandbox?.cwd ?? options.projectRoot,
           env: {
             ...options.environment,
