@@ -1330,22 +1330,26 @@ function Reset-Runspaces {
 
 function Close-SurplusRunspaces {
     # Once no call has run for IdleReleaseMs, the runspaces a burst opened beyond the pool's
-    # floor are closed, the least recently used first, and the memory they held is collected:
-    # at rest the host holds what a warm call needs (WarmRunspaces), not what the last burst did.
+    # floor are closed, the least recently used first, and the memory the calls left behind is
+    # given back to the system (Clear-ClosedRunspaces), once per quiet spell: at rest the host
+    # holds what a warm call needs (WarmRunspaces), not what the last calls did.
     if ($script:Calls.Count -gt 0 -or $script:PendingScripts.Count -gt 0 -or $script:Resetting.Count -gt 0 -or $script:Reviving.Count -gt 0) {
         $script:LastActivity = [System.Diagnostics.Stopwatch]::GetTimestamp()
+        $script:CollectWhenIdle = $true
         return
     }
-    if ($script:Idle.Count -le $script:WarmRunspaces) { return }
+    if (-not $script:CollectWhenIdle -and $script:Idle.Count -le $script:WarmRunspaces) { return }
     $idleMs = ([System.Diagnostics.Stopwatch]::GetTimestamp() - $script:LastActivity) * 1000 / [System.Diagnostics.Stopwatch]::Frequency
     if ($idleMs -lt $IdleReleaseMs) { return }
+    $script:CollectWhenIdle = $false
+    $script:CollectAfterClose = $true
+    if ($script:Idle.Count -le $script:WarmRunspaces) { return }
     # ToArray lists a stack from its top (the most recently used).
     $entries = $script:Idle.ToArray()
     $script:Idle.Clear()
     for ($index = $entries.Length - 1; $index -ge 0; $index--) {
         if ($index -lt $script:WarmRunspaces) { $script:Idle.Push($entries[$index]) } else { Close-ScriptRunspace $entries[$index]['Runspace'] }
     }
-    $script:CollectAfterClose = $true
 }
 
 function Select-IdleRunspace {
@@ -1866,11 +1870,47 @@ function Clear-ClosedRunspaces {
         }
     }
     if ($script:CollectAfterClose -and $script:Closing.Count -eq 0) {
-        # Disposed runspaces leave garbage the GC would keep resident until the next busy spell.
+        # Calls and disposed runspaces leave garbage, and memory freed by both, that the GC and
+        # the C library would keep resident for the next busy spell. Measured at rest after 50
+        # script calls and bursts of 8 (pwsh 7.6.9, Linux): the host's resident memory went from
+        # ~213 MB to ~182 MB with the aggressive collect, to ~128 MB with malloc_trim as well;
+        # together they take 30-70 ms of the loop, once per quiet spell.
         $script:CollectAfterClose = $false
         [System.Runtime.GCSettings]::LargeObjectHeapCompactionMode = [System.Runtime.GCLargeObjectHeapCompactionMode]::CompactOnce
-        [System.GC]::Collect()
+        if ([System.Enum]::IsDefined([System.GCCollectionMode], 'Aggressive')) {
+            # .NET 7 and later (PowerShell 7.3+): also decommits the free memory the GC keeps.
+            [System.GC]::Collect(2, [System.GCCollectionMode]'Aggressive', $true, $true)
+        } else {
+            [System.GC]::Collect()
+        }
+        $trimmer = Get-NativeHeapTrimmer
+        if ($trimmer) { [void]$trimmer::malloc_trim([UIntPtr]::Zero) }
     }
+}
+
+function Get-NativeHeapTrimmer {
+    # glibc keeps the whole free pages inside its heaps (the runspace threads allocate in heaps
+    # of their own) until malloc_trim hands them back to the system; other C libraries and
+    # systems have no such call ($false). Emitted on first use, as the host's types are (the
+    # bare engine has no Add-Type); a failure only leaves the pages where they are.
+    if ($null -ne $script:NativeHeapTrimmer) { return $script:NativeHeapTrimmer }
+    $script:NativeHeapTrimmer = $false
+    $library = [IntPtr]::Zero
+    $export = [IntPtr]::Zero
+    if (-not ($IsLinux -and [System.Runtime.InteropServices.NativeLibrary]::TryLoad('libc.so.6', [ref]$library) -and
+            [System.Runtime.InteropServices.NativeLibrary]::TryGetExport($library, 'malloc_trim', [ref]$export))) {
+        return $false
+    }
+    try {
+        $type = [System.Reflection.Emit.AssemblyBuilder]::DefineDynamicAssembly(
+            [System.Reflection.AssemblyName]::new('Toolpack.NativeHeap'), [System.Reflection.Emit.AssemblyBuilderAccess]::Run).DefineDynamicModule('Toolpack.NativeHeap').DefineType(
+            'Toolpack.NativeHeap', [System.Reflection.TypeAttributes]'Public, Abstract, Sealed, Class')
+        [void]$type.DefinePInvokeMethod('malloc_trim', 'libc.so.6', [System.Reflection.MethodAttributes]'Public, Static, PinvokeImpl',
+            [System.Reflection.CallingConventions]::Standard, [int], [type[]]@([UIntPtr]),
+            [System.Runtime.InteropServices.CallingConvention]::Cdecl, [System.Runtime.InteropServices.CharSet]::Ansi)
+        $script:NativeHeapTrimmer = $type.CreateType()
+    } catch { }
+    return $script:NativeHeapTrimmer
 }
 
 $script:Calls = [System.Collections.Generic.Dictionary[string, hashtable]]::new()
@@ -1902,6 +1942,9 @@ $script:LastActivity = [System.Diagnostics.Stopwatch]::GetTimestamp()
 $script:CollectAfterClose = $false
 $script:Codecs = $null
 $script:Fingerprint = $null
+# The start-up's garbage too is collected once the host has rested (Close-SurplusRunspaces).
+$script:CollectWhenIdle = $true
+$script:NativeHeapTrimmer = $null
 $script:Running = $true
 
 try {
@@ -1978,7 +2021,8 @@ try {
         }
         if ($script:Calls.Count -gt 0 -or $script:PendingScripts.Count -gt 0 -or $script:Resetting.Count -gt 0 -or $script:Reviving.Count -gt 0) {
             $script:LastActivity = [System.Diagnostics.Stopwatch]::GetTimestamp()
-        } elseif ($script:Idle.Count -gt $script:WarmRunspaces) {
+            $script:CollectWhenIdle = $true
+        } elseif ($script:Idle.Count -gt $script:WarmRunspaces -or $script:CollectWhenIdle) {
             Close-SurplusRunspaces
         }
         if ($script:Closing.Count -gt 0 -or $script:CollectAfterClose) { Clear-ClosedRunspaces }

@@ -499,6 +499,47 @@ describe('PowerShell runner with pwsh', () => {
     120_000,
   );
 
+  it.skipIf(!hasPwsh || !hasProc)(
+    `${PWSH_TEST_TAG} gives back the memory calls freed once the host has rested, and keeps it without the rest`,
+    async () => {
+      const restsSoon = createToolRunner({ projectRoot: fixtures, pwshIdleReleaseMs: 300 });
+      const neverRests = createToolRunner({ projectRoot: fixtures, pwshIdleReleaseMs: 600_000 });
+      const probe = scriptTool('Get-HostMemory');
+      const use = scriptTool('Use-HostMemory', { Megabytes: { type: 'integer' } });
+      const residentMb = async (runner: ToolRunner) =>
+        Number(firstText(await runner.call(probe, {}))) / 1024;
+      try {
+        const after = new Map<ToolRunner, number>();
+        for (const runner of [restsSoon, neverRests]) {
+          await runner.call(probe, {});
+          const result = await runner.call(use, { Megabytes: 96 }, { timeoutMs: 60_000 });
+          expect(result.isError, firstText(result)).not.toBe(true);
+          after.set(runner, await residentMb(runner));
+        }
+        // The rested host gives most of the 2 x 96 MB back (the GC's and glibc's free memory).
+        let rested = Number.POSITIVE_INFINITY;
+        for (let attempt = 0; attempt < 30; attempt += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          rested = await residentMb(restsSoon);
+          if (rested < after.get(restsSoon)! - 96) break;
+        }
+        expect(rested).toBeLessThan(after.get(restsSoon)! - 96);
+        // A host that has not rested as long still holds it, in the same wait.
+        expect(await residentMb(neverRests)).toBeGreaterThan(after.get(neverRests)! - 48);
+        expect(
+          firstText(
+            await restsSoon.call(scriptTool('Get-Greeting', { Name: { type: 'string' } }), {
+              Name: 'Ada',
+            }),
+          ),
+        ).toBe('Hello, Ada!');
+      } finally {
+        await Promise.all([restsSoon.close(), neverRests.close()]);
+      }
+    },
+    120_000,
+  );
+
   it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} runs 8 calls of a waiting tool side by side with the default pool`,
     async () => {
