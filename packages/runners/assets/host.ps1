@@ -474,6 +474,7 @@ function __Toolpack-InvokeTool {
         try {
             $stateBefore = $Request['Fingerprint'].Item1.Invoke($baseline.VariableTable)
             $locationBefore = $ExecutionContext.SessionState.Path.CurrentLocation.Path
+            $eventIdBefore = $baseline.DebugTrace.EventId.GetValue($ExecutionContext.Events)
         } catch {
             $stateBefore = $null
         }
@@ -539,7 +540,7 @@ function __Toolpack-InvokeTool {
     # A runspace whose session failed to load half-way is not cleaned, so it is closed.
     if ($null -ne $Request['Baseline'] -and $null -eq $sessionFailure) { __Toolpack-Clean $Request $Request['Baseline'] }
     # Unchanged: the call left everything ResetRunspaceState resets as it found it (global
-    # variables, location, event subscriptions and events, breakpoints and the debugger's mode,
+    # variables, location, event subscriptions and events, none generated, breakpoints and the debugger's mode,
     # script tracing, history), so the host reuses the runspace without that reset, which
     # costs about 1 ms of CPU a call. Anything unlike before, or any failure to tell, resets.
     if ($null -ne $stateBefore -and $Request['Cleaned'] -eq $true -and $Request['Baseline'] -eq $baseline) {
@@ -550,6 +551,7 @@ function __Toolpack-InvokeTool {
             $Request['Unchanged'] = $Request['Fingerprint'].Item2.Invoke($stateBefore, $Request['Fingerprint'].Item1.Invoke($baseline.VariableTable)) -and
                 $ExecutionContext.SessionState.Path.CurrentLocation.Path -ceq $locationBefore -and
                 $ExecutionContext.Events.Subscribers.Count -eq 0 -and $ExecutionContext.Events.ReceivedEvents.Count -eq 0 -and
+                $trace.EventId.GetValue($ExecutionContext.Events) -eq $eventIdBefore -and
                 $debugger.GetBreakpoints().Count -eq 0 -and $debugger.DebugMode -eq $trace.Mode -and
                 [int]$trace.Level.GetValue($trace.Context) -eq 0 -and -not [bool]$trace.Step.GetValue($trace.Context) -and
                 @(Get-History -Count 1).Count -eq 0
@@ -773,9 +775,13 @@ function __Toolpack-ReadState {
         $context = [System.Management.Automation.EngineIntrinsics].GetField('_context', $flags).GetValue($ExecutionContext)
         $traceLevel = $context.GetType().GetProperty('PSDebugTraceLevel', $flags)
         $traceStep = $context.GetType().GetProperty('PSDebugTraceStep', $flags)
-        if ($variableTable -is [System.Collections.Generic.IDictionary[string, System.Management.Automation.PSVariable]] -and $null -ne $traceLevel -and $null -ne $traceStep) {
+        # The event manager numbers each event it is given at once, and queues the event itself
+        # to a thread-pool thread: a generated event may not be in ReceivedEvents yet.
+        $eventId = [System.Management.Automation.PSEventManager].GetField('_nextEventId', $flags)
+        if ($variableTable -is [System.Collections.Generic.IDictionary[string, System.Management.Automation.PSVariable]] -and
+            $null -ne $traceLevel -and $null -ne $traceStep -and $null -ne $eventId) {
             $state['VariableTable'] = $variableTable
-            $state['DebugTrace'] = @{ Context = $context; Level = $traceLevel; Step = $traceStep; Mode = [runspace]::DefaultRunspace.Debugger.DebugMode }
+            $state['DebugTrace'] = @{ Context = $context; Level = $traceLevel; Step = $traceStep; Mode = [runspace]::DefaultRunspace.Debugger.DebugMode; EventId = $eventId }
         }
     } catch { }
     return $state
