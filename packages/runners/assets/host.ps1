@@ -467,19 +467,28 @@ function __Toolpack-InvokeTool {
         if ($null -eq (__Toolpack-EnterSession $Request) -and $null -ne $Request['Baseline']) { __Toolpack-Clean $Request $Request['Baseline'] }
         return
     }
-    # What ResetRunspaceState would reset, before the tool runs (see the end of this function).
+    # What ResetRunspaceState would reset, before the tool runs (see the end of this function):
+    # as the last call on this runspace found and left it, when that call changed none of it.
     $stateBefore = $null
     $baseline = $Request['Baseline']
     if ($null -ne $Request['Fingerprint'] -and $null -ne $baseline -and $null -ne $baseline.VariableTable) {
-        try {
-            $stateBefore = $Request['Fingerprint'].Item1.Invoke($baseline.VariableTable)
-            $locationBefore = $ExecutionContext.SessionState.Path.CurrentLocation.Path
-            $eventIdBefore = $baseline.DebugTrace.EventId.GetValue($ExecutionContext.Events)
-        } catch {
-            $stateBefore = $null
+        $kept = $baseline['Unchanged']
+        $baseline['Unchanged'] = $null
+        if ($null -ne $kept) {
+            $stateBefore = $kept.State
+            $locationBefore = $kept.Location
+            $eventIdBefore = $kept.EventId
+        } else {
+            try {
+                $stateBefore = $Request['Fingerprint'].Item1.Invoke($baseline.VariableTable)
+                $locationBefore = $ExecutionContext.SessionState.Path.CurrentLocation.Path
+                $eventIdBefore = $baseline.DebugTrace.EventId.GetValue($ExecutionContext.Events)
+            } catch {
+                $stateBefore = $null
+            }
         }
     }
-    $sessionFailure = __Toolpack-EnterSession $Request
+    $sessionFailure = if ($null -eq $Request['Session']) { $null } else { __Toolpack-EnterSession $Request }
     if ($null -eq $sessionFailure) {
         __Toolpack-RunTool $Request
     } else {
@@ -555,6 +564,7 @@ function __Toolpack-InvokeTool {
                 $debugger.GetBreakpoints().Count -eq 0 -and $debugger.DebugMode -eq $trace.Mode -and
                 [int]$trace.Level.GetValue($trace.Context) -eq 0 -and -not [bool]$trace.Step.GetValue($trace.Context) -and
                 @(Get-History -Count 1).Count -eq 0
+            if ($Request['Unchanged']) { $baseline['Unchanged'] = @{ State = $stateBefore; Location = $locationBefore; EventId = $eventIdBefore } }
         } catch {
             $Request['Unchanged'] = $false
         }
