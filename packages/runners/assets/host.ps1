@@ -1413,7 +1413,8 @@ function New-JsonCodecs {
     # The host's JSON reader and the fast half of its result writer, as compiled delegates
     # (expression trees: the bare engine has no Add-Type). As PowerShell functions, reading a
     # call message and writing a small result cost about half a millisecond each per call;
-    # compiled, microseconds. Built once, after the hello, while the first runspaces open.
+    # compiled, microseconds. Built once, at the host's first rest (it takes ~130 ms of the
+    # loop), with New-StateFingerprint.
     $E = [System.Linq.Expressions.Expression]
     # Expression.New by reflection: `$E::New(...)` is PowerShell's constructor syntax.
     $newMethod = $E.GetMethod('New', [type[]]@([System.Reflection.ConstructorInfo], [System.Linq.Expressions.Expression[]]))
