@@ -569,6 +569,23 @@ function __Toolpack-InvokeTool {
             $Request['Unchanged'] = $false
         }
     }
+    # Whether the process's environment and working directory are as the host started with,
+    # now that the tool has ended: looked at here, after the answer, so that the loop need not
+    # put them back (Restore-ProcessState, 40-60 us of its thread) before the next call starts.
+    $processState = $Request['ProcessState']
+    if ($null -ne $processState) { $Request['ProcessStateKept'] = __Toolpack-TestProcessState $processState }
+}
+
+function __Toolpack-TestProcessState {
+    param([hashtable] $ProcessState)
+    if ([System.Environment]::CurrentDirectory -cne $ProcessState.Directory) { return $false }
+    $expected = $ProcessState.Environment
+    $current = [System.Environment]::GetEnvironmentVariables()
+    if ($current.Count -ne $expected.Count) { return $false }
+    foreach ($entry in $expected.GetEnumerator()) {
+        if (-not $current.ContainsKey($entry.Key) -or $current[$entry.Key] -cne $entry.Value) { return $false }
+    }
+    return $true
 }
 
 function __Toolpack-EnterSession {
@@ -665,14 +682,22 @@ function __Toolpack-RunTool {
         $__tpCredentials = $null
         $__tpCredential = $null
         $__tpSecret = $null
-        if ($__tpMode -eq 'tool-folder') {
+        if ($__tpMode -eq 'tool-folder' -or $__tpMode -eq 'script') {
             $__tpScript = [string]$__tpRequest['ScriptPath']
-            $__tpFunction = [string]$__tpRequest['FunctionName']
-            $null = . $__tpScript
-            $__tpOutput = @(& $__tpFunction -Arguments $__tpArguments)
-        } elseif ($__tpMode -eq 'script') {
-            $__tpScript = [string]$__tpRequest['ScriptPath']
-            $__tpOutput = @(& $__tpScript @__tpArguments)
+            # A file that is not there is left to the path's own error.
+            $__tpCommand = $__tpScript
+            $__tpFactory = $__tpRequest['ScriptCommand']
+            if ($null -ne $__tpFactory -and [System.IO.Path]::IsPathRooted($__tpScript) -and [System.IO.File]::Exists($__tpScript)) {
+                $__tpCommand = $__tpFactory.Constructor.Invoke(@([System.IO.Path]::GetFileName($__tpScript), $__tpScript, $__tpFactory.Context.GetValue($ExecutionContext)))
+            }
+            $__tpFactory = $null
+            if ($__tpMode -eq 'tool-folder') {
+                $__tpFunction = [string]$__tpRequest['FunctionName']
+                $null = . $__tpCommand
+                $__tpOutput = @(& $__tpFunction -Arguments $__tpArguments)
+            } else {
+                $__tpOutput = @(& $__tpCommand @__tpArguments)
+            }
         } else {
             $__tpFunction = [string]$__tpRequest['FunctionName']
             $__tpOutput = @(& $__tpFunction @__tpArguments)
@@ -972,7 +997,7 @@ function New-ToolpackSessionState {
     $state.Variables.Add([System.Management.Automation.Runspaces.SessionStateVariableEntry]::new('ToolpackToolName', '', 'The name of the tool being called'))
     # ReadOnly: a tool that defines a function of the same name gets an error instead of
     # replacing the host's own for the calls that follow on a reused runspace.
-    foreach ($name in @('__Toolpack-WriteJsonValue', '__Toolpack-ConvertToJson', '__Toolpack-InvokeTool', '__Toolpack-EnterSession', '__Toolpack-RunTool', '__Toolpack-ReadState', '__Toolpack-Clean')) {
+    foreach ($name in @('__Toolpack-WriteJsonValue', '__Toolpack-ConvertToJson', '__Toolpack-InvokeTool', '__Toolpack-EnterSession', '__Toolpack-RunTool', '__Toolpack-ReadState', '__Toolpack-Clean', '__Toolpack-TestProcessState')) {
         $definition = $ExecutionContext.InvokeCommand.GetCommand($name, [System.Management.Automation.CommandTypes]::Function).Definition
         $state.Commands.Add([System.Management.Automation.Runspaces.SessionStateFunctionEntry]::new(
                 $name, $definition, [System.Management.Automation.ScopedItemOptions]::ReadOnly, $null))
@@ -1107,8 +1132,10 @@ function Test-ProcessStateDirty {
     if ($script:ProcessStateDirty) { return -not (Test-ToolsRunning) }
     foreach ($call in $script:Calls.Values) {
         # A call starts as soon as it arrives, before the loop has taken in the calls that
-        # ended: one that has answered or whose pipeline has ended may have changed it.
-        if ($null -ne $call['Entry'] -and ($call['Request']['Answered'] -eq $true -or ($null -ne $call['Task'] -and $call['Task'].IsCompleted))) {
+        # ended: one that has answered or whose pipeline has ended may have changed it, unless
+        # its runspace found it as the host started once the tool had ended.
+        if ($null -ne $call['Entry'] -and $call['Request']['ProcessStateKept'] -ne $true -and
+            ($call['Request']['Answered'] -eq $true -or ($null -ne $call['Task'] -and $call['Task'].IsCompleted))) {
             return -not (Test-ToolsRunning)
         }
     }
@@ -1291,7 +1318,7 @@ function Complete-Runspace {
     }
     $runspace = $Call['Runspace']
     if ($null -eq $runspace) { return }
-    $script:ProcessStateDirty = $true
+    if ($Call['Request']['ProcessStateKept'] -ne $true) { $script:ProcessStateDirty = $true }
     $entry = $Call['Entry']
     $entry['Uses'] = [int]$entry['Uses'] + 1
     if ($Call['Request']['SessionLoaded'] -eq $true) {
@@ -1552,6 +1579,26 @@ function New-JsonCodecs {
     return $E::Lambda($make, [ParameterExpression[]]@()).Compile().DynamicInvoke()
 }
 
+function Get-ScriptCommandFactory {
+    # A tool's script is run as the command PowerShell's discovery would make for its path
+    # (ExternalScriptInfo's internal name, path and engine constructor), made afresh for each
+    # call so that nothing a call hangs on its $MyInvocation.MyCommand reaches the next: the
+    # same $MyInvocation, $PSScriptRoot, #requires checks and errors as `& $path` (the real
+    # pwsh decides, in pwsh-runner.test.ts), without resolving the path through the providers,
+    # which cost 45-80 us a call. $null where a PowerShell has no such constructor: the path is
+    # run as it is.
+    try {
+        $flags = [System.Reflection.BindingFlags]'Instance, NonPublic'
+        $context = [System.Management.Automation.EngineIntrinsics].GetField('_context', $flags)
+        if ($null -eq $context) { return $null }
+        $constructor = [System.Management.Automation.ExternalScriptInfo].GetConstructor($flags, $null, [type[]]@([string], [string], $context.FieldType), $null)
+        if ($null -eq $constructor) { return $null }
+        return @{ Constructor = $constructor; Context = $context }
+    } catch {
+        return $null
+    }
+}
+
 function New-StateFingerprint {
     # A runspace's global variables as a flat list (for each: its name, the PSVariable, its
     # value, options, visibility, description, attribute count and, for a collection, its
@@ -1682,6 +1729,8 @@ function Register-ToolCall {
         JsonOptions    = $script:AnswerJsonOptions
         JsonWriter     = $(if ($null -ne $script:Codecs) { $script:Codecs.Item2 } else { $null })
         Fingerprint    = $script:Fingerprint
+        ScriptCommand  = $script:ScriptCommand
+        ProcessState   = $script:ProcessState
         Mode           = [string]$Message['mode']
         ScriptPath     = [string]$Message['scriptPath']
         FunctionName   = [string]$Message['functionName']
@@ -1950,6 +1999,8 @@ $script:FirstServed = $false
 # type data) cannot grow without bound.
 $script:MaxRunspaceUses = 500
 $script:StartDirectory = [System.Environment]::CurrentDirectory
+# What a call's runspace compares the process with once its tool has ended (never changed).
+$script:ProcessState = @{ Directory = $script:StartDirectory; Environment = $script:Environment }
 $script:Closing = [System.Collections.Generic.List[System.Management.Automation.Runspaces.Runspace]]::new()
 $script:Modules = [System.Collections.Generic.Dictionary[string, hashtable]]::new([System.StringComparer]::Ordinal)
 $script:RetiredSlots = [System.Collections.Generic.List[hashtable]]::new()
@@ -1959,6 +2010,7 @@ $script:LastActivity = [System.Diagnostics.Stopwatch]::GetTimestamp()
 $script:CollectAfterClose = $false
 $script:Codecs = $null
 $script:Fingerprint = $null
+$script:ScriptCommand = Get-ScriptCommandFactory
 # The start-up's garbage too is collected once the host has rested (Close-SurplusRunspaces).
 $script:CollectWhenIdle = $true
 $script:NativeHeapTrimmer = $null

@@ -307,6 +307,8 @@ describe('PowerShell runner with pwsh', () => {
         Breakpoints: 0,
         Trace: 0,
         History: 0,
+        Environment: null,
+        Directory: projectRoot,
       };
       const subtle = scriptTool('Set-SubtleState', { Leave: { type: 'string' } });
       const kinds = [
@@ -319,6 +321,10 @@ describe('PowerShell runner with pwsh', () => {
         'breakpoint',
         'trace',
         'history',
+        // The process's, which the runspace does not hold: put back before the next call
+        // unless the runspace found them as the host started once the tool had ended.
+        'environment',
+        'directory',
       ];
       for (const kind of kinds) {
         // Left behind, then looked for by the next call on that runspace (the most recently
