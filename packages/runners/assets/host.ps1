@@ -255,6 +255,17 @@ $script:Token = [string]$env:TOOLPACK_HOST_TOKEN
 # [NullString]::Value, not $null: PowerShell passes $null to a string parameter as '', which
 # would leave the variable set (empty) instead of removing it.
 [System.Environment]::SetEnvironmentVariable('TOOLPACK_HOST_TOKEN', [NullString]::Value)
+# Node gave pwsh a cache folder of its own (XDG_CACHE_HOME), where it read and keeps .NET's
+# startup profile; the tools get the environment's own back: '' for none, '=' and the value.
+$cacheHomeWas = [System.Environment]::GetEnvironmentVariable('TOOLPACK_HOST_CACHE_HOME')
+if ($null -ne $cacheHomeWas) {
+    [System.Environment]::SetEnvironmentVariable('TOOLPACK_HOST_CACHE_HOME', [NullString]::Value)
+    if ($cacheHomeWas.StartsWith('=')) {
+        [System.Environment]::SetEnvironmentVariable('XDG_CACHE_HOME', $cacheHomeWas.Substring(1))
+    } else {
+        [System.Environment]::SetEnvironmentVariable('XDG_CACHE_HOME', [NullString]::Value)
+    }
+}
 # The environment every call starts with (Restore-ProcessState puts it back between calls).
 $script:Environment = [System.Environment]::GetEnvironmentVariables()
 

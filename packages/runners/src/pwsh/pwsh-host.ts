@@ -30,6 +30,12 @@ export interface PwshHostOptions {
   /** How long pwsh may take to start and connect back. */
   startTimeoutMs: number;
   /**
+   * pwsh's cache folder for this host alone (`XDG_CACHE_HOME`, where it keeps .NET's startup
+   * profile; host-cache-home.ts). The host puts the environment's own value back, or removes
+   * it, before any tool runs.
+   */
+  cacheHome?: string;
+  /**
    * For a host of confined tools: the sandbox it runs in, given the folder of its channel's
    * socket (which must be bound writable inside, or the host cannot connect back).
    */
@@ -350,6 +356,16 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
             ...HOST_RUNTIME_SETTINGS,
             TOOLPACK_PROJECT_ROOT: options.projectRoot,
             TOOLPACK_HOST_TOKEN: token,
+            ...(options.cacheHome === undefined
+              ? {}
+              : {
+                  XDG_CACHE_HOME: options.cacheHome,
+                  // '' for none, '=' and the value otherwise: an empty value is a value.
+                  TOOLPACK_HOST_CACHE_HOME:
+                    options.environment.XDG_CACHE_HOME === undefined
+                      ? ''
+                      : `=${options.environment.XDG_CACHE_HOME}`,
+                }),
           },
           // What tools print to the console goes nowhere: nothing to read, nothing to buffer.
           stdio: ['ignore', 'ignore', 'pipe'],

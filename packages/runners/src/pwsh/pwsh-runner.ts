@@ -20,6 +20,7 @@ import type { HostResultMessage, HostSession } from './host-protocol.ts';
 import { startPwshHost, type PwshCallRequest, type PwshHost } from './pwsh-host.ts';
 import { createProgressRecordMapper } from './progress-records.ts';
 import { redactSecrets, resolveCredentials } from './resolve-credentials.ts';
+import { resolveHostCacheHome } from './host-cache-home.ts';
 import { findStartupProfile } from './startup-profile.ts';
 
 type PwshInvocation = Extract<ToolInvocation, { runner: 'pwsh' }>;
@@ -130,6 +131,8 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
       maxOutputBytes: options.maxOutputBytes,
       environment: confinement.environment,
       startTimeoutMs: options.startTimeoutMs,
+      // A confined host has the startup profile Toolpack's confined warm-up recorded (below).
+      ...(confinement.sandbox === undefined ? withCacheHome(pwshPath) : {}),
       // Inside a sandbox: pwsh and its .NET runtime, the host script, the channel's folder,
       // and .NET's startup profile recorded by Toolpack's own confined warm-up.
       planSandbox: (socketFolder) => {
@@ -340,6 +343,11 @@ export function createPwshRunner(options: PwshRunnerOptions): PwshRunner {
       await Promise.all([...slots.values()].map(({ host }) => host?.close()));
     },
   };
+}
+
+function withCacheHome(pwshPath: string): { cacheHome?: string } {
+  const cacheHome = resolveHostCacheHome(pwshPath);
+  return cacheHome === undefined ? {} : { cacheHome };
 }
 
 function buildRequest(
