@@ -5,11 +5,14 @@
 //     bench/peers/powershell/one-runspace-per-script.ps1
 //   - one session that dot-sources every tool folder's script.ps1 once (dotbot's server):
 //     bench/peers/powershell/one-session-dot-sourced.ps1
+//   - and that floor behind a Node process that relays each JSON-RPC line and does nothing
+//     else (bench/peers/powershell/node-front.ts): the cost of the one more process hop a
+//     server in Node with its tools in pwsh has, as `mcp serve` does
 // Both floors answer the part of MCP's JSON-RPC a benchmark needs as one JSON object per line,
-// with no schema, argument check, policy or isolation; `mcp serve` answers real MCP. All four
+// with no schema, argument check, policy or isolation; `mcp serve` answers real MCP. All five
 // are driven by the same client (bench/stdio-client.ts), so the comparison is the whole
 // request/response round trip through each server's stdio.
-// Measured, per size, with the four servers' samples interleaved so they share the noise:
+// Measured, per size, with the five servers' samples interleaved so they share the noise:
 //   - spawn -> initialize -> first tools/call answered (no tools/list), starts in rotating order;
 //   - warm call p50 (every tool called once first), calls rotating over the tools;
 //   - 8 different tools called at once, to the last answer;
@@ -118,7 +121,12 @@ function writeToolFolder(root: string, i: number): void {
   );
 }
 
-type ContenderId = 'oursScripts' | 'floorScripts' | 'oursFolders' | 'floorFolders';
+type ContenderId =
+  | 'oursScripts'
+  | 'floorScripts'
+  | 'oursFolders'
+  | 'floorFolders'
+  | 'floorFoldersFront';
 
 interface Contender {
   id: ContenderId;
@@ -180,6 +188,14 @@ function contendersFor(work: string, size: number): Contender[] {
       label: 'floor: one session that dot-sources every tool (dotbot design)',
       command: 'pwsh',
       args: pwsh('one-session-dot-sourced.ps1', '-ToolsDir', folders),
+      cwd: work,
+      call: (i) => ({ name: `widget_tool_${i % size}`, arguments: { id: `w${i}`, limit: 2 } }),
+    },
+    {
+      id: 'floorFoldersFront',
+      label: 'the same floor behind a Node process that relays each JSON-RPC line',
+      command: process.execPath,
+      args: [path.join(floors, 'node-front.ts'), ...pwsh('one-session-dot-sourced.ps1', '-ToolsDir', folders)],
       cwd: work,
       call: (i) => ({ name: `widget_tool_${i % size}`, arguments: { id: `w${i}`, limit: 2 } }),
     },
@@ -291,7 +307,7 @@ async function measureSize(size: number): Promise<SizeResult> {
           );
           burstSamples.get(contender.id)!.push(since(begin));
         }
-      // At rest: all four idle together for the same time, then each whole tree is read.
+      // At rest: all of them idle together for the same time, then each whole tree is read.
       await new Promise((resolve) => setTimeout(resolve, restMs));
       const rss = new Map(
         contenders.map((c) => [c.id, treeResidentMb(clients.get(c.id)!.child.pid)]),

@@ -320,6 +320,29 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     expect(without[0]?.note).toContain('pwsh is not installed');
   });
 
+  it('explains a missed tool-folder target with the floor behind a Node relay, measured in the same run', () => {
+    const output = load('powershell-peers') as { sizes: { contenders: Record<string, unknown> }[] };
+    const withFront = structuredClone(output);
+    const size = withFront.sizes[0]!;
+    size.contenders.floorFoldersFront = {
+      ...(size.contenders.floorFolders as Record<string, unknown>),
+      label: 'the same floor behind a Node process that relays each JSON-RPC line',
+      callMs: { p50: 1.5, p90: 1.8, p99: 2.5, samples: 200 },
+    };
+    const folderRow = (outputs: BenchOutputs) =>
+      buildResultRows({ outputs }).find(
+        (r) => r.bench === 'powershell-peers' && r.scenario.startsWith('dotbot tool-folder call'),
+      );
+    const explained = folderRow({ 'powershell-peers': withFront });
+    expect(explained).toMatchObject({ met: false, explained: true });
+    // ours 3.00 ms, the floor 1.20 ms, behind the relay 1.50 ms
+    expect(explained?.note).toContain('took 1.50 ms p50 in the same run, 1.25x the floor');
+    expect(explained?.note).toContain('adds 0.30 ms a call');
+    expect(explained?.note).toContain('mcp serve is 2.00x (+1.50 ms a call');
+    // Without that floor in the output, the miss stays open.
+    expect(folderRow({ 'powershell-peers': output })).toMatchObject({ explained: false });
+  });
+
   it('names the engine in every PowerShell row of the other benchmarks', () => {
     const runners = {
       ...(load('runners-with-pwsh') as Record<string, unknown>),
