@@ -122,11 +122,7 @@ function writeToolFolder(root: string, i: number): void {
 }
 
 type ContenderId =
-  | 'oursScripts'
-  | 'floorScripts'
-  | 'oursFolders'
-  | 'floorFolders'
-  | 'floorFoldersFront';
+  'oursScripts' | 'floorScripts' | 'oursFolders' | 'floorFolders' | 'floorFoldersFront';
 
 interface Contender {
   id: ContenderId;
@@ -195,7 +191,10 @@ function contendersFor(work: string, size: number): Contender[] {
       id: 'floorFoldersFront',
       label: 'the same floor behind a Node process that relays each JSON-RPC line',
       command: process.execPath,
-      args: [path.join(floors, 'node-front.ts'), ...pwsh('one-session-dot-sourced.ps1', '-ToolsDir', folders)],
+      args: [
+        path.join(floors, 'node-front.ts'),
+        ...pwsh('one-session-dot-sourced.ps1', '-ToolsDir', folders),
+      ],
       cwd: work,
       call: (i) => ({ name: `widget_tool_${i % size}`, arguments: { id: `w${i}`, limit: 2 } }),
     },

@@ -32,14 +32,14 @@ describe('PowerShell host: a cache folder of its own', () => {
   it.skipIf(!hasPwsh || !hasProc)(
     `${PWSH_TEST_TAG} starts pwsh with its own cache folder and gives the tools the environment's own XDG_CACHE_HOME back`,
     async () => {
-      let cacheHome: string | undefined;
+      let cacheHome: string | null | undefined;
       for (const given of [undefined, '/tmp/toolpack-users-own-cache']) {
         const runner = createToolRunner({
           projectRoot: fixtures,
           ...(given === undefined ? {} : { env: { XDG_CACHE_HOME: given } }),
         });
         try {
-          const seen = (await runner.call(cacheHomeTool, {})).structuredContent as Seen;
+          const seen = (await runner.call(cacheHomeTool, {})).structuredContent as unknown as Seen;
           // pwsh read the host's own folder at its start...
           const started = seen.StartedCacheHome;
           // (the folder for the pwsh on PATH, as the runner finds it)

@@ -49,7 +49,7 @@ describe('PowerShell runner: the command a script runs as', () => {
   it.skipIf(!hasPwsh)(
     `${PWSH_TEST_TAG} gives a script the invocation \`& $path\` gives it, and refuses what #requires refuses`,
     async () => {
-      const result = (await runner.call(invocation, {})).structuredContent as Invocation;
+      const result = (await runner.call(invocation, {})).structuredContent as unknown as Invocation;
       expect(result).toMatchObject({
         Type: 'ExternalScriptInfo',
         Name: 'Get-Invocation.ps1',
@@ -79,7 +79,11 @@ describe('PowerShell runner: the command a script runs as', () => {
       }
       const future = makeTool({
         name: 'test_future_version',
-        invocation: { runner: 'pwsh', mode: 'script', scriptPath: 'scripts/Test-FutureVersion.ps1' },
+        invocation: {
+          runner: 'pwsh',
+          mode: 'script',
+          scriptPath: 'scripts/Test-FutureVersion.ps1',
+        },
       });
       const refused = await runner.call(future, {});
       expect(refused.isError).toBe(true);
@@ -108,8 +112,8 @@ describe('PowerShell runner: the command a script runs as', () => {
       let sameRunspace = 0;
       for (let attempt = 0; attempt < 20 && sameRunspace < 3; attempt += 1) {
         const first = (await runner.call(invocation, { Mark: `call-${attempt}` }))
-          .structuredContent as Invocation;
-        const next = (await runner.call(invocation, {})).structuredContent as Invocation;
+          .structuredContent as unknown as Invocation;
+        const next = (await runner.call(invocation, {})).structuredContent as unknown as Invocation;
         expect(next.Seen).toBeNull();
         if (next.Runspace === first.Runspace) sameRunspace += 1;
       }
