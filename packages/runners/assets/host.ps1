@@ -816,6 +816,13 @@ function __Toolpack-ReadState {
             $functionTable -is [System.Collections.Generic.Dictionary[string, System.Management.Automation.FunctionInfo]]) {
             $state['AliasTable'] = $aliasTable
             $state['FunctionTable'] = $functionTable
+            # What each is, in the tables' own order (a dictionary's keys and values enumerate
+            # alike), by member enumeration: one step each, on the first call's path.
+            $functions = [object[]]@($functionTable.Values)
+            $aliases = [object[]]@($aliasTable.Values)
+            $state['Definitions'] = @(
+                @{ Table = $functionTable; Names = [string[]]@($functionTable.Keys); Items = $functions; Members = [object[]]@($functions.ScriptBlock); Options = [object[]]@($functions.Options); Member = 'ScriptBlock' },
+                @{ Table = $aliasTable; Names = [string[]]@($aliasTable.Keys); Items = $aliases; Members = [object[]]@($aliases.Definition); Options = [object[]]@($aliases.Options); Member = 'Definition' })
         }
         $variableTable = $scope.GetType().GetProperty('Variables', $flags).GetValue($scope)
         $context = [System.Management.Automation.EngineIntrinsics].GetField('_context', $flags).GetValue($ExecutionContext)
@@ -831,6 +838,31 @@ function __Toolpack-ReadState {
         }
     } catch { }
     return $state
+}
+
+function __Toolpack-TestDefinitions {
+    # Whether the baseline's functions and aliases are the very ones it had (the object, its
+    # script block or definition, its options): a tool that redefines one in the global scope
+    # (function global:prompt, an alias set with -Force) keeps its name, so no name is left to
+    # remove, yet the next call would run its version.
+    param([hashtable] $Request, [hashtable] $Baseline)
+    $check = $Request['DefinitionCheck']
+    foreach ($definitions in $Baseline.Definitions) {
+        if ($null -ne $check) {
+            if (-not $check.Invoke($definitions.Table, $definitions.Names, $definitions.Items, $definitions.Members, $definitions.Options)) { return $false }
+            continue
+        }
+        # Until the host's first rest compiles the check: the same comparison, in PowerShell.
+        $member = $definitions.Member
+        for ($index = 0; $index -lt $definitions.Names.Length; $index++) {
+            $item = $null
+            if (-not $definitions.Table.TryGetValue($definitions.Names[$index], [ref]$item) -or
+                -not [object]::Equals($item, $definitions.Items[$index]) -or
+                -not [object]::Equals($item.$member, $definitions.Members[$index]) -or
+                -not [object]::Equals($item.Options, $definitions.Options[$index])) { return $false }
+        }
+    }
+    return $true
 }
 
 function __Toolpack-Clean {
@@ -865,6 +897,9 @@ function __Toolpack-Clean {
         if ($Baseline.Drives.Contains([string]$drive.Name)) { continue }
         $ExecutionContext.SessionState.Drive.Remove([string]$drive.Name, $true, 'global')
     }
+    # A baseline function or alias redefined: the runspace is closed rather than mended
+    # (a new runspace's own clean-up, right after its baseline was read, has none to look at).
+    if ($null -ne $Request['Mode'] -and -not (__Toolpack-TestDefinitions $Request $Baseline)) { return }
     $Request['Cleaned'] = $true
     } catch {
         # Not cleaned: the host closes this runspace instead of reusing it.
@@ -1008,7 +1043,7 @@ function New-ToolpackSessionState {
     $state.Variables.Add([System.Management.Automation.Runspaces.SessionStateVariableEntry]::new('ToolpackToolName', '', 'The name of the tool being called'))
     # ReadOnly: a tool that defines a function of the same name gets an error instead of
     # replacing the host's own for the calls that follow on a reused runspace.
-    foreach ($name in @('__Toolpack-WriteJsonValue', '__Toolpack-ConvertToJson', '__Toolpack-InvokeTool', '__Toolpack-EnterSession', '__Toolpack-RunTool', '__Toolpack-ReadState', '__Toolpack-Clean', '__Toolpack-TestProcessState')) {
+    foreach ($name in @('__Toolpack-WriteJsonValue', '__Toolpack-ConvertToJson', '__Toolpack-InvokeTool', '__Toolpack-EnterSession', '__Toolpack-RunTool', '__Toolpack-ReadState', '__Toolpack-Clean', '__Toolpack-TestProcessState', '__Toolpack-TestDefinitions')) {
         $definition = $ExecutionContext.InvokeCommand.GetCommand($name, [System.Management.Automation.CommandTypes]::Function).Definition
         $state.Commands.Add([System.Management.Automation.Runspaces.SessionStateFunctionEntry]::new(
                 $name, $definition, [System.Management.Automation.ScopedItemOptions]::ReadOnly, $null))
@@ -1656,6 +1691,53 @@ function New-StateFingerprint {
     return [System.Tuple[System.Func[object, System.Collections.Generic.List[object]], System.Func[System.Collections.Generic.List[object], System.Collections.Generic.List[object], bool]]]::new($take, $same)
 }
 
+function New-DefinitionCheck {
+    # __Toolpack-TestDefinitions's comparison as one compiled delegate (table, names, items,
+    # members, options) -> whether the table holds, under each name, that item with that
+    # script block or definition and those options: 100-odd aliases and a dozen functions in
+    # a few microseconds of a call's clean-up. The member is read by name, so one delegate
+    # serves both tables.
+    $E = [System.Linq.Expressions.Expression]
+    $equals = [object].GetMethod('Equals', [type[]]@([object], [object]))
+    $table = $E::Parameter([object], 'table')
+    $names = $E::Parameter([string[]], 'names')
+    $items = $E::Parameter([object[]], 'items')
+    $members = $E::Parameter([object[]], 'members')
+    $options = $E::Parameter([object[]], 'options')
+    $lookup = $E::Variable([System.Collections.IDictionary], 'lookup')
+    $index = $E::Variable([int], 'index')
+    $item = $E::Variable([System.Management.Automation.CommandInfo], 'item')
+    $same = $E::Variable([bool], 'same')
+    $end = $E::Label('end')
+    $member = $E::Condition($E::TypeIs($item, [System.Management.Automation.FunctionInfo]),
+        $E::Convert($E::Property($E::Convert($item, [System.Management.Automation.FunctionInfo]), 'ScriptBlock'), [object]),
+        $E::Condition($E::TypeIs($item, [System.Management.Automation.AliasInfo]),
+            $E::Convert($E::Property($E::Convert($item, [System.Management.Automation.AliasInfo]), 'Definition'), [object]),
+            $E::Constant($null)))
+    $itemOptions = $E::Condition($E::TypeIs($item, [System.Management.Automation.FunctionInfo]),
+        $E::Convert($E::Property($E::Convert($item, [System.Management.Automation.FunctionInfo]), 'Options'), [object]),
+        $E::Condition($E::TypeIs($item, [System.Management.Automation.AliasInfo]),
+            $E::Convert($E::Property($E::Convert($item, [System.Management.Automation.AliasInfo]), 'Options'), [object]),
+            $E::Constant($null)))
+    $at = { param($Array) $E::ArrayIndex($Array, $index) }
+    $body = $E::Block([ParameterExpression[]]@($lookup, $index, $item, $same), [Expression[]]@(
+            $E::Assign($lookup, $E::Convert($table, [System.Collections.IDictionary])),
+            $E::Assign($index, $E::Constant(0)),
+            $E::Assign($same, $E::Constant($true)),
+            $E::Loop($E::IfThenElse($E::AndAlso($same, $E::LessThan($index, $E::ArrayLength($names))),
+                    $E::Block([Expression[]]@(
+                            $E::Assign($item, $E::TypeAs($E::Property($lookup, 'Item', [Expression[]]@($E::Convert((& $at $names), [object]))), [System.Management.Automation.CommandInfo])),
+                            $E::Assign($same, $E::AndAlso($E::NotEqual($item, $E::Constant($null, [System.Management.Automation.CommandInfo])),
+                                    $E::AndAlso($E::Call($equals, [Expression[]]@($E::Convert($item, [object]), (& $at $items))),
+                                        $E::AndAlso($E::Call($equals, [Expression[]]@($member, (& $at $members))),
+                                            $E::Call($equals, [Expression[]]@($itemOptions, (& $at $options))))))),
+                            $E::PostIncrementAssign($index))),
+                    $E::Break($end)), $end),
+            $same))
+    return $E::Lambda([System.Func[object, string[], object[], object[], object[], bool]], $body,
+        [ParameterExpression[]]@($table, $names, $items, $members, $options)).Compile()
+}
+
 function New-ResetAction {
     # Runspace.ResetRunspaceState as a plain .NET delegate (built from an expression tree, as
     # the bare engine has no Add-Type), so that a thread-pool thread can run it: a script
@@ -1740,6 +1822,7 @@ function Register-ToolCall {
         JsonOptions    = $script:AnswerJsonOptions
         JsonWriter     = $(if ($null -ne $script:Codecs) { $script:Codecs.Item2 } else { $null })
         Fingerprint    = $script:Fingerprint
+        DefinitionCheck = $script:DefinitionCheck
         ScriptCommand  = $script:ScriptCommand
         ProcessState   = $script:ProcessState
         Mode           = [string]$Message['mode']
@@ -2021,6 +2104,7 @@ $script:LastActivity = [System.Diagnostics.Stopwatch]::GetTimestamp()
 $script:CollectAfterClose = $false
 $script:Codecs = $null
 $script:Fingerprint = $null
+$script:DefinitionCheck = $null
 $script:ScriptCommand = Get-ScriptCommandFactory
 # The start-up's garbage too is collected once the host has rested (Close-SurplusRunspaces).
 $script:CollectWhenIdle = $true
@@ -2111,6 +2195,7 @@ try {
         if ($null -eq $script:Codecs -and $script:Calls.Count -eq 0 -and $script:PendingScripts.Count -eq 0 -and $script:Preparing.Count -eq 0 -and -not $readTask.IsCompleted) {
             $script:Codecs = New-JsonCodecs
             $script:Fingerprint = New-StateFingerprint
+            $script:DefinitionCheck = New-DefinitionCheck
         }
     }
 } catch {
