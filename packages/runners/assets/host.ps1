@@ -947,8 +947,12 @@ function ConvertFrom-ToolpackJsonElement {
 }
 
 function Send-Message {
+    # Logs, progress and questions, on the loop's thread: with the compiled writer once the
+    # host has built it (the same text; json-codecs.test.ts), a few microseconds a message
+    # instead of about 0.3 ms.
     param([System.Collections.IDictionary] $Message)
-    $line = [string](__Toolpack-ConvertToJson -Value $Message -MaxChars 1073741823)['Json'] + "`n"
+    $compiled = if ($null -ne $script:Codecs) { $script:Codecs.Item2 } else { $null }
+    $line = [string](__Toolpack-ConvertToJson -Value $Message -MaxChars 1073741823 -Compiled $compiled)['Json'] + "`n"
     Write-Channel $line
 }
 
