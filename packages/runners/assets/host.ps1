@@ -1634,9 +1634,9 @@ function Get-ScriptCommandFactory {
     # (ExternalScriptInfo's internal name, path and engine constructor), made afresh for each
     # call so that nothing a call hangs on its $MyInvocation.MyCommand reaches the next: the
     # same $MyInvocation, $PSScriptRoot, #requires checks and errors as `& $path` (the real
-    # pwsh decides, in pwsh-runner.test.ts), without resolving the path through the providers,
-    # which cost 45-80 us a call. $null where a PowerShell has no such constructor: the path is
-    # run as it is.
+    # pwsh decides, in pwsh-script-command.test.ts), without resolving the path through the
+    # providers, which cost 45-80 us a call. $null where a PowerShell has no such constructor:
+    # the path is run as it is.
     try {
         $flags = [System.Reflection.BindingFlags]'Instance, NonPublic'
         $context = [System.Management.Automation.EngineIntrinsics].GetField('_context', $flags)
@@ -1699,8 +1699,8 @@ function New-DefinitionCheck {
     # __Toolpack-TestDefinitions's comparison as one compiled delegate (table, names, items,
     # members, options) -> whether the table holds, under each name, that item with that
     # script block or definition and those options: 100-odd aliases and a dozen functions in
-    # a few microseconds of a call's clean-up. The member is read by name, so one delegate
-    # serves both tables.
+    # a few microseconds of a call's clean-up. The member is chosen by the item's type
+    # (FunctionInfo or AliasInfo), so one delegate serves both tables.
     $E = [System.Linq.Expressions.Expression]
     $equals = [object].GetMethod('Equals', [type[]]@([object], [object]))
     $table = $E::Parameter([object], 'table')
