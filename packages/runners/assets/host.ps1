@@ -266,6 +266,13 @@ if ($null -ne $cacheHomeWas) {
         [System.Environment]::SetEnvironmentVariable('XDG_CACHE_HOME', [NullString]::Value)
     }
 }
+# .NET settings Node gave this process's start only (pwsh-host.ts), where the environment
+# had none: the runtime has read them, and the tools see the environment's own.
+$startSettings = [System.Environment]::GetEnvironmentVariable('TOOLPACK_HOST_START_SETTINGS')
+if ($null -ne $startSettings) {
+    foreach ($name in $startSettings.Split(',')) { [System.Environment]::SetEnvironmentVariable($name, [NullString]::Value) }
+    [System.Environment]::SetEnvironmentVariable('TOOLPACK_HOST_START_SETTINGS', [NullString]::Value)
+}
 # The environment every call starts with (Restore-ProcessState puts it back between calls).
 $script:Environment = [System.Environment]::GetEnvironmentVariables()
 

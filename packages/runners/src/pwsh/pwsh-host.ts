@@ -109,6 +109,25 @@ const HOST_LISTENERS_OFF = {
 const HOST_RUNTIME_SETTINGS = { DOTNET_TieredPGO: '0' } as const;
 
 /**
+ * .NET settings for the host's own start, each given only where the environment has none of
+ * its own, and taken out of the environment the tools see once the runtime has read them
+ * (host.ps1, `TOOLPACK_HOST_START_SETTINGS`). A 64 MB gen0 budget (16 MB by default on this
+ * kind of machine): the host allocates ~45 MB before it answers its first call, which with
+ * the default cost 2 gen0 and 1 gen1 collections and 41-47 ms of pauses on that path (the
+ * pwsh of the .NET tool, 7.6.9); memory at rest is the same (the idle collection frees it).
+ */
+const HOST_START_SETTINGS: Readonly<Record<string, string>> = { DOTNET_GCgen0size: '0x4000000' };
+
+function chooseStartSettings(environment: Readonly<Record<string, string>>): Record<string, string> {
+  const names = Object.keys(HOST_START_SETTINGS).filter((name) => environment[name] === undefined);
+  if (names.length === 0) return {};
+  return {
+    ...Object.fromEntries(names.map((name) => [name, HOST_START_SETTINGS[name]!])),
+    TOOLPACK_HOST_START_SETTINGS: names.join(','),
+  };
+}
+
+/**
  * A tool's secret prompt is refused here, before anyone could be asked: MCP forbids secrets in
  * form elicitation, and the answer would pass through the client and the model's host.
  */
@@ -354,6 +373,7 @@ export function startPwshHost(options: PwshHostOptions): PwshHost {
             ...options.environment,
             ...HOST_LISTENERS_OFF,
             ...HOST_RUNTIME_SETTINGS,
+            ...chooseStartSettings(options.environment),
             TOOLPACK_PROJECT_ROOT: options.projectRoot,
             TOOLPACK_HOST_TOKEN: token,
             ...(options.cacheHome === undefined
