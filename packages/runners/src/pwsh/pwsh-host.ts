@@ -118,7 +118,9 @@ const HOST_RUNTIME_SETTINGS = { DOTNET_TieredPGO: '0' } as const;
  */
 const HOST_START_SETTINGS: Readonly<Record<string, string>> = { DOTNET_GCgen0size: '0x4000000' };
 
-function chooseStartSettings(environment: Readonly<Record<string, string>>): Record<string, string> {
+function chooseStartSettings(
+  environment: Readonly<Record<string, string>>,
+): Record<string, string> {
   const names = Object.keys(HOST_START_SETTINGS).filter((name) => environment[name] === undefined);
   if (names.length === 0) return {};
   return {
