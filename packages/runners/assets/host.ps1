@@ -2092,7 +2092,6 @@ $script:Preparing = [System.Collections.Generic.List[hashtable]]::new()
 $script:Idle = [System.Collections.Generic.Stack[hashtable]]::new()
 $script:Resetting = [System.Collections.Generic.List[hashtable]]::new()
 $script:Reviving = [System.Collections.Generic.List[hashtable]]::new()
-$script:ResetAction = New-ResetAction
 $script:TaskFactory = [System.Threading.Tasks.Task]::Factory
 # One instance for every answer: System.Text.Json caches what it learns per options object.
 $script:AnswerJsonOptions = [System.Text.Json.JsonSerializerOptions]::new()
@@ -2116,7 +2115,6 @@ $script:CollectAfterClose = $false
 $script:Codecs = $null
 $script:Fingerprint = $null
 $script:DefinitionCheck = $null
-$script:ScriptCommand = Get-ScriptCommandFactory
 # The start-up's garbage too is collected once the host has rested (Close-SurplusRunspaces).
 $script:CollectWhenIdle = $true
 $script:NativeHeapTrimmer = $null
@@ -2135,6 +2133,10 @@ try {
     # milliseconds of compilation that need not delay the hello.
     $script:Writer.Write('{"type":"hello","token":"' + $script:Token + '","pid":' + [int]$PID + ',"psVersion":"' + [string]$PSVersionTable.PSVersion + '"}' + "`n")
     $script:Writer.Flush()
+    # Not needed until a call is started, and ~25 ms of this thread at start: made while the
+    # first runspace prepares (which the first call waits for anyway), not before its opening.
+    $script:ResetAction = New-ResetAction
+    $script:ScriptCommand = Get-ScriptCommandFactory
 } catch {
     [Console]::Error.WriteLine("Toolpack PowerShell host failed to start: $($_.Exception.Message)")
     [System.Environment]::Exit(2)
