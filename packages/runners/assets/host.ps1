@@ -805,6 +805,12 @@ function __Toolpack-ReadState {
     foreach ($item in $provider.ChildItem.Get('alias:', $false)) { [void]$state.Aliases.Add([string]$item.Name) }
     foreach ($drive in $ExecutionContext.SessionState.Drive.GetAll()) { [void]$state.Drives.Add([string]$drive.Name) }
     foreach ($module in (Get-Module)) { [void]$state.Modules.Add([string]$module.Path) }
+    # How many type and format entries the runspace's own InitialSessionState lists: each
+    # Update-TypeData, Remove-TypeData, Update-FormatData and module type or format file adds
+    # one there (Remove-Module takes a module's out again), and no reset restores those tables.
+    $initial = [runspace]::DefaultRunspace.InitialSessionState
+    $state['TypeEntries'] = $initial.Types.Count
+    $state['FormatEntries'] = $initial.Formats.Count
     # The global scope's alias and function tables themselves (PowerShell's internals since
     # 7.2, read by reflection, created once per runspace): __Toolpack-Clean compares their
     # names with the baseline in one call, where listing the alias: and function: drives cost
@@ -872,6 +878,29 @@ function __Toolpack-TestDefinitions {
     return $true
 }
 
+function __Toolpack-TestTypeData {
+    # Whether the runspace's type and format data are still the baseline's: a tool's
+    # Update-TypeData (a ScriptProperty on [string], say) would otherwise be seen by every later
+    # call on the runspace, since neither __Toolpack-Clean nor ResetRunspaceState reaches them.
+    # Entries added from files under $PSHOME are pwsh's own modules' (PSResourceGet,
+    # PSReadLine), which stay loaded as those modules do: they become the baseline's.
+    param([hashtable] $Baseline)
+    $initial = [runspace]::DefaultRunspace.InitialSessionState
+    foreach ($kind in 'Types', 'Formats') {
+        $entries = $initial.$kind
+        $key = if ($kind -eq 'Types') { 'TypeEntries' } else { 'FormatEntries' }
+        $known = [int]$Baseline[$key]
+        if ($entries.Count -eq $known) { continue }
+        if ($entries.Count -lt $known -or [string]::IsNullOrEmpty($PSHOME)) { return $false }
+        for ($index = $known; $index -lt $entries.Count; $index++) {
+            $file = [string]$entries[$index].FileName
+            if ($file.Length -eq 0 -or -not $file.StartsWith($PSHOME, [System.StringComparison]::OrdinalIgnoreCase)) { return $false }
+        }
+        $Baseline[$key] = $entries.Count
+    }
+    return $true
+}
+
 function __Toolpack-Clean {
     # Runs after each script or tool-folder call on a runspace that is kept for the next
     # one: removes the functions, aliases, drives and modules the call left in the global
@@ -907,6 +936,8 @@ function __Toolpack-Clean {
     # A baseline function or alias redefined: the runspace is closed rather than mended
     # (a new runspace's own clean-up, right after its baseline was read, has none to look at).
     if ($null -ne $Request['Mode'] -and -not (__Toolpack-TestDefinitions $Request $Baseline)) { return }
+    # Type or format data changed: closed as well, for no public API takes them back.
+    if (-not (__Toolpack-TestTypeData $Baseline)) { return }
     $Request['Cleaned'] = $true
     } catch {
         # Not cleaned: the host closes this runspace instead of reusing it.
@@ -1054,7 +1085,7 @@ function New-ToolpackSessionState {
     $state.Variables.Add([System.Management.Automation.Runspaces.SessionStateVariableEntry]::new('ToolpackToolName', '', 'The name of the tool being called'))
     # ReadOnly: a tool that defines a function of the same name gets an error instead of
     # replacing the host's own for the calls that follow on a reused runspace.
-    foreach ($name in @('__Toolpack-WriteJsonValue', '__Toolpack-ConvertToJson', '__Toolpack-InvokeTool', '__Toolpack-EnterSession', '__Toolpack-RunTool', '__Toolpack-ReadState', '__Toolpack-Clean', '__Toolpack-TestProcessState', '__Toolpack-TestDefinitions')) {
+    foreach ($name in @('__Toolpack-WriteJsonValue', '__Toolpack-ConvertToJson', '__Toolpack-InvokeTool', '__Toolpack-EnterSession', '__Toolpack-RunTool', '__Toolpack-ReadState', '__Toolpack-Clean', '__Toolpack-TestProcessState', '__Toolpack-TestDefinitions', '__Toolpack-TestTypeData')) {
         $definition = $ExecutionContext.InvokeCommand.GetCommand($name, [System.Management.Automation.CommandTypes]::Function).Definition
         $state.Commands.Add([System.Management.Automation.Runspaces.SessionStateFunctionEntry]::new(
                 $name, $definition, [System.Management.Automation.ScopedItemOptions]::ReadOnly, $null))

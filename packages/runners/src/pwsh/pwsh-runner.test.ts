@@ -309,6 +309,8 @@ describe('PowerShell runner with pwsh', () => {
         History: 0,
         Function: expect.not.stringMatching(/leaked/),
         Alias: 'Set-Location',
+        TypeData: '',
+        FormatData: 0,
         Environment: null,
         Directory: projectRoot,
       };
@@ -326,6 +328,9 @@ describe('PowerShell runner with pwsh', () => {
         // Redefined under a name the baseline has: no name is left to remove.
         'function',
         'alias',
+        // Held in the runspace's own type and format tables, which no reset restores.
+        'typedata',
+        'formatdata',
         // The process's, which the runspace does not hold: put back before the next call
         // unless the runspace found them as the host started once the tool had ended.
         'environment',
