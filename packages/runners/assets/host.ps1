@@ -1202,9 +1202,10 @@ function Update-Pool {
         }
     }
     if ($script:PoolFailures -ge 3) { return }
-    # Runspaces are opened as calls need them, up to PoolSize, and then kept: waiting calls
-    # beyond those already opening get a new one; two are kept ready once the first is. One
-    # whose call has answered is being cleaned and is idle again in a millisecond or two.
+    # Runspaces are opened as calls need them, up to PoolSize, and then kept: calls that have
+    # waited GrowAfterMs, beyond those already opening, get a new one; two are kept ready once
+    # the first is. One whose call has answered is being cleaned and is idle again in a
+    # millisecond or two.
     # The second waits until the first has been idle with no call waiting (unless a second
     # call needs it): on a small machine its opening would share the cores with the first's
     # preparation and the first call, which is what a client that just started waits for.
@@ -1212,7 +1213,13 @@ function Update-Pool {
     $cleaning = 0
     foreach ($call in $script:Calls.Values) { if ($null -ne $call['Entry'] -and $call['Request']['Answered'] -eq $true) { $cleaning++ } }
     $floor = if ($script:FirstServed) { $script:WarmRunspaces } else { 1 }
-    $wanted = [Math]::Min($PoolSize, [Math]::Max($floor, $script:RunspaceCount - $script:Idle.Count - $script:Preparing.Count - $script:Reviving.Count - $script:Resetting.Count - $cleaning + $script:PendingScripts.Count))
+    # A call counts as waiting for a runspace of its own once it has waited GrowAfterMs: the
+    # runspaces already open free up within a millisecond or two of a short call, and opening
+    # one costs ~0.1 s of CPU, which a burst of short calls on a small machine waits for.
+    $waiting = 0
+    $grownAt = [System.Diagnostics.Stopwatch]::GetTimestamp() - $script:GrowAfterTicks
+    foreach ($call in $script:PendingScripts) { if ([long]$call['QueuedAt'] -le $grownAt) { $waiting++ } }
+    $wanted = [Math]::Min($PoolSize, [Math]::Max($floor, $script:RunspaceCount - $script:Idle.Count - $script:Preparing.Count - $script:Reviving.Count - $script:Resetting.Count - $cleaning + $waiting))
     while ($script:RunspaceCount -lt $wanted) { New-ScriptRunspace }
 }
 
@@ -1895,6 +1902,7 @@ function Register-ToolCall {
         $call['Slot'] = $slot
         $slot['Queue'].Enqueue($call)
     } else {
+        $call['QueuedAt'] = [System.Diagnostics.Stopwatch]::GetTimestamp()
         $script:PendingScripts.Add($call)
         # Started here when a runspace is free, not after the loop's other chores: those run
         # while the tool does.
@@ -1930,6 +1938,7 @@ function Register-SessionWarmup {
         Id = $id; Request = $request; Shell = $null; Task = $null; Runspace = $null; ModulePath = $null; Slot = $null
         Stopping = $false; ErrorCount = 0; LogCount = 0; Warm = $true
     }
+    $call['QueuedAt'] = [System.Diagnostics.Stopwatch]::GetTimestamp()
     $script:Calls[$id] = $call
     $script:PendingScripts.Add($call)
 }
@@ -2129,6 +2138,8 @@ $script:AnswerJsonOptions = [System.Text.Json.JsonSerializerOptions]::new()
 $script:AnswerJsonOptions.Encoder = [System.Text.Encodings.Web.JavaScriptEncoder]::UnsafeRelaxedJsonEscaping
 $script:RunspaceCount = 0
 $script:WarmRunspaces = [Math]::Min(2, $PoolSize)
+$script:GrowAfterMs = 20
+$script:GrowAfterTicks = [long]([System.Diagnostics.Stopwatch]::Frequency * $script:GrowAfterMs / 1000)
 $script:FirstServed = $false
 # A reused runspace is replaced after this many calls, so that what no reset reaches and no
 # check looks at (PowerShell's own per-runspace caches) cannot grow without bound. Seldom:
@@ -2201,6 +2212,8 @@ try {
         if ($waitList.Count -gt 1 -or $script:Preparing.Count -gt 0 -or $script:Closing.Count -gt 0 -or $script:PendingScripts.Count -gt 0 -or ($hasModules -and (Test-Opening))) { $timeout = 50 }
         # Runspaces beyond the floor are closed after IdleReleaseMs at rest: look in time.
         if ($script:Idle.Count -gt $script:WarmRunspaces) { $timeout = [Math]::Min($timeout, [Math]::Max(50, [Math]::Min(250, $IdleReleaseMs))) }
+        # A waiting call may need a runspace of its own once it has waited GrowAfterMs.
+        if ($script:PendingScripts.Count -gt 0) { $timeout = [Math]::Min($timeout, $script:GrowAfterMs) }
         [void][System.Threading.Tasks.Task]::WaitAny($waitList.ToArray(), [int]$timeout)
 
         while ($readTask.IsCompleted) {
