@@ -309,6 +309,7 @@ describe('PowerShell runner with pwsh', () => {
         History: 0,
         Function: expect.not.stringMatching(/leaked/),
         Alias: 'Set-Location',
+        Drive: 0,
         TypeData: '',
         FormatData: 0,
         Environment: null,
@@ -328,6 +329,8 @@ describe('PowerShell runner with pwsh', () => {
         // Redefined under a name the baseline has: no name is left to remove.
         'function',
         'alias',
+        // A name added to the global scope's drives.
+        'drive',
         // Held in the runspace's own type and format tables, which no reset restores.
         'typedata',
         'formatdata',
