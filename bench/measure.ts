@@ -1,5 +1,5 @@
 // What the benchmarks share: percentiles of samples, a process's RSS (alone or with its
-// children), and the generated PARAM-header script both the discovery and the server
+// children), a process tree's CPU time, and the generated PARAM-header script both the discovery and the server
 // benchmarks serve a thousand of.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -34,13 +34,8 @@ wc -w
 `;
 }
 
-/**
- * Resident memory of `pid` and every process under it, in MB, summed from /proc (Linux only:
- * null elsewhere). Pages shared between the processes count once per process, the same for
- * every server measured this way.
- */
-export function treeResidentMb(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
+/** `pid` and every process under it, from /proc (Linux only: null elsewhere). */
+function listProcessTree(pid: number): number[] | null {
   let entries: string[];
   try {
     entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
@@ -58,12 +53,45 @@ export function treeResidentMb(pid: number | undefined): number | null {
       // The process ended while the table was read.
     }
   }
-  let total = 0;
+  const tree: number[] = [];
   const queue = [pid];
   while (queue.length > 0) {
     const current = queue.pop()!;
-    total += residentMb(current) ?? 0;
+    tree.push(current);
     queue.push(...(children.get(current) ?? []));
+  }
+  return tree;
+}
+
+/**
+ * Resident memory of `pid` and every process under it, in MB, summed from /proc (Linux only:
+ * null elsewhere). Pages shared between the processes count once per process, the same for
+ * every server measured this way.
+ */
+export function treeResidentMb(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  const tree = listProcessTree(pid);
+  return tree === null ? null : tree.reduce((total, id) => total + (residentMb(id) ?? 0), 0);
+}
+
+/**
+ * CPU time (user + system) `pid` and every process under it have used so far, in ms, from
+ * /proc (Linux only: null elsewhere); a process's own count includes its threads that ended.
+ * /proc counts in clock ticks of 10 ms, so a difference is good to about 10 ms per process.
+ */
+export function treeCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  const tree = listProcessTree(pid);
+  if (tree === null) return null;
+  let total = 0;
+  for (const id of tree) {
+    try {
+      const stat = readFileSync(`/proc/${id}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // The process ended while the tree was read.
+    }
   }
   return total;
 }

@@ -15,7 +15,8 @@
 // Measured, per size, with the five servers' samples interleaved so they share the noise:
 //   - spawn -> initialize -> first tools/call answered (no tools/list), starts in rotating order;
 //   - warm call p50 (every tool called once first), calls rotating over the tools;
-//   - 8 different tools called at once, to the last answer;
+//   - 8 different tools called at once, to the last answer, and the CPU each whole process
+//     tree used per call over those bursts (Linux);
 //   - resident memory of each server's whole process tree after `--rest` ms idle.
 // Which pwsh ran (a full PowerShell or tools/pwsh-engine) is recorded; without pwsh the
 // output says so and the report shows the rows as not measured.
@@ -29,7 +30,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pwshEngine } from '@toolpack/pwsh-probe';
-import { percentile, treeResidentMb } from './measure.ts';
+import { percentile, treeCpuMs, treeResidentMb } from './measure.ts';
 import { createStdioClient, type StdioClient } from './stdio-client.ts';
 
 const { values } = parseArgs({
@@ -250,6 +251,8 @@ interface SizeResult {
       firstCallMs: ReturnType<typeof summarize>;
       callMs: ReturnType<typeof summarize>;
       burstMs?: ReturnType<typeof summarize>;
+      /** CPU of the whole process tree per call over the bursts, in ms (Linux). */
+      burstCpuMsPerCall?: number | null;
       treeRssMb: number | null;
     }
   >;
@@ -295,6 +298,10 @@ async function measureSize(size: number): Promise<SizeResult> {
       // server answers one call at a time, so the burst is measured against the first floor only.
       const bursting = contenders.filter((c) => c.id === 'oursScripts' || c.id === 'floorScripts');
       const burstSamples = new Map(bursting.map((c) => [c.id, [] as number[]]));
+      // CPU of each whole tree over the bursts, the work after each answer included: on a
+      // machine with few cores, what 8 calls at once cost in CPU bounds how soon they end.
+      const cpuOf = (c: Contender) => treeCpuMs(clients.get(c.id)!.child.pid);
+      const burstCpuBefore = new Map(bursting.map((c) => [c.id, cpuOf(c)]));
       for (let round = 0; round < bursts; round++)
         for (let k = 0; k < bursting.length; k++) {
           const contender = bursting[(round + k) % bursting.length]!;
@@ -306,6 +313,18 @@ async function measureSize(size: number): Promise<SizeResult> {
           );
           burstSamples.get(contender.id)!.push(since(begin));
         }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const burstCpu = new Map(
+        bursting.map((c) => {
+          const before = burstCpuBefore.get(c.id);
+          const after = cpuOf(c);
+          const perCall =
+            before === null || before === undefined || after === null
+              ? null
+              : (after - before) / (bursts * 8);
+          return [c.id, perCall];
+        }),
+      );
       // At rest: all of them idle together for the same time, then each whole tree is read.
       await new Promise((resolve) => setTimeout(resolve, restMs));
       const rss = new Map(
@@ -320,7 +339,12 @@ async function measureSize(size: number): Promise<SizeResult> {
               label: c.label,
               firstCallMs: summarize(firstCalls.get(c.id)!),
               callMs: summarize(callSamples.get(c.id)!),
-              ...(burstSamples.has(c.id) ? { burstMs: summarize(burstSamples.get(c.id)!) } : {}),
+              ...(burstSamples.has(c.id)
+                ? {
+                    burstMs: summarize(burstSamples.get(c.id)!),
+                    burstCpuMsPerCall: burstCpu.get(c.id) ?? null,
+                  }
+                : {}),
               treeRssMb: rss.get(c.id) ?? null,
             },
           ]),
@@ -356,12 +380,12 @@ if (pwshEngine === undefined) {
         .join(' ')}\n`,
     );
     console.log(
-      '| server | spawn -> first call p50 ms | warm call p50 ms | p99 ms | 8 at once p50 ms | tree RSS at rest MB |',
+      '| server | spawn -> first call p50 ms | warm call p50 ms | p99 ms | 8 at once p50 ms | CPU per call at once ms | tree RSS at rest MB |',
     );
-    console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const c of Object.values(result.contenders))
       console.log(
-        `| ${c.label} | ${c.firstCallMs.p50.toFixed(0)} | ${c.callMs.p50.toFixed(2)} | ${c.callMs.p99.toFixed(2)} | ${c.burstMs?.p50.toFixed(1) ?? '-'} | ${c.treeRssMb?.toFixed(1) ?? 'n/a'} |`,
+        `| ${c.label} | ${c.firstCallMs.p50.toFixed(0)} | ${c.callMs.p50.toFixed(2)} | ${c.callMs.p99.toFixed(2)} | ${c.burstMs?.p50.toFixed(1) ?? '-'} | ${c.burstCpuMsPerCall?.toFixed(2) ?? '-'} | ${c.treeRssMb?.toFixed(1) ?? 'n/a'} |`,
       );
   }
   writeFileSync(
