@@ -1,6 +1,6 @@
 // What the benchmarks share: percentiles of samples, a process's RSS (alone or with its
-// children), a process tree's CPU time, and the generated PARAM-header script both the discovery and the server
-// benchmarks serve a thousand of.
+// children), a process tree's CPU time, and the generated PARAM-header script both the
+// discovery and the server benchmarks serve a thousand of.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
