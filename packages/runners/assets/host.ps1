@@ -811,8 +811,7 @@ function __Toolpack-ReadState {
     # Update-TypeData, Remove-TypeData, Update-FormatData and module type or format file adds
     # one there (Remove-Module takes a module's out again), and no reset restores those tables.
     $initial = [runspace]::DefaultRunspace.InitialSessionState
-    $state['TypeEntries'] = $initial.Types.Count
-    $state['FormatEntries'] = $initial.Formats.Count
+    $state['TypeData'] = @(@{ Entries = $initial.Types; Known = $initial.Types.Count }, @{ Entries = $initial.Formats; Known = $initial.Formats.Count })
     # The global scope's alias and function tables themselves (PowerShell's internals since
     # 7.2, read by reflection, created once per runspace): __Toolpack-Clean compares their
     # names with the baseline in one call, where listing the alias: and function: drives cost
@@ -912,18 +911,16 @@ function __Toolpack-TestTypeData {
     # Entries added from files under $PSHOME are pwsh's own modules' (PSResourceGet,
     # PSReadLine), which stay loaded as those modules do: they become the baseline's.
     param([hashtable] $Baseline)
-    $initial = [runspace]::DefaultRunspace.InitialSessionState
-    foreach ($kind in 'Types', 'Formats') {
-        $entries = $initial.$kind
-        $key = if ($kind -eq 'Types') { 'TypeEntries' } else { 'FormatEntries' }
-        $known = [int]$Baseline[$key]
+    foreach ($table in $Baseline.TypeData) {
+        $entries = $table.Entries
+        $known = $table.Known
         if ($entries.Count -eq $known) { continue }
         if ($entries.Count -lt $known -or [string]::IsNullOrEmpty($PSHOME)) { return $false }
         for ($index = $known; $index -lt $entries.Count; $index++) {
             $file = [string]$entries[$index].FileName
             if ($file.Length -eq 0 -or -not $file.StartsWith($PSHOME, [System.StringComparison]::OrdinalIgnoreCase)) { return $false }
         }
-        $Baseline[$key] = $entries.Count
+        $table.Known = $entries.Count
     }
     return $true
 }
