@@ -83,15 +83,18 @@ export function treeCpuMs(pid: number | undefined): number | null {
   if (pid === undefined) return null;
   const tree = listProcessTree(pid);
   if (tree === null) return null;
-  let total = 0;
-  for (const id of tree) {
-    try {
-      const stat = readFileSync(`/proc/${id}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      // The process ended while the tree was read.
-    }
+  // A process that ended while the tree was read counts nothing.
+  return tree.reduce((total, id) => total + (processCpuMs(id) ?? 0), 0);
+}
+
+/** CPU time `pid` alone has used so far, in ms, as `treeCpuMs` counts it; null if unreadable. */
+export function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
   }
-  return total;
 }

@@ -15,6 +15,9 @@
 // Measured, per size, with the five servers' samples interleaved so they share the noise:
 //   - spawn -> initialize -> first tools/call answered (no tools/list), starts in rotating order;
 //   - warm call p50 (every tool called once first), calls rotating over the tools;
+//   - the CPU each server uses per warm call, over 1,000 more calls to it alone: its whole
+//     process tree, and the process spawned (for a server in Node, the Node process without
+//     the pwsh under it) (Linux);
 //   - 8 different tools called at once, to the last answer, and the CPU each whole process
 //     tree used per call over those bursts (Linux);
 //   - resident memory of each server's whole process tree after `--rest` ms idle.
@@ -30,7 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pwshEngine } from '@toolpack/pwsh-probe';
-import { percentile, treeCpuMs, treeResidentMb } from './measure.ts';
+import { percentile, processCpuMs, treeCpuMs, treeResidentMb } from './measure.ts';
 import { createStdioClient, type StdioClient } from './stdio-client.ts';
 
 const { values } = parseArgs({
@@ -51,6 +54,8 @@ const batch = Number(values.batch);
 const bursts = Number(values.bursts);
 const starts = Number(values.starts);
 const restMs = Number(values.rest);
+/** Warm calls per server over which its CPU per call is read (/proc counts 10 ms ticks). */
+const cpuCalls = 1000;
 const here = import.meta.dirname;
 const cli = path.resolve(values.cli ?? path.join(here, '..', 'packages', 'cli', 'dist', 'bin.mjs'));
 const cliArgs = cli.endsWith('.ts') ? ['--conditions=@toolpack/source', cli] : [cli];
@@ -253,6 +258,9 @@ interface SizeResult {
       burstMs?: ReturnType<typeof summarize>;
       /** CPU of the whole process tree per call over the bursts, in ms (Linux). */
       burstCpuMsPerCall?: number | null;
+      /** CPU per warm call, in ms (Linux): the whole process tree, and the process spawned. */
+      warmCpuMsPerCall?: number | null;
+      warmOwnCpuMsPerCall?: number | null;
       treeRssMb: number | null;
     }
   >;
@@ -325,6 +333,27 @@ async function measureSize(size: number): Promise<SizeResult> {
           return [c.id, perCall];
         }),
       );
+      // CPU per warm call, each server alone in turn (its own background work during its calls
+      // included, none of the others' turns): its whole tree, and the process spawned (for a
+      // server in Node, the Node process without the pwsh under it). After the bursts, so that
+      // they follow the warm calls as they always have.
+      const warmCpuOf = (c: Contender) => {
+        const pid = clients.get(c.id)!.child.pid;
+        return { tree: treeCpuMs(pid), own: processCpuMs(pid) };
+      };
+      const warmCpu = new Map<ContenderId, { tree: number | null; own: number | null }>();
+      for (const contender of contenders) {
+        const client = clients.get(contender.id)!;
+        const before = warmCpuOf(contender);
+        for (let j = 0; j < cpuCalls; j++) await callChecked(client, contender, next + j);
+        const after = warmCpuOf(contender);
+        const perCall = (from: number | null, to: number | null) =>
+          from === null || to === null ? null : (to - from) / cpuCalls;
+        warmCpu.set(contender.id, {
+          tree: perCall(before.tree, after.tree),
+          own: perCall(before.own, after.own),
+        });
+      }
       // At rest: all of them idle together for the same time, then each whole tree is read.
       await new Promise((resolve) => setTimeout(resolve, restMs));
       const rss = new Map(
@@ -339,6 +368,8 @@ async function measureSize(size: number): Promise<SizeResult> {
               label: c.label,
               firstCallMs: summarize(firstCalls.get(c.id)!),
               callMs: summarize(callSamples.get(c.id)!),
+              warmCpuMsPerCall: warmCpu.get(c.id)?.tree ?? null,
+              warmOwnCpuMsPerCall: warmCpu.get(c.id)?.own ?? null,
               ...(burstSamples.has(c.id)
                 ? {
                     burstMs: summarize(burstSamples.get(c.id)!),
@@ -380,12 +411,12 @@ if (pwshEngine === undefined) {
         .join(' ')}\n`,
     );
     console.log(
-      '| server | spawn -> first call p50 ms | warm call p50 ms | p99 ms | 8 at once p50 ms | CPU per call at once ms | tree RSS at rest MB |',
+      '| server | spawn -> first call p50 ms | warm call p50 ms | p99 ms | CPU per warm call ms (own process) | 8 at once p50 ms | CPU per call at once ms | tree RSS at rest MB |',
     );
-    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const c of Object.values(result.contenders))
       console.log(
-        `| ${c.label} | ${c.firstCallMs.p50.toFixed(0)} | ${c.callMs.p50.toFixed(2)} | ${c.callMs.p99.toFixed(2)} | ${c.burstMs?.p50.toFixed(1) ?? '-'} | ${c.burstCpuMsPerCall?.toFixed(2) ?? '-'} | ${c.treeRssMb?.toFixed(1) ?? 'n/a'} |`,
+        `| ${c.label} | ${c.firstCallMs.p50.toFixed(0)} | ${c.callMs.p50.toFixed(2)} | ${c.callMs.p99.toFixed(2)} | ${c.warmCpuMsPerCall?.toFixed(2) ?? '-'} (${c.warmOwnCpuMsPerCall?.toFixed(2) ?? '-'}) | ${c.burstMs?.p50.toFixed(1) ?? '-'} | ${c.burstCpuMsPerCall?.toFixed(2) ?? '-'} | ${c.treeRssMb?.toFixed(1) ?? 'n/a'} |`,
       );
   }
   writeFileSync(

@@ -339,6 +339,22 @@ describe('buildResultRows', { timeout: fuzzTimeout() }, () => {
     expect(explained?.note).toContain('took 1.50 ms p50 in the same run, 1.25x the floor');
     expect(explained?.note).toContain('adds 0.30 ms a call');
     expect(explained?.note).toContain('mcp serve is 2.00x (+1.50 ms a call');
+    expect(explained?.note).not.toContain('CPU');
+    // With each server's CPU per warm call, the note says where the time goes, by process.
+    const withCpu = structuredClone(withFront);
+    const contenders = withCpu.sizes[0]!.contenders as Record<string, Record<string, unknown>>;
+    Object.assign(contenders.oursFolders!, { warmCpuMsPerCall: 1.1, warmOwnCpuMsPerCall: 0.3 });
+    Object.assign(contenders.floorFoldersFront!, {
+      warmCpuMsPerCall: 0.56,
+      warmOwnCpuMsPerCall: 0.06,
+    });
+    const split = folderRow({ 'powershell-peers': withCpu });
+    expect(split?.note).toContain(
+      "mcp serve's Node process 0.30 ms and the PowerShell host under it 0.80 ms; the relay's Node process 0.06 ms and the floor under it 0.50 ms",
+    );
+    // ours' Node does 0.24 ms more than the relay: (1.50 + 0.24) / 1.20 of the floor
+    expect(split?.note).toContain('does 0.24 ms more a call than the relay');
+    expect(split?.note).toContain('comes to 1.45x the floor before any PowerShell work');
     // Without that floor in the output, the miss stays open.
     expect(folderRow({ 'powershell-peers': output })).toMatchObject({ explained: false });
   });

@@ -1344,6 +1344,22 @@ function powershellPeerRows(out: unknown, recordedLoad?: readonly number[]): Res
   for (const entry of arrayAt(out, 'sizes')) {
     const size = numberAt(entry, 'size') ?? '?';
     const of = (id: string, key: string) => numberAt(record(entry)?.contenders, `${id}.${key}`);
+    // Where a tool-folder call's time goes, by process. What mcp serve's Node process does
+    // beyond the relay's (the MCP SDK's JSON-RPC, the argument check, the policy, the channel to
+    // the host and back) lies between a request and its answer, as the relay's hop does: the
+    // relay-fronted floor with it added bounds how near the floor a server in Node comes,
+    // whatever its PowerShell side does.
+    const describeFolderCallCpu = (floor: number, front: number): string => {
+      const oursTree = of('oursFolders', 'warmCpuMsPerCall');
+      const oursOwn = of('oursFolders', 'warmOwnCpuMsPerCall');
+      const frontTree = of('floorFoldersFront', 'warmCpuMsPerCall');
+      const frontOwn = of('floorFoldersFront', 'warmOwnCpuMsPerCall');
+      if (oursTree === null || oursOwn === null || frontTree === null || frontOwn === null)
+        return '';
+      const split = ` CPU per warm call (each server alone): mcp serve's Node process ${ms(oursOwn)} and the PowerShell host under it ${ms(oursTree - oursOwn)}; the relay's Node process ${ms(frontOwn)} and the floor under it ${ms(frontTree - frontOwn)}.`;
+      if (oursOwn <= frontOwn) return split;
+      return `${split} mcp serve's Node process does ${ms(oursOwn - frontOwn)} more a call than the relay (the MCP SDK's JSON-RPC, the argument check, the policy, the channel to the host and back): the relay-fronted floor with that added comes to ${((front + oursOwn - frontOwn) / floor).toFixed(2)}x the floor before any PowerShell work of mcp serve's.`;
+    };
     const add = (input: {
       scenario: string;
       ours: number | null;
@@ -1410,7 +1426,7 @@ function powershellPeerRows(out: unknown, recordedLoad?: readonly number[]): Res
           ours <= front
             ? `mcp serve is at or below it (${(ours / front).toFixed(2)}x)`
             : `mcp serve is ${(ours / front).toFixed(2)}x (+${ms(ours - front)} a call: the argument check against the tool's JSON Schema, the policy, and a PowerShell pipeline of its own in an isolated runspace for each call)`;
-        return `The same floor behind a Node process that only relays each JSON-RPC line to it and back (parse and write, nothing else; bench/peers/powershell/node-front.ts) took ${ms(front)} p50 in the same run, ${(front / floor).toFixed(2)}x the floor: the hop alone, which any server in Node with its tools in pwsh has, adds ${ms(front - floor)} a call. Against that floor ${against}.`;
+        return `The same floor behind a Node process that only relays each JSON-RPC line to it and back (parse and write, nothing else; bench/peers/powershell/node-front.ts) took ${ms(front)} p50 in the same run, ${(front / floor).toFixed(2)}x the floor: the hop alone, which any server in Node with its tools in pwsh has, adds ${ms(front - floor)} a call. Against that floor ${against}.${describeFolderCallCpu(floor, front)}`;
       },
     });
     add({
